@@ -1,0 +1,59 @@
+# qpnic: an open RDMA NIC for open FPGA boards.
+#
+#   make demo      install what is missing, build, run the demo (README.md)
+#   make test      install what is missing, build, run every test
+#   make wave      run the demo with a waveform dump: build/demo.fst
+#   make lint      verilator --lint-only -Wall over the RTL
+#   make install PREFIX=DIR   headers, libraries, pkg-config, simulator, firmware
+#
+# Everything built goes under build/, laid out like an install prefix
+# (build/bin, build/lib, build/share/qpnic), so the simulator finds its
+# firmware the same way in the tree and once installed.
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+JOBS     ?= 2
+
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+# tools/setup.sh installs Debian and PyPI packages and writes build/setup.mk
+# (PICORV32_V, PYTHON). Including it makes make run setup first.
+$(BUILD)/setup.mk: tools/setup.sh tools/requirements.txt tools/debian-packages.txt
+	bash tools/setup.sh $(BUILD)
+include $(BUILD)/setup.mk
+
+CC       ?= cc
+CXX      ?= c++
+CSTD     := -std=c11 -D_GNU_SOURCE
+WARN     := -Wall -Wextra -Werror
+OPT      ?= -O2 -g
+
+RTL_SRCS := $(sort $(wildcard rtl/*.v))
+RTL_INC  := -Irtl -Irtl/gen
+LAYOUT_GEN := rtl/gen/qpnic_layout.vh host/src/gen/qpnic_hw.h fw/gen/qpnic_fw_hw.h docs/layout.md
+
+FW_HEX   := $(BUILD)/share/qpnic/qpnic-fw.hex
+SIM_BIN  := $(BUILD)/bin/qpnic-sim
+LIB_A    := $(BUILD)/lib/libqpnic.a
+LIB_SO   := $(BUILD)/lib/libqpnic.so
+
+include fw/fw.mk
+include sim/sim.mk
+include host/host.mk
+include tests/tests.mk
+
+.PHONY: all gen check-gen lint demo wave test install clean
+all: $(FW_HEX) $(SIM_BIN) $(LIB_A) $(LIB_SO)
+
+gen:
+	python3 tools/genlayout.py
+check-gen:
+	python3 tools/genlayout.py --check
+
+# PicoRV32 is not ours: its warnings are waived in rtl/lint.vlt, nothing else is.
+lint:
+	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_core
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,1 @@
+# fw/fw.mk: filled in by its part's owner

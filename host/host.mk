@@ -1,0 +1,1 @@
+# host/host.mk: filled in by its part's owner

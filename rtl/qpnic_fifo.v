@@ -1,0 +1,60 @@
+// qpnic_fifo: a synchronous first-word-fall-through FIFO with valid/ready on
+// both sides, the one queue every other module uses.
+//
+// Parameters
+//   WIDTH      bits of one entry
+//   LOG_DEPTH  log2 of the number of entries (depth = 2**LOG_DEPTH)
+// Ports
+//   in_valid/in_ready/in_data     write side; in_ready is low when full
+//   out_valid/out_ready/out_data  read side; out_data is the oldest entry,
+//                                 valid whenever out_valid is high
+//   count                         entries held (0 .. depth)
+// No combinational path from in_* to out_* or back: both sides see only
+// registered state, so a producer and a consumer never form a loop through it.
+`default_nettype none
+
+module qpnic_fifo #(
+    parameter WIDTH = 32,
+    parameter LOG_DEPTH = 4
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+    input  wire                 in_valid,
+    output wire                 in_ready,
+    input  wire [WIDTH-1:0]     in_data,
+    output wire                 out_valid,
+    input  wire                 out_ready,
+    output wire [WIDTH-1:0]     out_data,
+    output wire [LOG_DEPTH:0]   count
+);
+    localparam DEPTH = 1 << LOG_DEPTH;
+
+    reg [WIDTH-1:0]   mem [0:DEPTH-1];
+    reg [LOG_DEPTH:0] wr_ptr;
+    reg [LOG_DEPTH:0] rd_ptr;
+
+    wire do_write = in_valid && in_ready;
+    wire do_read  = out_valid && out_ready;
+
+    assign count     = wr_ptr - rd_ptr;
+    assign in_ready  = (count != DEPTH[LOG_DEPTH:0]);
+    assign out_valid = (count != 0);
+    assign out_data  = mem[rd_ptr[LOG_DEPTH-1:0]];
+
+    always @(posedge clk) begin
+        if (do_write)
+            mem[wr_ptr[LOG_DEPTH-1:0]] <= in_data;
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            wr_ptr <= 0;
+            rd_ptr <= 0;
+        end else begin
+            if (do_write) wr_ptr <= wr_ptr + 1'b1;
+            if (do_read)  rd_ptr <= rd_ptr + 1'b1;
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,1 @@
+# sim/sim.mk: filled in by its part's owner

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# tools/setup.sh BUILD_DIR: install what qpnic needs, once, and say where it is.
+#
+# Debian packages (pinned to what Debian 12 ships, see tools/debian-packages.txt)
+# are installed only when a command they provide is missing; PyPI packages
+# (tools/requirements.txt) go into BUILD_DIR/venv. Writes BUILD_DIR/setup.mk
+# with the paths the Makefile needs. Safe to run again; it does nothing new.
+set -euo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$build"
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+
+# Each line of debian-packages.txt: package=version command-it-provides
+missing=()
+while read -r pkg cmd; do
+    case "$pkg" in ''|\#*) continue ;; esac
+    name=${pkg%%=*}
+    if [ "$cmd" = "-" ]; then
+        dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q "ok installed" || missing+=("$name")
+    else
+        command -v "$cmd" >/dev/null 2>&1 || missing+=("$name")
+    fi
+done < "$here/debian-packages.txt"
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get update -qq
+    # versions come from tools/debian-packages.txt, so a newer archive cannot change the build
+    pins=()
+    for m in "${missing[@]}"; do pins+=("$(grep -E "^$m=" "$here/debian-packages.txt" | awk '{print $1}')"); done
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${pins[@]}"
+fi
+
+venv="$build/venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+if ! cmp -s "$here/requirements.txt" "$venv/requirements.installed" 2>/dev/null; then
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
+    cp "$here/requirements.txt" "$venv/requirements.installed"
+fi
+
+picorv32=$("$venv/bin/python" -c 'import pythondata_cpu_picorv32 as p; print(p.data_location)')/picorv32.v
+[ -f "$picorv32" ] || { echo "setup: picorv32.v not found at $picorv32" >&2; exit 1; }
+cat > "$build/setup.mk.tmp" <<MK
+# written by tools/setup.sh
+PICORV32_V := $picorv32
+PYTHON := $(cd "$venv" && pwd)/bin/python
+MK
+mv "$build/setup.mk.tmp" "$build/setup.mk"
