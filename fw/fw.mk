@@ -1,1 +1,75 @@
-# fw/fw.mk: filled in by its part's owner
+# fw/fw.mk: builds the soft core's firmware image and runs its tests.
+# Included by the top Makefile (which defines BUILD, FW_HEX, CC, WARN, CSTD,
+# PYTHON, PICORV32_V). Not for: the RTL that runs the image (rtl/qpnic_soc.v).
+#
+#   $(FW_HEX)       the $readmemh image: FW_WORDS lines of one 32-bit
+#                   little-endian word each; the build fails when it does not
+#                   fit, or when the code holds a mul/div or compressed
+#                   instruction PicoRV32 (rv32i) would trap on
+#   make test-fw    the policy's unit tests, on the host, under ASan/UBSan
+#                   (FW_TEST_SEED=N repeats a randomized run; default: time)
+#   make test-fw-core  the image on PicoRV32 under Icarus, with a behavioural
+#                   model of the firmware registers: ARM, CQE -> NOTIFY
+
+FW_WORDS   := 2048
+FW_PREFIX  := riscv64-unknown-elf-
+FW_CC      := $(FW_PREFIX)gcc
+FW_OBJCOPY := $(FW_PREFIX)objcopy
+FW_OBJDUMP := $(FW_PREFIX)objdump
+FW_ARCH    := -march=rv32i -mabi=ilp32
+# -fno-tree-loop-distribute-patterns: GCC would otherwise turn zeroing loops
+# into memset calls, and there is no libc here.
+FW_CFLAGS  := $(FW_ARCH) -Os -ffreestanding -fno-tree-loop-distribute-patterns \
+              -nostdlib -nostartfiles -Wall -Wextra -Werror -Ifw -Ifw/gen
+FW_SRCS    := fw/start.S $(sort $(wildcard fw/*.c))
+FW_DEPS    := $(FW_SRCS) $(wildcard fw/*.h) fw/gen/qpnic_fw_hw.h fw/link.ld fw/bin2hex.py fw/fw.mk
+FW_ELF     := $(BUILD)/fw/qpnic-fw.elf
+FW_BIN     := $(BUILD)/fw/qpnic-fw.bin
+FW_LST     := $(BUILD)/fw/qpnic-fw.lst
+
+$(FW_ELF): $(FW_DEPS)
+	@mkdir -p $(dir $@)
+	$(FW_CC) $(FW_CFLAGS) -T fw/link.ld -Wl,--gc-sections,--no-warn-rwx-segments -o $@ $(FW_SRCS) -lgcc
+
+# The listing is checked: no M-extension instruction, and every instruction
+# 4 bytes long (a compressed one shows as 4 hex digits in objdump's column).
+$(FW_LST): $(FW_ELF)
+	$(FW_OBJDUMP) -d $< > $@
+	@if grep -E '^ +[0-9a-f]+:\s+[0-9a-f]{8}\s+(mul|div|rem)' $@; then \
+	    echo "fw: the image holds M-extension instructions (above); PicoRV32 here is rv32i"; rm -f $@; exit 1; fi
+	@if grep -E '^ +[0-9a-f]+:\s+[0-9a-f]{4}\s' $@; then \
+	    echo "fw: the image holds compressed instructions (above)"; rm -f $@; exit 1; fi
+
+$(FW_BIN): $(FW_ELF) $(FW_LST)
+	$(FW_OBJCOPY) -O binary $< $@
+	@echo "fw: image $$(stat -c %s $@) bytes of $$(( $(FW_WORDS) * 4 )) (RAM $(FW_WORDS) words)"
+
+$(FW_HEX): $(FW_BIN) fw/bin2hex.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) fw/bin2hex.py $< $(FW_WORDS) $@
+
+# Host unit tests of the policy.
+FW_TEST_BIN := $(BUILD)/tests/fw/test_arm_policy
+
+$(FW_TEST_BIN): tests/fw/test_arm_policy.c fw/arm_policy.c fw/arm_policy.h fw/gen/qpnic_fw_hw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -Ifw -Ifw/gen -o $@ tests/fw/test_arm_policy.c fw/arm_policy.c
+
+# The firmware on PicoRV32 (Icarus Verilog).
+FW_CORE_TB := $(BUILD)/tests/fw/tb_fw_on_core.vvp
+
+$(FW_CORE_TB): tests/fw/tb_fw_on_core.v $(PICORV32_V) fw/gen/qpnic_fw_hw.h rtl/gen/qpnic_layout.vh
+	@mkdir -p $(dir $@)
+	iverilog -g2005 -Wall -Irtl/gen -o $@ -s tb_fw_on_core tests/fw/tb_fw_on_core.v $(PICORV32_V)
+
+.PHONY: fw test-fw test-fw-core
+fw: $(FW_HEX)
+
+test-fw: $(FW_TEST_BIN)
+	$(FW_TEST_BIN) $(FW_TEST_SEED)
+
+# vvp exits 0 whatever happens: the closing line decides.
+test-fw-core: $(FW_CORE_TB) $(FW_HEX)
+	vvp -n $(FW_CORE_TB) +fw_hex=$(FW_HEX) | tee $(FW_CORE_TB).log
+	@grep -Eq '^[0-9]+ passed, 0 failed$$' $(FW_CORE_TB).log || { echo "test-fw-core: FAILED"; exit 1; }

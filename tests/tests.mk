@@ -6,14 +6,46 @@
 
 RTL_TB_SRCS := $(sort $(wildcard tests/rtl/tb_*.cpp))
 RTL_TB_BINS := $(patsubst tests/rtl/tb_%.cpp,$(BUILD)/tests/rtl/tb_%,$(RTL_TB_SRCS))
-VERILATOR_TB_FLAGS := --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
+VERILATOR_TB_FLAGS = --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
     $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_$* -o ../tb_$* \
     -CFLAGS "-O1 -std=c++17 -I$(CURDIR)/tests/rtl" rtl/lint.vlt
 
-$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp tests/rtl/tb_util.h $(RTL_SRCS) rtl/gen/qpnic_layout.vh
+$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) rtl/gen/qpnic_layout.vh
 	@mkdir -p $(dir $@)
 	verilator $(VERILATOR_TB_FLAGS) --top-module $* $(PICORV32_V) $(RTL_SRCS) $(abspath $<) > $(BUILD)/tests/rtl/tb_$*.build.log 2>&1 || { cat $(BUILD)/tests/rtl/tb_$*.build.log; exit 1; }
+
+# tb_qpnic_core runs the real firmware image on the soft core.
+$(BUILD)/tests/rtl/tb_qpnic_core: $(FW_HEX)
 
 .PHONY: test-rtl
 test-rtl: $(RTL_TB_BINS)
 	@set -e; for t in $(RTL_TB_BINS); do echo "== $$t"; $$t; done
+
+# End-to-end tests: each tests/e2e/test_*.c is a program of cases that run the
+# whole NIC (RTL + firmware in qpnic-sim, through libqpnic) and name the rule
+# IDs they check. Each prints "PASS <case>" lines and "N passed, M failed".
+E2E_SRCS := $(sort $(wildcard tests/e2e/test_*.c))
+E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/e2e/%,$(E2E_SRCS))
+E2E_CFLAGS := $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include
+
+$(BUILD)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.c tests/e2e/e2e.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(E2E_CFLAGS) -o $@ $< tests/e2e/e2e.c $(LIB_A) -pthread
+
+.PHONY: test-e2e
+test-e2e: $(E2E_BINS) $(SIM_BIN) $(FW_HEX)
+	@set -e; for t in $(E2E_BINS); do echo "== $$t"; $$t; done
+
+# The installed library, used from outside the tree the way API.md promises:
+# pkg-config, ndk_open_adapter(NULL), nothing else set up.
+INSTALL_TEST_PREFIX := $(CURDIR)/$(BUILD)/install-test
+.PHONY: test-install
+test-install: $(SIM_BIN) $(FW_HEX)
+	rm -rf $(INSTALL_TEST_PREFIX)
+	$(MAKE) --no-print-directory install PREFIX=$(INSTALL_TEST_PREFIX)
+	bash tests/install/test_install.sh $(INSTALL_TEST_PREFIX)
+
+# make test: every layer, cheapest first.
+.PHONY: test
+test: check-gen lint test-fw test-rtl test-host test-sim test-e2e test-install
+	@echo "make test: every layer passed"

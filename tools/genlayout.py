@@ -46,7 +46,8 @@ def gen_verilog(d):
         for v in e["values"]:
             o.append(f"`define QPNIC_{up(ename)}_{v['name']} {e['width']}'d{v['value']}")
     for sname, s in d["structs"].items():
-        o += ["", f"// struct {sname} ({s['words']} words): {s['doc']}"]
+        o += ["", f"// struct {sname} ({s['words']} words): {s['doc']}",
+              f"`define QPNIC_{up(sname)}_WORDS {s['words']}"]
         for f in s["fields"]:
             n = f"QPNIC_{up(sname)}_{up(f['name'])}"
             hi = f["lsb"] + f["width"] - 1
@@ -199,6 +200,23 @@ def check_layout(d):
         for r in b["list"]:
             if r["offset"] >= b["stride"]:
                 sys.exit(f"layout: {bname}.{r['name']} lies outside its stride")
+    # Every generated name must be unique: a struct field called "bytes" in
+    # struct cqe would otherwise collide with the constant CQE_BYTES.
+    names = {}
+    def claim(name, what):
+        if name in names:
+            sys.exit(f"layout: {what} and {names[name]} both generate QPNIC_{name}")
+        names[name] = what
+    for cname in d["consts"]:
+        claim(cname, f"constant {cname}")
+    for ename, e in d["enums"].items():
+        for v in e["values"]:
+            claim(f"{up(ename)}_{v['name']}", f"enum {ename}.{v['name']}")
+    for sname, s in d["structs"].items():
+        claim(f"{up(sname)}_WORDS", f"struct {sname} size")
+        for f in s["fields"]:
+            for suffix in ("", "_WORD", "_SHIFT", "_WIDTH", "_MASK"):
+                claim(f"{up(sname)}_{up(f['name'])}{suffix}", f"field {sname}.{f['name']}")
 
 
 def main():

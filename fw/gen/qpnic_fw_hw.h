@@ -22,9 +22,7 @@
 #define QPNIC_NUM_MR 16u /* memory-region table entries in the default build (RTL parameter NUM_MR) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
-#define QPNIC_WQE_WORDS 16u /* 32-bit words of one WQE */
 #define QPNIC_CQE_BYTES 16u /* bytes of one completion queue entry */
-#define QPNIC_CQE_WORDS 4u /* 32-bit words of one CQE */
 #define QPNIC_LOG_MAX_QP_DEPTH 12u /* log2 of the deepest SQ or RQ ring (4096 WQEs) */
 #define QPNIC_LOG_MAX_CQ_DEPTH 14u /* log2 of the deepest CQ ring (16384 CQEs) */
 #define QPNIC_FETCH_BURST_WQES 8u /* WQEs the fetch engine reads in one DMA read at most */

@@ -10,9 +10,7 @@
 `define QPNIC_NUM_MR 16  // memory-region table entries in the default build (RTL parameter NUM_MR)
 `define QPNIC_MAX_SGE 3  // scatter/gather entries a WQE holds
 `define QPNIC_WQE_BYTES 64  // bytes of one work queue entry (SQ and RQ)
-`define QPNIC_WQE_WORDS 16  // 32-bit words of one WQE
 `define QPNIC_CQE_BYTES 16  // bytes of one completion queue entry
-`define QPNIC_CQE_WORDS 4  // 32-bit words of one CQE
 `define QPNIC_LOG_MAX_QP_DEPTH 12  // log2 of the deepest SQ or RQ ring (4096 WQEs)
 `define QPNIC_LOG_MAX_CQ_DEPTH 14  // log2 of the deepest CQ ring (16384 CQEs)
 `define QPNIC_FETCH_BURST_WQES 8  // WQEs the fetch engine reads in one DMA read at most
@@ -107,6 +105,7 @@
 `define QPNIC_AETH_SYNDROME_NAK_REM_OP 8'd99
 
 // struct wqe (16 words): Work queue entry, 64 bytes, in an SQ or RQ ring. The host writes it; the NIC only reads it.
+`define QPNIC_WQE_WORDS 16
 `define QPNIC_WQE_OPCODE_WORD 0
 `define QPNIC_WQE_OPCODE 7:0  // enum wqe_op
 `define QPNIC_WQE_NSGE_WORD 0
@@ -121,6 +120,7 @@
 `define QPNIC_WQE_RVA_HI 31:0  // WRITE/READ: remote virtual address, high word
 
 // struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n.
+`define QPNIC_SGE_WORDS 4
 `define QPNIC_SGE_VA_LO_WORD 0
 `define QPNIC_SGE_VA_LO 31:0  // virtual address inside a registered region, low word
 `define QPNIC_SGE_VA_HI_WORD 1
@@ -131,8 +131,9 @@
 `define QPNIC_SGE_TOKEN 31:0  // local token of the region
 
 // struct cqe (4 words): Completion queue entry, 16 bytes, in a CQ ring. The NIC writes it with one DMA in address order, so word 3, which holds the phase bit, lands last: a CQE whose phase bit the host expects is whole.
-`define QPNIC_CQE_BYTES_WORD 0
-`define QPNIC_CQE_BYTES 31:0  // bytes transferred; valid only when status is SUCCESS (V7)
+`define QPNIC_CQE_WORDS 4
+`define QPNIC_CQE_BYTE_COUNT_WORD 0
+`define QPNIC_CQE_BYTE_COUNT 31:0  // bytes transferred; valid only when status is SUCCESS (V7)
 `define QPNIC_CQE_QPN_WORD 1
 `define QPNIC_CQE_QPN 15:0  // QP number the request belongs to (V3)
 `define QPNIC_CQE_WQE_INDEX_WORD 1
@@ -149,6 +150,7 @@
 `define QPNIC_CQE_PHASE 31:31  // owner bit: 1 on the first pass through the ring, 0 on the second, and so on
 
 // struct event (1 words): One event as the firmware reads it from EVT_POP.
+`define QPNIC_EVENT_WORDS 1
 `define QPNIC_EVENT_CQN_WORD 0
 `define QPNIC_EVENT_CQN 7:0  // the CQ it concerns
 `define QPNIC_EVENT_TYPE_WORD 0
@@ -163,22 +165,88 @@
 `define QPNIC_EVENT_VALID 31:31  // 1 when an event was popped
 
 // struct notify (1 words): One notification, as the firmware writes it to NOTIFY and as the host receives it.
+`define QPNIC_NOTIFY_WORDS 1
 `define QPNIC_NOTIFY_CQN_WORD 0
 `define QPNIC_NOTIFY_CQN 7:0  // the CQ whose callback runs
 `define QPNIC_NOTIFY_STATUS_WORD 0
 `define QPNIC_NOTIFY_STATUS 15:8  // enum ntf_status
 
 // struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went.
+`define QPNIC_CQ_MARK_WORDS 1
 `define QPNIC_CQ_MARK_INDEX_WORD 0
 `define QPNIC_CQ_MARK_INDEX 15:0  // free-running CQ index the CQE was written at
 `define QPNIC_CQ_MARK_VALID_WORD 0
 `define QPNIC_CQ_MARK_VALID 31:31  // such a CQE has been written since the CQ was enabled
 
+// struct caps0 (1 words): Host register CAPS0: the sizes of this build.
+`define QPNIC_CAPS0_WORDS 1
+`define QPNIC_CAPS0_NUM_QP_WORD 0
+`define QPNIC_CAPS0_NUM_QP 7:0  // queue pairs
+`define QPNIC_CAPS0_NUM_CQ_WORD 0
+`define QPNIC_CAPS0_NUM_CQ 15:8  // completion queues
+`define QPNIC_CAPS0_NUM_MR_WORD 0
+`define QPNIC_CAPS0_NUM_MR 23:16  // memory-region table entries
+`define QPNIC_CAPS0_MAX_SGE_WORD 0
+`define QPNIC_CAPS0_MAX_SGE 27:24  // SGEs a WQE holds
+
+// struct caps1 (1 words): Host register CAPS1: the limits of this build.
+`define QPNIC_CAPS1_WORDS 1
+`define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WORD 0
+`define QPNIC_CAPS1_LOG_MAX_QP_DEPTH 4:0  // log2 of the deepest SQ or RQ
+`define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WORD 0
+`define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH 12:8  // log2 of the deepest CQ
+`define QPNIC_CAPS1_FETCH_BURST_WQES_WORD 0
+`define QPNIC_CAPS1_FETCH_BURST_WQES 23:16  // WQEs one fetch read brings at most
+
+// struct status (1 words): Host register STATUS.
+`define QPNIC_STATUS_WORDS 1
+`define QPNIC_STATUS_FW_READY_WORD 0
+`define QPNIC_STATUS_FW_READY 0:0  // the firmware has initialised
+`define QPNIC_STATUS_IDLE_WORD 0
+`define QPNIC_STATUS_IDLE 1:1  // nothing in flight
+
+// struct qp_cfg (1 words): Per-QP register CFG.
+`define QPNIC_QP_CFG_WORDS 1
+`define QPNIC_QP_CFG_SQ_LOG_WORD 0
+`define QPNIC_QP_CFG_SQ_LOG 4:0  // log2 of the SQ depth
+`define QPNIC_QP_CFG_RQ_LOG_WORD 0
+`define QPNIC_QP_CFG_RQ_LOG 12:8  // log2 of the RQ depth
+`define QPNIC_QP_CFG_SEND_CQ_WORD 0
+`define QPNIC_QP_CFG_SEND_CQ 19:16  // CQ of SQ completions
+`define QPNIC_QP_CFG_RECV_CQ_WORD 0
+`define QPNIC_QP_CFG_RECV_CQ 27:24  // CQ of RQ completions
+
+// struct qp_remote (1 words): Per-QP register REMOTE.
+`define QPNIC_QP_REMOTE_WORDS 1
+`define QPNIC_QP_REMOTE_QPN_WORD 0
+`define QPNIC_QP_REMOTE_QPN 7:0  // the connected QP's number on the loopback port
+
+// struct cq_cfg (1 words): Per-CQ register CFG.
+`define QPNIC_CQ_CFG_WORDS 1
+`define QPNIC_CQ_CFG_LOG_DEPTH_WORD 0
+`define QPNIC_CQ_CFG_LOG_DEPTH 4:0  // log2 of the CQ depth
+`define QPNIC_CQ_CFG_ENABLE_WORD 0
+`define QPNIC_CQ_CFG_ENABLE 31:31  // 1: in use; writing it zeroes PI, CI, overrun and the marks
+
+// struct cq_state (1 words): Per-CQ register STATE.
+`define QPNIC_CQ_STATE_WORDS 1
+`define QPNIC_CQ_STATE_ENABLED_WORD 0
+`define QPNIC_CQ_STATE_ENABLED 0:0  // CFG.enable
+`define QPNIC_CQ_STATE_OVERRUN_WORD 0
+`define QPNIC_CQ_STATE_OVERRUN 1:1  // a CQE found the CQ full; the CQ writes nothing more
+
+// struct cq_arm (1 words): Per-CQ register ARM (write).
+`define QPNIC_CQ_ARM_WORDS 1
+`define QPNIC_CQ_ARM_TRIGGER_WORD 0
+`define QPNIC_CQ_ARM_TRIGGER 1:0  // enum cq_trigger
+
 // struct lrh (1 words): Port header, 1 word, in front of every packet. The port is a word stream, so the length a link layer would carry travels here.
+`define QPNIC_LRH_WORDS 1
 `define QPNIC_LRH_PAYLOAD_BYTES_WORD 0
 `define QPNIC_LRH_PAYLOAD_BYTES 31:0  // payload bytes after the transport headers
 
 // struct bth (3 words): Base transport header, 3 words, after the LRH of every packet (InfiniBand BTH field positions, one 32-bit word a beat).
+`define QPNIC_BTH_WORDS 3
 `define QPNIC_BTH_PKEY_WORD 0
 `define QPNIC_BTH_PKEY 15:0  // partition key (0xFFFF)
 `define QPNIC_BTH_TVER_WORD 0
@@ -199,6 +267,7 @@
 `define QPNIC_BTH_ACKREQ 31:31  // acknowledge requested
 
 // struct reth (4 words): RDMA extended transport header, 4 words, after the BTH of WRITE_ONLY and READ_REQUEST.
+`define QPNIC_RETH_WORDS 4
 `define QPNIC_RETH_VA_HI_WORD 0
 `define QPNIC_RETH_VA_HI 31:0  // remote virtual address, high word
 `define QPNIC_RETH_VA_LO_WORD 1
@@ -209,6 +278,7 @@
 `define QPNIC_RETH_DMA_LEN 31:0  // bytes to write or read
 
 // struct aeth (1 words): ACK extended transport header, 1 word, after the BTH of ACK and READ_RESPONSE_ONLY.
+`define QPNIC_AETH_WORDS 1
 `define QPNIC_AETH_MSN_WORD 0
 `define QPNIC_AETH_MSN 23:0  // message sequence number
 `define QPNIC_AETH_SYNDROME_WORD 0

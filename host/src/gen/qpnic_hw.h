@@ -22,9 +22,7 @@
 #define QPNIC_NUM_MR 16u /* memory-region table entries in the default build (RTL parameter NUM_MR) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
-#define QPNIC_WQE_WORDS 16u /* 32-bit words of one WQE */
 #define QPNIC_CQE_BYTES 16u /* bytes of one completion queue entry */
-#define QPNIC_CQE_WORDS 4u /* 32-bit words of one CQE */
 #define QPNIC_LOG_MAX_QP_DEPTH 12u /* log2 of the deepest SQ or RQ ring (4096 WQEs) */
 #define QPNIC_LOG_MAX_CQ_DEPTH 14u /* log2 of the deepest CQ ring (16384 CQEs) */
 #define QPNIC_FETCH_BURST_WQES 8u /* WQEs the fetch engine reads in one DMA read at most */
@@ -176,11 +174,11 @@
 
 /* struct cqe (4 words): Completion queue entry, 16 bytes, in a CQ ring. The NIC writes it with one DMA in address order, so word 3, which holds the phase bit, lands last: a CQE whose phase bit the host expects is whole. */
 #define QPNIC_CQE_WORDS 4u
-/* bytes: bytes transferred; valid only when status is SUCCESS (V7) */
-#define QPNIC_CQE_BYTES_WORD 0u
-#define QPNIC_CQE_BYTES_SHIFT 0u
-#define QPNIC_CQE_BYTES_WIDTH 32u
-#define QPNIC_CQE_BYTES_MASK 0xFFFFFFFFu
+/* byte_count: bytes transferred; valid only when status is SUCCESS (V7) */
+#define QPNIC_CQE_BYTE_COUNT_WORD 0u
+#define QPNIC_CQE_BYTE_COUNT_SHIFT 0u
+#define QPNIC_CQE_BYTE_COUNT_WIDTH 32u
+#define QPNIC_CQE_BYTE_COUNT_MASK 0xFFFFFFFFu
 /* qpn: QP number the request belongs to (V3) */
 #define QPNIC_CQE_QPN_WORD 1u
 #define QPNIC_CQE_QPN_SHIFT 0u
@@ -275,6 +273,125 @@
 #define QPNIC_CQ_MARK_VALID_SHIFT 31u
 #define QPNIC_CQ_MARK_VALID_WIDTH 1u
 #define QPNIC_CQ_MARK_VALID_MASK 0x1u
+
+/* struct caps0 (1 words): Host register CAPS0: the sizes of this build. */
+#define QPNIC_CAPS0_WORDS 1u
+/* num_qp: queue pairs */
+#define QPNIC_CAPS0_NUM_QP_WORD 0u
+#define QPNIC_CAPS0_NUM_QP_SHIFT 0u
+#define QPNIC_CAPS0_NUM_QP_WIDTH 8u
+#define QPNIC_CAPS0_NUM_QP_MASK 0xFFu
+/* num_cq: completion queues */
+#define QPNIC_CAPS0_NUM_CQ_WORD 0u
+#define QPNIC_CAPS0_NUM_CQ_SHIFT 8u
+#define QPNIC_CAPS0_NUM_CQ_WIDTH 8u
+#define QPNIC_CAPS0_NUM_CQ_MASK 0xFFu
+/* num_mr: memory-region table entries */
+#define QPNIC_CAPS0_NUM_MR_WORD 0u
+#define QPNIC_CAPS0_NUM_MR_SHIFT 16u
+#define QPNIC_CAPS0_NUM_MR_WIDTH 8u
+#define QPNIC_CAPS0_NUM_MR_MASK 0xFFu
+/* max_sge: SGEs a WQE holds */
+#define QPNIC_CAPS0_MAX_SGE_WORD 0u
+#define QPNIC_CAPS0_MAX_SGE_SHIFT 24u
+#define QPNIC_CAPS0_MAX_SGE_WIDTH 4u
+#define QPNIC_CAPS0_MAX_SGE_MASK 0xFu
+
+/* struct caps1 (1 words): Host register CAPS1: the limits of this build. */
+#define QPNIC_CAPS1_WORDS 1u
+/* log_max_qp_depth: log2 of the deepest SQ or RQ */
+#define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WORD 0u
+#define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_SHIFT 0u
+#define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH 5u
+#define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_MASK 0x1Fu
+/* log_max_cq_depth: log2 of the deepest CQ */
+#define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WORD 0u
+#define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_SHIFT 8u
+#define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WIDTH 5u
+#define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_MASK 0x1Fu
+/* fetch_burst_wqes: WQEs one fetch read brings at most */
+#define QPNIC_CAPS1_FETCH_BURST_WQES_WORD 0u
+#define QPNIC_CAPS1_FETCH_BURST_WQES_SHIFT 16u
+#define QPNIC_CAPS1_FETCH_BURST_WQES_WIDTH 8u
+#define QPNIC_CAPS1_FETCH_BURST_WQES_MASK 0xFFu
+
+/* struct status (1 words): Host register STATUS. */
+#define QPNIC_STATUS_WORDS 1u
+/* fw_ready: the firmware has initialised */
+#define QPNIC_STATUS_FW_READY_WORD 0u
+#define QPNIC_STATUS_FW_READY_SHIFT 0u
+#define QPNIC_STATUS_FW_READY_WIDTH 1u
+#define QPNIC_STATUS_FW_READY_MASK 0x1u
+/* idle: nothing in flight */
+#define QPNIC_STATUS_IDLE_WORD 0u
+#define QPNIC_STATUS_IDLE_SHIFT 1u
+#define QPNIC_STATUS_IDLE_WIDTH 1u
+#define QPNIC_STATUS_IDLE_MASK 0x1u
+
+/* struct qp_cfg (1 words): Per-QP register CFG. */
+#define QPNIC_QP_CFG_WORDS 1u
+/* sq_log: log2 of the SQ depth */
+#define QPNIC_QP_CFG_SQ_LOG_WORD 0u
+#define QPNIC_QP_CFG_SQ_LOG_SHIFT 0u
+#define QPNIC_QP_CFG_SQ_LOG_WIDTH 5u
+#define QPNIC_QP_CFG_SQ_LOG_MASK 0x1Fu
+/* rq_log: log2 of the RQ depth */
+#define QPNIC_QP_CFG_RQ_LOG_WORD 0u
+#define QPNIC_QP_CFG_RQ_LOG_SHIFT 8u
+#define QPNIC_QP_CFG_RQ_LOG_WIDTH 5u
+#define QPNIC_QP_CFG_RQ_LOG_MASK 0x1Fu
+/* send_cq: CQ of SQ completions */
+#define QPNIC_QP_CFG_SEND_CQ_WORD 0u
+#define QPNIC_QP_CFG_SEND_CQ_SHIFT 16u
+#define QPNIC_QP_CFG_SEND_CQ_WIDTH 4u
+#define QPNIC_QP_CFG_SEND_CQ_MASK 0xFu
+/* recv_cq: CQ of RQ completions */
+#define QPNIC_QP_CFG_RECV_CQ_WORD 0u
+#define QPNIC_QP_CFG_RECV_CQ_SHIFT 24u
+#define QPNIC_QP_CFG_RECV_CQ_WIDTH 4u
+#define QPNIC_QP_CFG_RECV_CQ_MASK 0xFu
+
+/* struct qp_remote (1 words): Per-QP register REMOTE. */
+#define QPNIC_QP_REMOTE_WORDS 1u
+/* qpn: the connected QP's number on the loopback port */
+#define QPNIC_QP_REMOTE_QPN_WORD 0u
+#define QPNIC_QP_REMOTE_QPN_SHIFT 0u
+#define QPNIC_QP_REMOTE_QPN_WIDTH 8u
+#define QPNIC_QP_REMOTE_QPN_MASK 0xFFu
+
+/* struct cq_cfg (1 words): Per-CQ register CFG. */
+#define QPNIC_CQ_CFG_WORDS 1u
+/* log_depth: log2 of the CQ depth */
+#define QPNIC_CQ_CFG_LOG_DEPTH_WORD 0u
+#define QPNIC_CQ_CFG_LOG_DEPTH_SHIFT 0u
+#define QPNIC_CQ_CFG_LOG_DEPTH_WIDTH 5u
+#define QPNIC_CQ_CFG_LOG_DEPTH_MASK 0x1Fu
+/* enable: 1: in use; writing it zeroes PI, CI, overrun and the marks */
+#define QPNIC_CQ_CFG_ENABLE_WORD 0u
+#define QPNIC_CQ_CFG_ENABLE_SHIFT 31u
+#define QPNIC_CQ_CFG_ENABLE_WIDTH 1u
+#define QPNIC_CQ_CFG_ENABLE_MASK 0x1u
+
+/* struct cq_state (1 words): Per-CQ register STATE. */
+#define QPNIC_CQ_STATE_WORDS 1u
+/* enabled: CFG.enable */
+#define QPNIC_CQ_STATE_ENABLED_WORD 0u
+#define QPNIC_CQ_STATE_ENABLED_SHIFT 0u
+#define QPNIC_CQ_STATE_ENABLED_WIDTH 1u
+#define QPNIC_CQ_STATE_ENABLED_MASK 0x1u
+/* overrun: a CQE found the CQ full; the CQ writes nothing more */
+#define QPNIC_CQ_STATE_OVERRUN_WORD 0u
+#define QPNIC_CQ_STATE_OVERRUN_SHIFT 1u
+#define QPNIC_CQ_STATE_OVERRUN_WIDTH 1u
+#define QPNIC_CQ_STATE_OVERRUN_MASK 0x1u
+
+/* struct cq_arm (1 words): Per-CQ register ARM (write). */
+#define QPNIC_CQ_ARM_WORDS 1u
+/* trigger: enum cq_trigger */
+#define QPNIC_CQ_ARM_TRIGGER_WORD 0u
+#define QPNIC_CQ_ARM_TRIGGER_SHIFT 0u
+#define QPNIC_CQ_ARM_TRIGGER_WIDTH 2u
+#define QPNIC_CQ_ARM_TRIGGER_MASK 0x3u
 
 /* struct lrh (1 words): Port header, 1 word, in front of every packet. The port is a word stream, so the length a link layer would carry travels here. */
 #define QPNIC_LRH_WORDS 1u

@@ -1,0 +1,154 @@
+/* fw/main.c: the soft core's event loop.
+ *
+ * For: popping events (ARM, CQE, OVERRUN) from EVT_POP, asking the policy
+ * (fw/arm_policy.c) what they mean, and doing what it says through the
+ * firmware registers: ARMED_SET / ARMED_CLR and NOTIFY.
+ * Not for: policy decisions (all in arm_policy.c, unit-tested on the host),
+ * or field positions (all from the generated fw/gen/qpnic_fw_hw.h).
+ *
+ * Race between an ARM and CQEs: the armed bit is set before the CQ view is
+ * read, so a CQE written in between either shows in the view or arrives as a
+ * CQE event (the hardware raises CQE events only while the bit is set). An
+ * event for an arm that the view already satisfied finds no pending arm and
+ * is ignored (N1). The PI recorded for N4 is read before the NOTIFY write, so
+ * every completion below it was in the CQ before the callback could run.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arm_policy.h"
+#include "qpnic_fw_hw.h"
+
+/* CQs the firmware keeps state for. QP contexts name their CQs in 4 bits
+ * (layout: QP CFG send_cq, recv_cq), so no build has more. */
+#define FW_MAX_CQ 16u
+
+#if QPNIC_NUM_CQ > FW_MAX_CQ
+#error "the default build has more CQs than the firmware keeps state for"
+#endif
+
+static struct arm_cq cqs[FW_MAX_CQ];
+
+static uint32_t reg_read(uint32_t offset)
+{
+    return *(volatile uint32_t *)(QPNIC_FW_IO_BASE + offset);
+}
+
+static void reg_write(uint32_t offset, uint32_t value)
+{
+    *(volatile uint32_t *)(QPNIC_FW_IO_BASE + offset) = value;
+}
+
+static struct arm_mark mark_decode(uint32_t word)
+{
+    const uint32_t w[QPNIC_CQ_MARK_WORDS] = { word };
+    struct arm_mark m;
+
+    m.valid = QPNIC_FIELD_GET(w, QPNIC_CQ_MARK_VALID) != 0;
+    m.index = (uint16_t)QPNIC_FIELD_GET(w, QPNIC_CQ_MARK_INDEX);
+    return m;
+}
+
+/* CI before PI, so that ci <= pi in the view; the marks after PI, so that a
+ * mark is at worst newer than the view's PI (and then outside its window;
+ * that CQE arrives as an event). */
+static void read_cq_view(uint32_t cqn, struct arm_cq_view *view)
+{
+    reg_write(QPNIC_FWREG_CQ_SEL, cqn);
+    view->ci = (uint16_t)reg_read(QPNIC_FWREG_CQ_CI);
+    view->pi = (uint16_t)reg_read(QPNIC_FWREG_CQ_PI);
+    view->last_err = mark_decode(reg_read(QPNIC_FWREG_CQ_LAST_ERR));
+    view->last_sol = mark_decode(reg_read(QPNIC_FWREG_CQ_LAST_SOL));
+}
+
+static uint16_t read_cq_pi(uint32_t cqn)
+{
+    reg_write(QPNIC_FWREG_CQ_SEL, cqn);
+    return (uint16_t)reg_read(QPNIC_FWREG_CQ_PI);
+}
+
+static void notify(uint32_t cqn, uint32_t status)
+{
+    reg_write(QPNIC_FWREG_NOTIFY, QPNIC_FIELD(QPNIC_NOTIFY_CQN, cqn) |
+                                      QPNIC_FIELD(QPNIC_NOTIFY_STATUS, status));
+}
+
+/* Carry out what the policy decided for cqn. */
+static void act(uint32_t cqn, enum arm_action action)
+{
+    switch (action) {
+    case ARM_ACT_NONE:
+        break;
+    case ARM_ACT_DISARM:
+        reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
+        break;
+    case ARM_ACT_NOTIFY:
+        reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
+        notify(cqn, QPNIC_NTF_STATUS_SUCCESS);
+        break;
+    case ARM_ACT_OVERFLOW:
+        reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
+        notify(cqn, QPNIC_NTF_STATUS_OVERFLOW); /* N8 */
+        break;
+    }
+}
+
+static void handle_arm(uint32_t cqn, uint8_t trigger)
+{
+    struct arm_cq_view view;
+
+    reg_write(QPNIC_FWREG_ARMED_SET, cqn); /* first: see the race note above */
+    read_cq_view(cqn, &view);
+    act(cqn, arm_on_arm(&cqs[cqn], trigger, &view));
+}
+
+static void handle_cqe(uint32_t cqn, bool error, bool solicited)
+{
+    act(cqn, arm_on_cqe(&cqs[cqn], error, solicited, read_cq_pi(cqn)));
+}
+
+static void handle_event(uint32_t word)
+{
+    const uint32_t ev[QPNIC_EVENT_WORDS] = { word };
+    uint32_t cqn = QPNIC_FIELD_GET(ev, QPNIC_EVENT_CQN);
+
+    if (cqn >= FW_MAX_CQ)
+        return; /* cannot happen: main refuses to start on a bigger build */
+    switch (QPNIC_FIELD_GET(ev, QPNIC_EVENT_TYPE)) {
+    case QPNIC_EVT_TYPE_ARM:
+        handle_arm(cqn, (uint8_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_TRIGGER));
+        break;
+    case QPNIC_EVT_TYPE_CQE:
+        handle_cqe(cqn, QPNIC_FIELD_GET(ev, QPNIC_EVENT_ERROR) != 0,
+                   QPNIC_FIELD_GET(ev, QPNIC_EVENT_SOLICITED) != 0);
+        break;
+    case QPNIC_EVT_TYPE_OVERRUN:
+        act(cqn, arm_on_overrun(&cqs[cqn]));
+        break;
+    default:
+        break;
+    }
+}
+
+int main(void)
+{
+    uint32_t i;
+
+    /* A build with more CQs than we keep state for never says it is ready:
+     * the host sees a NIC that does not come up, not one that loses events. */
+    if (reg_read(QPNIC_FWREG_NUM_CQ) > FW_MAX_CQ) {
+        for (;;)
+            continue;
+    }
+    for (i = 0; i < FW_MAX_CQ; i++)
+        arm_cq_init(&cqs[i]);
+    reg_write(QPNIC_FWREG_FW_READY, 1);
+
+    for (;;) {
+        uint32_t word = reg_read(QPNIC_FWREG_EVT_POP);
+        const uint32_t ev[QPNIC_EVENT_WORDS] = { word };
+
+        if (QPNIC_FIELD_GET(ev, QPNIC_EVENT_VALID))
+            handle_event(word);
+    }
+}

@@ -1,0 +1,554 @@
+// qpnic_csr: the NIC's control plane. Decodes host MMIO (layout "Host
+// registers", the per-QP and per-CQ blocks, the MR staging window and the
+// counters) and holds what those registers describe: QP contexts, CQ
+// contexts, the MR table and the 64-bit counters. Everything it holds leaves
+// as flat vectors (docs/internals.md "Boundary: qpnic_csr -> qpnic_datapath");
+// the datapath and the CQE writer change it only through update strobes.
+//
+// Parameters
+//   NUM_QP   queue pairs (1..64: the QP block is 4 KiB of 64-byte blocks)
+//   NUM_CQ   completion queues (1..16: CQ numbers are 4 bits wide)
+//   NUM_MR   MR table entries (1..256: TOKEN_INDEX_BITS select one)
+//
+// Ports
+//   clk, rst                  clock, synchronous active-high reset
+//   mmio_valid/ready          one host register access; mmio_ready is low only
+//                             while a write to a CQ's ARM waits for room in the
+//                             firmware event FIFO (an arm is never lost).
+//                             Combinational path: mmio_valid/we/addr ->
+//                             arm_evt_valid, and arm_evt_ready -> mmio_ready.
+//   mmio_we, mmio_addr, mmio_wdata   1 write / 0 read, byte offset, data
+//   mmio_rvalid, mmio_rdata   read reply: one pulse, the cycle after the read
+//                             was accepted
+//   fw_ready                  STATUS bit 0 (from qpnic_fw_if FW_READY)
+//   nic_idle                  STATUS bit 1: the core is idle apart from MMIO
+//   arm_evt_valid/ready/data  ARM event (layout struct event, valid bit 0) for
+//                             the firmware event FIFO in qpnic_fw_if
+//   qp_*, mr_*                the contexts, flat (see the boundary section)
+//   qp_err_valid/qpn          set a QP to ERROR (ignored while it is in RESET:
+//                             a late error must not revive a QP being reset)
+//   rq_ci_inc_valid/qpn       one RQ WQE consumed: RQ_CI + 1
+//   sq_ci_inc_valid/qpn       one SQ WQE completed: SQ_CI + 1
+//   cnt_fetch_read            one WQE fetch DMA read issued (counter)
+//   cnt_wqes_fetched          WQEs fetched this cycle (counter)
+//   cq_base, cq_log, cq_en    CQ configuration for the CQE writer
+//   cq_ovr, cq_pi, cq_ci      CQ state: overrun flag, producer index (written
+//                             by the CQE writer through cqw_*), consumer index
+//                             (the host's doorbell); indices free-running 16 bit
+//   cq_err_valid/idx          newest error CQE mark (struct cq_mark) per CQ
+//   cq_sol_valid/idx          newest solicited CQE mark per CQ
+//   cqw_done_valid            the CQE writer wrote one CQE to cqw_cqn: PI + 1,
+//                             marks updated with the old PI from cqw_err and
+//                             cqw_sol, CQES_WRITTEN + 1
+//   cqw_ovr_valid             the CQE writer found cqw_cqn full: set overrun
+//   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
+//   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
+//   cnt_notify                one notification left for the host (counter)
+//   cycles_lo                 low word of the cycle counter (firmware CYCLES)
+//
+// Choices the layout leaves open:
+//   - one _HI latch is shared by all counters: read a counter's _LO, then its
+//     _HI, with no other counter _LO read in between;
+//   - a CQ CFG write with enable set (re)initialises the CQ: PI, CI, overrun
+//     and both marks go to 0, whether or not it was enabled before;
+//   - a host write to a register and an update strobe for the same register
+//     in the same cycle: the host write wins;
+//   - accesses to unmapped offsets read 0 and writes to them are ignored, as
+//     are writes to read-only registers and MR_CMD on an MR_IDX >= NUM_MR.
+//
+// Register bit fields that spec/layout.toml describes only in prose (CAPS0,
+// CAPS1, STATUS, QP CFG, CQ CFG, CQ STATE) are named once below as localparams.
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_csr #(
+    parameter NUM_QP = 8,
+    parameter NUM_CQ = 8,
+    parameter NUM_MR = 16
+) (
+    input  wire                   clk,
+    input  wire                   rst,
+
+    input  wire                   mmio_valid,
+    output wire                   mmio_ready,
+    input  wire                   mmio_we,
+    input  wire [15:0]            mmio_addr,
+    input  wire [31:0]            mmio_wdata,
+    output reg                    mmio_rvalid,
+    output reg  [31:0]            mmio_rdata,
+
+    input  wire                   fw_ready,
+    input  wire                   nic_idle,
+
+    output wire                   arm_evt_valid,
+    input  wire                   arm_evt_ready,
+    output wire [31:0]            arm_evt_data,
+
+    output reg  [NUM_QP*64-1:0]   qp_sq_base,
+    output reg  [NUM_QP*64-1:0]   qp_rq_base,
+    output reg  [NUM_QP*5-1:0]    qp_sq_log,
+    output reg  [NUM_QP*5-1:0]    qp_rq_log,
+    output reg  [NUM_QP*4-1:0]    qp_scq,
+    output reg  [NUM_QP*4-1:0]    qp_rcq,
+    output reg  [NUM_QP*8-1:0]    qp_remote,
+    output reg  [NUM_QP*2-1:0]    qp_state,
+    output reg  [NUM_QP*16-1:0]   qp_sq_pi,
+    output reg  [NUM_QP*16-1:0]   qp_rq_pi,
+    output reg  [NUM_QP*16-1:0]   qp_rq_ci,
+
+    output reg  [NUM_MR-1:0]      mr_valid,
+    output reg  [NUM_MR*64-1:0]   mr_va,
+    output reg  [NUM_MR*32-1:0]   mr_len,
+    output reg  [NUM_MR*64-1:0]   mr_dma,
+    output reg  [NUM_MR*32-1:0]   mr_lkey,
+    output reg  [NUM_MR*32-1:0]   mr_rkey,
+    output reg  [NUM_MR*3-1:0]    mr_access,
+
+    input  wire                   qp_err_valid,
+    input  wire [7:0]             qp_err_qpn,
+    input  wire                   rq_ci_inc_valid,
+    input  wire [7:0]             rq_ci_inc_qpn,
+    input  wire                   sq_ci_inc_valid,
+    input  wire [7:0]             sq_ci_inc_qpn,
+    input  wire                   cnt_fetch_read,
+    input  wire [3:0]             cnt_wqes_fetched,
+
+    output reg  [NUM_CQ*64-1:0]   cq_base,
+    output reg  [NUM_CQ*5-1:0]    cq_log,
+    output reg  [NUM_CQ-1:0]      cq_en,
+    output reg  [NUM_CQ-1:0]      cq_ovr,
+    output reg  [NUM_CQ*16-1:0]   cq_pi,
+    output reg  [NUM_CQ*16-1:0]   cq_ci,
+    output reg  [NUM_CQ-1:0]      cq_err_valid,
+    output reg  [NUM_CQ*16-1:0]   cq_err_idx,
+    output reg  [NUM_CQ-1:0]      cq_sol_valid,
+    output reg  [NUM_CQ*16-1:0]   cq_sol_idx,
+
+    input  wire                   cqw_done_valid,
+    input  wire                   cqw_ovr_valid,
+    input  wire [3:0]             cqw_cqn,
+    input  wire                   cqw_err,
+    input  wire                   cqw_sol,
+
+    input  wire                   cnt_rd_valid,
+    input  wire [15:0]            cnt_rd_bytes,
+    input  wire                   cnt_wr_valid,
+    input  wire [15:0]            cnt_wr_bytes,
+    input  wire                   cnt_notify,
+
+    output wire [31:0]            cycles_lo
+);
+    // ---- register fields described in prose by spec/layout.toml ----------
+    // CAPS0: num_qp[7:0] num_cq[15:8] num_mr[23:16] max_sge[27:24]
+    localparam CAPS0_NUM_QP_LSB = 0;
+    localparam CAPS0_NUM_CQ_LSB = 8;
+    localparam CAPS0_NUM_MR_LSB = 16;
+    localparam CAPS0_MAX_SGE_LSB = 24;
+    // CAPS1: log_max_qp_depth[4:0] log_max_cq_depth[12:8] fetch_burst_wqes[23:16]
+    localparam CAPS1_LOG_QP_LSB = 0;
+    localparam CAPS1_LOG_CQ_LSB = 8;
+    localparam CAPS1_BURST_LSB = 16;
+    // STATUS: bit 0 firmware ready, bit 1 NIC idle
+    localparam STATUS_FW_READY_BIT = 0;
+    localparam STATUS_IDLE_BIT = 1;
+    // QP CFG: sq_log_depth[4:0] rq_log_depth[12:8] send_cq[19:16] recv_cq[27:24]
+    localparam QPCFG_SQ_LOG_LSB = 0;
+    localparam QPCFG_RQ_LOG_LSB = 8;
+    localparam QPCFG_SCQ_LSB = 16;
+    localparam QPCFG_RCQ_LSB = 24;
+    // CQ CFG: log_depth[4:0] enable[31]; CQ STATE: bit 0 enabled, bit 1 overrun
+    localparam CQCFG_LOG_LSB = 0;
+    localparam CQCFG_EN_BIT = 31;
+    localparam CQSTATE_EN_BIT = 0;
+    localparam CQSTATE_OVR_BIT = 1;
+    // CQ ARM: the trigger (enum cq_trigger) in the low bits of the written word
+    localparam ARM_TRIGGER_LSB = 0;
+
+    // CAPS values from the layout constants
+    localparam integer MAX_SGE_W = `QPNIC_MAX_SGE;
+    localparam integer LOG_QP_W  = `QPNIC_LOG_MAX_QP_DEPTH;
+    localparam integer LOG_CQ_W  = `QPNIC_LOG_MAX_CQ_DEPTH;
+    localparam integer BURST_W   = `QPNIC_FETCH_BURST_WQES;
+
+    // ---- decode ------------------------------------------------------------
+    localparam integer QP_LO = {16'd0, `QPNIC_QP_BASE};
+    localparam integer QP_HI = QP_LO + NUM_QP * `QPNIC_QP_STRIDE;
+    localparam integer CQ_LO = {16'd0, `QPNIC_CQ_BASE};
+    localparam integer CQ_HI = CQ_LO + NUM_CQ * `QPNIC_CQ_STRIDE;
+    localparam QOB = `QPNIC_QP_OFFSET_BITS;
+    localparam COB = `QPNIC_CQ_OFFSET_BITS;
+
+    wire [31:0] addr32 = {16'd0, mmio_addr};
+    wire        qp_hit = addr32 >= QP_LO && addr32 < QP_HI;
+    wire        cq_hit = addr32 >= CQ_LO && addr32 < CQ_HI;
+    wire [QOB+7:0] qp_rel = mmio_addr[QOB+7:0] - QP_LO[QOB+7:0];
+    wire [COB+7:0] cq_rel = mmio_addr[COB+7:0] - CQ_LO[COB+7:0];
+    // Block numbers; only meaningful when qp_hit / cq_hit.
+    wire [7:0]     qp_n   = qp_rel[QOB+7:QOB];
+    wire [7:0]     cq_n   = cq_rel[COB+7:COB];
+    wire [QOB-1:0] qp_off = qp_rel[QOB-1:0];
+    wire [COB-1:0] cq_off = cq_rel[COB-1:0];
+
+    // The addressed CQ's flag bits (a plain bit select would need an index
+    // exactly log2(NUM_CQ) wide).
+    reg cq_en_sel, cq_ovr_sel;
+    integer j;
+    always @* begin
+        cq_en_sel  = 1'b0;
+        cq_ovr_sel = 1'b0;
+        for (j = 0; j < NUM_CQ; j = j + 1) begin
+            if (cq_n == j[7:0]) begin
+                cq_en_sel  = cq_en[j];
+                cq_ovr_sel = cq_ovr[j];
+            end
+        end
+    end
+
+    wire is_arm   = cq_hit && cq_off == `QPNIC_CQREG_ARM;
+    assign arm_evt_valid = mmio_valid && mmio_we && is_arm;
+    assign mmio_ready    = !(mmio_we && is_arm) || arm_evt_ready;
+
+    // ARM event word: struct event with valid 0 (qpnic_fw_if sets it on pop).
+    reg [31:0] arm_word;
+    always @* begin
+        arm_word = 32'd0;
+        arm_word[`QPNIC_EVENT_CQN]     = cq_n;
+        arm_word[`QPNIC_EVENT_TYPE]    = `QPNIC_EVT_TYPE_ARM;
+        arm_word[`QPNIC_EVENT_TRIGGER] = mmio_wdata[ARM_TRIGGER_LSB +: 2];
+    end
+    assign arm_evt_data = arm_word;
+
+    wire acc = mmio_valid && mmio_ready;
+    wire wr  = acc && mmio_we;
+    wire rd  = acc && !mmio_we;
+
+    // ---- MR staging --------------------------------------------------------
+    reg [7:0]  mr_idx;
+    reg [63:0] st_va;
+    reg [31:0] st_len;
+    reg [63:0] st_dma;
+    reg [31:0] st_lkey;
+    reg [31:0] st_rkey;
+    reg [2:0]  st_access;
+
+    // ---- counters ----------------------------------------------------------
+    reg [63:0] cnt_doorbells;
+    reg [63:0] cnt_wqes;
+    reg [63:0] cnt_fetch_reads;
+    reg [63:0] cnt_rd_total;
+    reg [63:0] cnt_wr_total;
+    reg [63:0] cnt_cqes;
+    reg [63:0] cnt_ntf;
+    reg [63:0] cnt_cycles;
+    reg [31:0] hi_latch;
+    reg [31:0] scratch;
+
+    assign cycles_lo = cnt_cycles[31:0];
+
+    // ---- read mux ----------------------------------------------------------
+    reg [31:0] rd_word;
+    reg        rd_latch;      // this read is a counter _LO: latch rd_hi
+    reg [31:0] rd_hi;
+
+    // Per-QP SQ_CI lives only here (the datapath needs no copy of it).
+    reg [NUM_QP*16-1:0] qp_sq_ci;
+
+    always @* begin
+        rd_word  = 32'd0;
+        rd_latch = 1'b0;
+        rd_hi    = 32'd0;
+        if (qp_hit) begin
+            case (qp_off)
+            `QPNIC_QPREG_SQ_BASE_LO: rd_word = qp_sq_base[qp_n*64 +: 32];
+            `QPNIC_QPREG_SQ_BASE_HI: rd_word = qp_sq_base[qp_n*64+32 +: 32];
+            `QPNIC_QPREG_RQ_BASE_LO: rd_word = qp_rq_base[qp_n*64 +: 32];
+            `QPNIC_QPREG_RQ_BASE_HI: rd_word = qp_rq_base[qp_n*64+32 +: 32];
+            `QPNIC_QPREG_CFG: begin
+                rd_word[QPCFG_SQ_LOG_LSB +: 5] = qp_sq_log[qp_n*5 +: 5];
+                rd_word[QPCFG_RQ_LOG_LSB +: 5] = qp_rq_log[qp_n*5 +: 5];
+                rd_word[QPCFG_SCQ_LSB +: 4]    = qp_scq[qp_n*4 +: 4];
+                rd_word[QPCFG_RCQ_LSB +: 4]    = qp_rcq[qp_n*4 +: 4];
+            end
+            `QPNIC_QPREG_REMOTE:     rd_word[7:0]  = qp_remote[qp_n*8 +: 8];
+            `QPNIC_QPREG_STATE:      rd_word[1:0]  = qp_state[qp_n*2 +: 2];
+            `QPNIC_QPREG_SQ_PI:      rd_word[15:0] = qp_sq_pi[qp_n*16 +: 16];
+            `QPNIC_QPREG_RQ_PI:      rd_word[15:0] = qp_rq_pi[qp_n*16 +: 16];
+            `QPNIC_QPREG_SQ_CI:      rd_word[15:0] = qp_sq_ci[qp_n*16 +: 16];
+            `QPNIC_QPREG_RQ_CI:      rd_word[15:0] = qp_rq_ci[qp_n*16 +: 16];
+            default: ;
+            endcase
+        end else if (cq_hit) begin
+            case (cq_off)
+            `QPNIC_CQREG_BASE_LO: rd_word = cq_base[cq_n*64 +: 32];
+            `QPNIC_CQREG_BASE_HI: rd_word = cq_base[cq_n*64+32 +: 32];
+            `QPNIC_CQREG_CFG: begin
+                rd_word[CQCFG_LOG_LSB +: 5] = cq_log[cq_n*5 +: 5];
+                rd_word[CQCFG_EN_BIT]       = cq_en_sel;
+            end
+            `QPNIC_CQREG_CI:      rd_word[15:0] = cq_ci[cq_n*16 +: 16];
+            `QPNIC_CQREG_PI:      rd_word[15:0] = cq_pi[cq_n*16 +: 16];
+            `QPNIC_CQREG_STATE: begin
+                rd_word[CQSTATE_EN_BIT]  = cq_en_sel;
+                rd_word[CQSTATE_OVR_BIT] = cq_ovr_sel;
+            end
+            default: ;
+            endcase
+        end else begin
+            case (mmio_addr)
+            `QPNIC_REG_ID:      rd_word = `QPNIC_ID_VALUE;
+            `QPNIC_REG_VERSION: rd_word = `QPNIC_VERSION_VALUE;
+            `QPNIC_REG_CAPS0: begin
+                rd_word[CAPS0_NUM_QP_LSB +: 8]  = NUM_QP[7:0];
+                rd_word[CAPS0_NUM_CQ_LSB +: 8]  = NUM_CQ[7:0];
+                rd_word[CAPS0_NUM_MR_LSB +: 8]  = NUM_MR[7:0];
+                rd_word[CAPS0_MAX_SGE_LSB +: 4] = MAX_SGE_W[3:0];
+            end
+            `QPNIC_REG_CAPS1: begin
+                rd_word[CAPS1_LOG_QP_LSB +: 5] = LOG_QP_W[4:0];
+                rd_word[CAPS1_LOG_CQ_LSB +: 5] = LOG_CQ_W[4:0];
+                rd_word[CAPS1_BURST_LSB +: 8]  = BURST_W[7:0];
+            end
+            `QPNIC_REG_STATUS: begin
+                rd_word[STATUS_FW_READY_BIT] = fw_ready;
+                rd_word[STATUS_IDLE_BIT]     = nic_idle;
+            end
+            `QPNIC_REG_SCRATCH: rd_word = scratch;
+            `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = cnt_doorbells[31:0];   rd_latch = 1'b1; rd_hi = cnt_doorbells[63:32];   end
+            `QPNIC_REG_CNT_WQES_FETCHED_LO:    begin rd_word = cnt_wqes[31:0];        rd_latch = 1'b1; rd_hi = cnt_wqes[63:32];        end
+            `QPNIC_REG_CNT_WQE_FETCH_READS_LO: begin rd_word = cnt_fetch_reads[31:0]; rd_latch = 1'b1; rd_hi = cnt_fetch_reads[63:32]; end
+            `QPNIC_REG_CNT_DMA_READ_BYTES_LO:  begin rd_word = cnt_rd_total[31:0];    rd_latch = 1'b1; rd_hi = cnt_rd_total[63:32];    end
+            `QPNIC_REG_CNT_DMA_WRITE_BYTES_LO: begin rd_word = cnt_wr_total[31:0];    rd_latch = 1'b1; rd_hi = cnt_wr_total[63:32];    end
+            `QPNIC_REG_CNT_CQES_WRITTEN_LO:    begin rd_word = cnt_cqes[31:0];        rd_latch = 1'b1; rd_hi = cnt_cqes[63:32];        end
+            `QPNIC_REG_CNT_NOTIFICATIONS_LO:   begin rd_word = cnt_ntf[31:0];         rd_latch = 1'b1; rd_hi = cnt_ntf[63:32];         end
+            `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0];      rd_latch = 1'b1; rd_hi = cnt_cycles[63:32];      end
+            `QPNIC_REG_CNT_DOORBELLS_HI, `QPNIC_REG_CNT_WQES_FETCHED_HI,
+            `QPNIC_REG_CNT_WQE_FETCH_READS_HI, `QPNIC_REG_CNT_DMA_READ_BYTES_HI,
+            `QPNIC_REG_CNT_DMA_WRITE_BYTES_HI, `QPNIC_REG_CNT_CQES_WRITTEN_HI,
+            `QPNIC_REG_CNT_NOTIFICATIONS_HI, `QPNIC_REG_CNT_CYCLES_HI:
+                rd_word = hi_latch;
+            `QPNIC_REG_MR_IDX:    rd_word[7:0] = mr_idx;
+            `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
+            `QPNIC_REG_MR_VA_HI:  rd_word = st_va[63:32];
+            `QPNIC_REG_MR_LEN:    rd_word = st_len;
+            `QPNIC_REG_MR_DMA_LO: rd_word = st_dma[31:0];
+            `QPNIC_REG_MR_DMA_HI: rd_word = st_dma[63:32];
+            `QPNIC_REG_MR_LKEY:   rd_word = st_lkey;
+            `QPNIC_REG_MR_RKEY:   rd_word = st_rkey;
+            `QPNIC_REG_MR_ACCESS: rd_word[2:0] = st_access;
+            default: ;
+            endcase
+        end
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            mmio_rvalid <= 1'b0;
+            mmio_rdata  <= 32'd0;
+            hi_latch    <= 32'd0;
+        end else begin
+            mmio_rvalid <= rd;
+            if (rd) begin
+                mmio_rdata <= rd_word;
+                if (rd_latch) hi_latch <= rd_hi;
+            end
+        end
+    end
+
+    // ---- host writes: decoded strobes -------------------------------------
+    wire qp_wr = wr && qp_hit;
+    wire cq_wr = wr && cq_hit;
+    wire hw_wr = wr && !qp_hit && !cq_hit;
+
+    wire [15:0] wdata16 = mmio_wdata[15:0];
+    wire        doorbell = qp_wr && (qp_off == `QPNIC_QPREG_SQ_PI ||
+                                     qp_off == `QPNIC_QPREG_RQ_PI);
+
+    // ---- QP contexts -------------------------------------------------------
+    integer i;
+    always @(posedge clk) begin
+        if (rst) begin
+            qp_sq_base <= 0;
+            qp_rq_base <= 0;
+            qp_sq_log  <= 0;
+            qp_rq_log  <= 0;
+            qp_scq     <= 0;
+            qp_rcq     <= 0;
+            qp_remote  <= 0;
+            qp_state   <= 0;
+            qp_sq_pi   <= 0;
+            qp_rq_pi   <= 0;
+            qp_rq_ci   <= 0;
+            qp_sq_ci   <= 0;
+        end else begin
+            for (i = 0; i < NUM_QP; i = i + 1) begin
+                // datapath updates first; a host write below overrides them
+                if (qp_err_valid && qp_err_qpn == i[7:0] &&
+                    qp_state[i*2 +: 2] != `QPNIC_QP_STATE_RESET)
+                    qp_state[i*2 +: 2] <= `QPNIC_QP_STATE_ERROR;
+                if (rq_ci_inc_valid && rq_ci_inc_qpn == i[7:0])
+                    qp_rq_ci[i*16 +: 16] <= qp_rq_ci[i*16 +: 16] + 16'd1;
+                if (sq_ci_inc_valid && sq_ci_inc_qpn == i[7:0])
+                    qp_sq_ci[i*16 +: 16] <= qp_sq_ci[i*16 +: 16] + 16'd1;
+
+                if (qp_wr && qp_n == i[7:0]) begin
+                    case (qp_off)
+                    `QPNIC_QPREG_SQ_BASE_LO: qp_sq_base[i*64 +: 32]    <= mmio_wdata;
+                    `QPNIC_QPREG_SQ_BASE_HI: qp_sq_base[i*64+32 +: 32] <= mmio_wdata;
+                    `QPNIC_QPREG_RQ_BASE_LO: qp_rq_base[i*64 +: 32]    <= mmio_wdata;
+                    `QPNIC_QPREG_RQ_BASE_HI: qp_rq_base[i*64+32 +: 32] <= mmio_wdata;
+                    `QPNIC_QPREG_CFG: begin
+                        qp_sq_log[i*5 +: 5] <= mmio_wdata[QPCFG_SQ_LOG_LSB +: 5];
+                        qp_rq_log[i*5 +: 5] <= mmio_wdata[QPCFG_RQ_LOG_LSB +: 5];
+                        qp_scq[i*4 +: 4]    <= mmio_wdata[QPCFG_SCQ_LSB +: 4];
+                        qp_rcq[i*4 +: 4]    <= mmio_wdata[QPCFG_RCQ_LSB +: 4];
+                    end
+                    `QPNIC_QPREG_REMOTE: qp_remote[i*8 +: 8] <= mmio_wdata[7:0];
+                    `QPNIC_QPREG_STATE: begin
+                        qp_state[i*2 +: 2] <= mmio_wdata[1:0];
+                        if (mmio_wdata[1:0] == `QPNIC_QP_STATE_RESET) begin
+                            qp_sq_pi[i*16 +: 16] <= 16'd0;
+                            qp_rq_pi[i*16 +: 16] <= 16'd0;
+                            qp_sq_ci[i*16 +: 16] <= 16'd0;
+                            qp_rq_ci[i*16 +: 16] <= 16'd0;
+                        end
+                    end
+                    `QPNIC_QPREG_SQ_PI: qp_sq_pi[i*16 +: 16] <= wdata16;
+                    `QPNIC_QPREG_RQ_PI: qp_rq_pi[i*16 +: 16] <= wdata16;
+                    default: ;
+                    endcase
+                end
+            end
+        end
+    end
+
+    // ---- CQ contexts -------------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            cq_base      <= 0;
+            cq_log       <= 0;
+            cq_en        <= 0;
+            cq_ovr       <= 0;
+            cq_pi        <= 0;
+            cq_ci        <= 0;
+            cq_err_valid <= 0;
+            cq_err_idx   <= 0;
+            cq_sol_valid <= 0;
+            cq_sol_idx   <= 0;
+        end else begin
+            for (i = 0; i < NUM_CQ; i = i + 1) begin
+                if (cqw_done_valid && cqw_cqn == i[3:0]) begin
+                    cq_pi[i*16 +: 16] <= cq_pi[i*16 +: 16] + 16'd1;
+                    if (cqw_err) begin
+                        cq_err_valid[i]      <= 1'b1;
+                        cq_err_idx[i*16 +: 16] <= cq_pi[i*16 +: 16];
+                    end
+                    if (cqw_sol) begin
+                        cq_sol_valid[i]      <= 1'b1;
+                        cq_sol_idx[i*16 +: 16] <= cq_pi[i*16 +: 16];
+                    end
+                end
+                if (cqw_ovr_valid && cqw_cqn == i[3:0])
+                    cq_ovr[i] <= 1'b1;
+
+                if (cq_wr && cq_n == i[7:0]) begin
+                    case (cq_off)
+                    `QPNIC_CQREG_BASE_LO: cq_base[i*64 +: 32]    <= mmio_wdata;
+                    `QPNIC_CQREG_BASE_HI: cq_base[i*64+32 +: 32] <= mmio_wdata;
+                    `QPNIC_CQREG_CFG: begin
+                        cq_log[i*5 +: 5] <= mmio_wdata[CQCFG_LOG_LSB +: 5];
+                        cq_en[i]         <= mmio_wdata[CQCFG_EN_BIT];
+                        if (mmio_wdata[CQCFG_EN_BIT]) begin
+                            cq_pi[i*16 +: 16]      <= 16'd0;
+                            cq_ci[i*16 +: 16]      <= 16'd0;
+                            cq_ovr[i]              <= 1'b0;
+                            cq_err_valid[i]        <= 1'b0;
+                            cq_err_idx[i*16 +: 16] <= 16'd0;
+                            cq_sol_valid[i]        <= 1'b0;
+                            cq_sol_idx[i*16 +: 16] <= 16'd0;
+                        end
+                    end
+                    `QPNIC_CQREG_CI: cq_ci[i*16 +: 16] <= wdata16;
+                    default: ;
+                    endcase
+                end
+            end
+        end
+    end
+
+    // ---- host registers, MR table ------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            scratch   <= 32'd0;
+            mr_idx    <= 8'd0;
+            st_va     <= 64'd0;
+            st_len    <= 32'd0;
+            st_dma    <= 64'd0;
+            st_lkey   <= 32'd0;
+            st_rkey   <= 32'd0;
+            st_access <= 3'd0;
+            mr_valid  <= 0;
+            mr_va     <= 0;
+            mr_len    <= 0;
+            mr_dma    <= 0;
+            mr_lkey   <= 0;
+            mr_rkey   <= 0;
+            mr_access <= 0;
+        end else if (hw_wr) begin
+            case (mmio_addr)
+            `QPNIC_REG_SCRATCH:   scratch        <= mmio_wdata;
+            `QPNIC_REG_MR_IDX:    mr_idx         <= mmio_wdata[7:0];
+            `QPNIC_REG_MR_VA_LO:  st_va[31:0]    <= mmio_wdata;
+            `QPNIC_REG_MR_VA_HI:  st_va[63:32]   <= mmio_wdata;
+            `QPNIC_REG_MR_LEN:    st_len         <= mmio_wdata;
+            `QPNIC_REG_MR_DMA_LO: st_dma[31:0]   <= mmio_wdata;
+            `QPNIC_REG_MR_DMA_HI: st_dma[63:32]  <= mmio_wdata;
+            `QPNIC_REG_MR_LKEY:   st_lkey        <= mmio_wdata;
+            `QPNIC_REG_MR_RKEY:   st_rkey        <= mmio_wdata;
+            `QPNIC_REG_MR_ACCESS: st_access      <= mmio_wdata[2:0];
+            `QPNIC_REG_MR_CMD: begin
+                for (i = 0; i < NUM_MR; i = i + 1) begin
+                    if (mr_idx == i[7:0]) begin
+                        if (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE) begin
+                            mr_valid[i]          <= 1'b1;
+                            mr_va[i*64 +: 64]    <= st_va;
+                            mr_len[i*32 +: 32]   <= st_len;
+                            mr_dma[i*64 +: 64]   <= st_dma;
+                            mr_lkey[i*32 +: 32]  <= st_lkey;
+                            mr_rkey[i*32 +: 32]  <= st_rkey;
+                            mr_access[i*3 +: 3]  <= st_access;
+                        end else if (mmio_wdata[1:0] == `QPNIC_MR_CMD_INVALIDATE) begin
+                            mr_valid[i] <= 1'b0;
+                        end
+                    end
+                end
+            end
+            default: ;
+            endcase
+        end
+    end
+
+    // ---- counters -----------------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            cnt_doorbells   <= 64'd0;
+            cnt_wqes        <= 64'd0;
+            cnt_fetch_reads <= 64'd0;
+            cnt_rd_total    <= 64'd0;
+            cnt_wr_total    <= 64'd0;
+            cnt_cqes        <= 64'd0;
+            cnt_ntf         <= 64'd0;
+            cnt_cycles      <= 64'd0;
+        end else begin
+            cnt_cycles <= cnt_cycles + 64'd1;
+            if (doorbell)       cnt_doorbells   <= cnt_doorbells + 64'd1;
+            if (cnt_fetch_read) cnt_fetch_reads <= cnt_fetch_reads + 64'd1;
+            cnt_wqes <= cnt_wqes + {60'd0, cnt_wqes_fetched};
+            if (cnt_rd_valid)   cnt_rd_total    <= cnt_rd_total + {48'd0, cnt_rd_bytes};
+            if (cnt_wr_valid)   cnt_wr_total    <= cnt_wr_total + {48'd0, cnt_wr_bytes};
+            if (cqw_done_valid) cnt_cqes        <= cnt_cqes + 64'd1;
+            if (cnt_notify)     cnt_ntf         <= cnt_ntf + 64'd1;
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,138 @@
+// qpnic_dma_rd_arb: shares the core's one DMA read channel among N read
+// masters, one whole transaction at a time, round robin.
+//
+// A transaction is a request handshake followed by its response beats up to
+// and including the one with last. While master k owns the channel, its
+// request and response pass straight through; the others wait (their
+// rsp_valid stays low). Each granted request adds its length to the
+// dma_read_bytes counter through cnt_valid/cnt_bytes.
+//
+// Parameters
+//   N            read masters (>= 1)
+//
+// Ports
+//   clk, rst                      clock, synchronous active-high reset
+//   s_req_valid/ready [N]         each master's request handshake
+//   s_req_addr [N*64], s_req_len [N*16]   each master's request
+//   s_rsp_valid [N]               response beat, raised only for the owner
+//   s_rsp_ready [N]               each master's readiness for a beat
+//   s_rsp_data, s_rsp_keep, s_rsp_last    the response beat, shared
+//   m_req_*, m_rsp_*              the channel towards the carrier
+//   cnt_valid, cnt_bytes          pulse with the length of a granted request
+//   idle                          no transaction granted or in progress
+//
+// Combinational paths (pass-through of the owner's handshake, by design):
+// s_req_valid -> m_req_valid, m_req_ready -> s_req_ready, m_rsp_valid ->
+// s_rsp_valid, s_rsp_ready -> m_rsp_ready. The choice of owner is registered.
+`default_nettype none
+
+module qpnic_dma_rd_arb #(
+    parameter N = 3
+) (
+    input  wire            clk,
+    input  wire            rst,
+
+    input  wire [N-1:0]    s_req_valid,
+    output reg  [N-1:0]    s_req_ready,
+    input  wire [N*64-1:0] s_req_addr,
+    input  wire [N*16-1:0] s_req_len,
+    output reg  [N-1:0]    s_rsp_valid,
+    input  wire [N-1:0]    s_rsp_ready,
+    output wire [31:0]     s_rsp_data,
+    output wire [3:0]      s_rsp_keep,
+    output wire            s_rsp_last,
+
+    output reg             m_req_valid,
+    input  wire            m_req_ready,
+    output reg  [63:0]     m_req_addr,
+    output reg  [15:0]     m_req_len,
+    input  wire            m_rsp_valid,
+    output reg             m_rsp_ready,
+    input  wire [31:0]     m_rsp_data,
+    input  wire [3:0]      m_rsp_keep,
+    input  wire            m_rsp_last,
+
+    output wire            cnt_valid,
+    output wire [15:0]     cnt_bytes,
+
+    output wire            idle
+);
+    localparam IW = (N > 1) ? $clog2(N) : 1;
+
+    localparam [1:0] S_IDLE = 2'd0,   // choose the next owner
+                     S_REQ  = 2'd1,   // pass the owner's request
+                     S_RSP  = 2'd2;   // pass the response until last
+
+    reg [1:0]    state;
+    reg [IW-1:0] owner;
+
+    // Round robin: the lowest requesting master above the last owner, else
+    // the lowest requesting master.
+    reg [IW-1:0] pick;
+    reg          pick_ok;
+    integer k;
+    always @* begin
+        pick    = owner;
+        pick_ok = 1'b0;
+        for (k = N - 1; k >= 0; k = k - 1) begin
+            if (s_req_valid[k]) begin
+                pick    = k[IW-1:0];
+                pick_ok = 1'b1;
+            end
+        end
+        for (k = N - 1; k >= 0; k = k - 1) begin
+            if (s_req_valid[k] && k[IW-1:0] > owner)
+                pick = k[IW-1:0];
+        end
+    end
+
+    always @* begin
+        s_req_ready = {N{1'b0}};
+        s_rsp_valid = {N{1'b0}};
+        m_req_valid = 1'b0;
+        m_req_addr  = 64'd0;
+        m_req_len   = 16'd0;
+        m_rsp_ready = 1'b0;
+        for (k = 0; k < N; k = k + 1) begin
+            if (owner == k[IW-1:0]) begin
+                m_req_addr = s_req_addr[k*64 +: 64];
+                m_req_len  = s_req_len[k*16 +: 16];
+                if (state == S_REQ) begin
+                    m_req_valid    = s_req_valid[k];
+                    s_req_ready[k] = m_req_ready;
+                end
+                if (state == S_RSP) begin
+                    s_rsp_valid[k] = m_rsp_valid;
+                    m_rsp_ready    = s_rsp_ready[k];
+                end
+            end
+        end
+    end
+
+    assign s_rsp_data = m_rsp_data;
+    assign s_rsp_keep = m_rsp_keep;
+    assign s_rsp_last = m_rsp_last;
+
+    assign cnt_valid = m_req_valid && m_req_ready;
+    assign cnt_bytes = m_req_len;
+    assign idle      = state == S_IDLE;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            state <= S_IDLE;
+            owner <= N[IW-1:0] - 1'b1;   // so master 0 goes first
+        end else begin
+            case (state)
+            S_IDLE: if (pick_ok) begin
+                owner <= pick;
+                state <= S_REQ;
+            end
+            S_REQ: if (m_req_valid && m_req_ready) state <= S_RSP;
+            S_RSP: if (m_rsp_valid && m_rsp_ready && m_rsp_last) state <= S_IDLE;
+            default: state <= S_IDLE;
+            endcase
+        end
+    end
+endmodule
+
+`default_nettype wire

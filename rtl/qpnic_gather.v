@@ -1,0 +1,149 @@
+// qpnic_gather: reads a list of device-address segments with DMA reads of at
+// most MAX_DMA_BYTES each and hands the data on as one stream.
+//
+// A job names up to MAX_SGE segments (zero-length ones are skipped) whose
+// lengths sum to at least one byte. Each DMA read's response goes straight
+// to the output, so the stream's beats are packed from lane 0 within a read
+// and a read's final beat may be partial (keep says which bytes count). The
+// deadlock rule of docs/internals.md: a read is issued only when `room`, the
+// words the sink can still take, holds its whole response; the sink must not
+// be filled by anyone else while a job runs.
+//
+// Parameters
+//   MAX_SGE        segments a job can name
+//   MAX_DMA_BYTES  largest DMA read issued
+// Ports
+//   start_valid/start_ready  a job; start_ready is high only while idle
+//   start_addr   segment n's device address at [n*64 +: 64]
+//   start_len    segment n's length at [n*32 +: 32]
+//   room         free words in the sink (a FIFO's depth minus its count)
+//   rd_req_*     DMA read request (addr, len 1..MAX_DMA_BYTES)
+//   rd_rsp_*     its response (valid/ready, data, keep, last)
+//   out_*        the gathered stream; out_last marks the job's final beat
+//   idle         no job in progress
+// Combinational paths: rd_rsp_* -> out_* and out_ready -> rd_rsp_ready.
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_gather #(
+    parameter MAX_SGE       = `QPNIC_MAX_SGE,
+    parameter MAX_DMA_BYTES = `QPNIC_MAX_DMA_BYTES
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    input  wire                  start_valid,
+    output wire                  start_ready,
+    input  wire [MAX_SGE*64-1:0] start_addr,
+    input  wire [MAX_SGE*32-1:0] start_len,
+    input  wire [15:0]           room,
+    output wire                  rd_req_valid,
+    input  wire                  rd_req_ready,
+    output wire [63:0]           rd_req_addr,
+    output wire [15:0]           rd_req_len,
+    input  wire                  rd_rsp_valid,
+    output wire                  rd_rsp_ready,
+    input  wire [31:0]           rd_rsp_data,
+    input  wire [3:0]            rd_rsp_keep,
+    input  wire                  rd_rsp_last,
+    output wire                  out_valid,
+    input  wire                  out_ready,
+    output wire [31:0]           out_data,
+    output wire [3:0]            out_keep,
+    output wire                  out_last,
+    output wire                  idle
+);
+    localparam [1:0] S_IDLE = 2'd0,  // waiting for a job
+                     S_NEXT = 2'd1,  // choose the next read
+                     S_REQ  = 2'd2,  // read request out (once room allows)
+                     S_DATA = 2'd3;  // pass the response on
+
+    reg [1:0]            state;
+    reg [MAX_SGE*64-1:0] seg_addr;
+    reg [MAX_SGE*32-1:0] seg_len;
+    reg [7:0]            seg_i;
+    reg [63:0]           cur_addr;
+    reg [31:0]           cur_rem;
+    reg                  cur_loaded;
+    reg [15:0]           chunk_len;
+    reg                  final_chunk;  // the read in flight ends the job
+
+    // later_zero: every segment after seg_i is empty.
+    reg later_zero;
+    integer k;
+    always @* begin
+        later_zero = 1'b1;
+        for (k = 0; k < MAX_SGE; k = k + 1)
+            if (k > seg_i && seg_len[k*32 +: 32] != 32'd0) later_zero = 1'b0;
+    end
+
+    wire [15:0] next_len   = (cur_rem < MAX_DMA_BYTES) ? cur_rem[15:0] : MAX_DMA_BYTES[15:0];
+    wire [15:0] chunk_words = (chunk_len + 16'd3) >> 2;
+
+    assign start_ready  = (state == S_IDLE);
+    assign idle         = (state == S_IDLE);
+    // room only grows while we wait (nobody else fills the sink), so valid
+    // stays high once raised.
+    assign rd_req_valid = (state == S_REQ) && (room >= chunk_words);
+    assign rd_req_addr  = cur_addr;
+    assign rd_req_len   = chunk_len;
+
+    assign out_valid    = (state == S_DATA) && rd_rsp_valid;
+    assign out_data     = rd_rsp_data;
+    assign out_keep     = rd_rsp_keep;
+    assign out_last     = rd_rsp_last && final_chunk;
+    assign rd_rsp_ready = (state == S_DATA) && out_ready;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            state       <= S_IDLE;
+            seg_addr    <= 0;
+            seg_len     <= 0;
+            seg_i       <= 8'd0;
+            cur_addr    <= 64'd0;
+            cur_rem     <= 32'd0;
+            cur_loaded  <= 1'b0;
+            chunk_len   <= 16'd0;
+            final_chunk <= 1'b0;
+        end else begin
+            case (state)
+            S_IDLE:
+                if (start_valid) begin
+                    seg_addr   <= start_addr;
+                    seg_len    <= start_len;
+                    seg_i      <= 8'd0;
+                    cur_loaded <= 1'b0;
+                    state      <= S_NEXT;
+                end
+            S_NEXT:
+                if (!cur_loaded) begin
+                    cur_addr   <= seg_addr[seg_i*64 +: 64];
+                    cur_rem    <= seg_len[seg_i*32 +: 32];
+                    cur_loaded <= 1'b1;
+                end else if (cur_rem == 32'd0) begin
+                    if ({24'd0, seg_i} >= MAX_SGE - 1)
+                        state <= S_IDLE;  // an empty job: nothing to send
+                    else begin
+                        seg_i      <= seg_i + 8'd1;
+                        cur_loaded <= 1'b0;
+                    end
+                end else begin
+                    chunk_len   <= next_len;
+                    final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
+                    state       <= S_REQ;
+                end
+            S_REQ:
+                if (rd_req_valid && rd_req_ready) begin
+                    cur_addr <= cur_addr + {48'd0, chunk_len};
+                    cur_rem  <= cur_rem - {16'd0, chunk_len};
+                    state    <= S_DATA;
+                end
+            S_DATA:
+                if (rd_rsp_valid && rd_rsp_ready && rd_rsp_last)
+                    state <= final_chunk ? S_IDLE : S_NEXT;
+            default: state <= S_IDLE;
+            endcase
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,28 @@
+// qpnic_ost.vh: the outstanding entry the requester hands the completer
+// through qpnic_datapath's outstanding FIFO, one per executed or locally
+// completed SQ WQE, in execution order. Internal to the datapath (not a host
+// or firmware format, so it is not in spec/layout.toml).
+//
+//   QPN       the QP
+//   INDEX     free-running SQ index of the WQE (CQE wqe_index)
+//   TYPE      enum op_type for the CQE
+//   STATUS    enum cqe_status, for LOCAL entries
+//   LOCAL     1: completed by the requester (FLUSHED, BAD_WQE, LOC_PROT,
+//             LOC_LEN); no packet was sent, no response will come
+//   READ      1: a READ: its response's payload goes to SEG_*
+//   BYTES     message length (CQE bytes on success)
+//   SEG_LEN   READ: checked local segment n's length at [n*32 +: 32]
+//   SEG_ADDR  READ: its device address at [n*64 +: 64]
+`ifndef QPNIC_OST_VH
+`define QPNIC_OST_VH
+`define QPNIC_OST_QPN      7:0
+`define QPNIC_OST_INDEX    23:8
+`define QPNIC_OST_TYPE     39:24
+`define QPNIC_OST_STATUS   47:40
+`define QPNIC_OST_LOCAL    48
+`define QPNIC_OST_READ     49
+`define QPNIC_OST_BYTES    81:50
+`define QPNIC_OST_SEG_LEN_LSB  82
+`define QPNIC_OST_SEG_ADDR_LSB (82 + 32 * `QPNIC_MAX_SGE)
+`define QPNIC_OST_WIDTH        (82 + 96 * `QPNIC_MAX_SGE)
+`endif

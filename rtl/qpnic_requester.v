@@ -1,0 +1,379 @@
+// qpnic_requester: executes SQ WQEs (the initiator side, like rxe_req.c).
+//
+// For each WQE from qpnic_wqe_fetch, in order:
+//   - QP in RESET: dropped (its rings were zeroed under it);
+//   - QP in ERROR (or errored here and not yet seen so): FLUSHED;
+//   - opcode other than SEND/WRITE/READ, or nsge > MAX_SGE: BAD_WQE;
+//   - every non-empty SGE checked against the MR table (local token, bounds,
+//     LOCAL_WRITE for READ targets) before any DMA: LOC_PROT on a failure;
+//   - a message above MAX_MSG_BYTES: LOC_LEN.
+// These complete locally: an outstanding entry marked LOCAL goes to the
+// completer (which keeps SQ completions in order), and all but FLUSHED set
+// the QP to ERROR through qp_err. Otherwise the requester pushes an
+// outstanding entry and sends one packet on the port: LRH, BTH, RETH for
+// WRITE_ONLY / READ_REQUEST, then the payload (SEND, WRITE) gathered from
+// the SGEs by qpnic_gather. Header words have full keep; last marks the
+// packet's final beat.
+//
+// Parameters
+//   NUM_QP, NUM_MR   sizes of the flat context vectors
+// Ports
+//   qp_state, qp_remote             QP contexts from qpnic_csr
+//   mr_*                            the MR table from qpnic_csr
+//   wqe_*                           WQE words from qpnic_wqe_fetch
+//   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
+//   out_*                           packets to the port FIFO; out_room is the
+//                                   FIFO's free words (deadlock rule)
+//   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
+//   qp_err_valid/ready, qp_err_qpn  set this QP to ERROR (held until ready)
+//   idle                            no WQE in progress
+`default_nettype none
+`include "qpnic_layout.vh"
+`include "qpnic_ost.vh"
+
+module qpnic_requester #(
+    parameter NUM_QP = 8,
+    parameter NUM_MR = 16
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+    input  wire [NUM_QP*2-1:0]  qp_state,
+    input  wire [NUM_QP*8-1:0]  qp_remote,
+    input  wire [NUM_MR-1:0]    mr_valid,
+    input  wire [NUM_MR*64-1:0] mr_va,
+    input  wire [NUM_MR*32-1:0] mr_len,
+    input  wire [NUM_MR*64-1:0] mr_dma,
+    input  wire [NUM_MR*32-1:0] mr_lkey,
+    input  wire [NUM_MR*32-1:0] mr_rkey,
+    input  wire [NUM_MR*3-1:0]  mr_access,
+    input  wire                 wqe_valid,
+    output wire                 wqe_ready,
+    input  wire [31:0]          wqe_data,
+    input  wire                 wqe_last,
+    input  wire [7:0]           wqe_qpn,
+    input  wire [15:0]          wqe_index,
+    output wire                 rd_req_valid,
+    input  wire                 rd_req_ready,
+    output wire [63:0]          rd_req_addr,
+    output wire [15:0]          rd_req_len,
+    input  wire                 rd_rsp_valid,
+    output wire                 rd_rsp_ready,
+    input  wire [31:0]          rd_rsp_data,
+    input  wire [3:0]           rd_rsp_keep,
+    input  wire                 rd_rsp_last,
+    output reg                  out_valid,
+    input  wire                 out_ready,
+    output reg  [31:0]          out_data,
+    output reg  [3:0]           out_keep,
+    output reg                  out_last,
+    input  wire [15:0]          out_room,
+    output wire                 ost_valid,
+    input  wire                 ost_ready,
+    output wire [`QPNIC_OST_WIDTH-1:0] ost_data,
+    output wire                 qp_err_valid,
+    input  wire                 qp_err_ready,
+    output wire [7:0]           qp_err_qpn,
+    output wire                 idle
+);
+    localparam MAX_SGE   = `QPNIC_MAX_SGE;
+    localparam SGE_WORDS = `QPNIC_SGE_WORDS;
+    localparam [33:0] MAX_MSG = `QPNIC_MAX_MSG_BYTES;
+    // header word positions: LRH, then BTH, then RETH
+    localparam LRH_AT  = 0;
+    localparam BTH_AT  = LRH_AT + `QPNIC_LRH_WORDS;
+    localparam RETH_AT = BTH_AT + `QPNIC_BTH_WORDS;
+    localparam [3:0] HDR_PLAIN = RETH_AT;                      // LRH + BTH
+    localparam [3:0] HDR_RETH  = RETH_AT + `QPNIC_RETH_WORDS;  // + RETH
+
+    localparam [2:0] S_LOAD   = 3'd0,  // take the 16 words of the next WQE
+                     S_DECODE = 3'd1,  // state, opcode and nsge checks
+                     S_CHECK  = 3'd2,  // one SGE a cycle through qpnic_mr_check
+                     S_OST    = 3'd3,  // push the outstanding entry
+                     S_ERR    = 3'd4,  // QP to ERROR (local failures)
+                     S_HDR    = 3'd5,  // header words onto the port
+                     S_GSTART = 3'd6,  // start the gather
+                     S_GDATA  = 3'd7;  // payload onto the port
+
+    reg [2:0]    state;
+    reg [511:0]  wqe;           // the WQE, word w at [32w +: 32]
+    reg [3:0]    ld_word;
+    reg [7:0]    qpn;
+    reg [15:0]   index;
+    reg [1:0]    sge_i;
+    reg          is_local;
+    reg [7:0]    status;
+    reg [33:0]   total;         // sum of the SGE lengths
+    reg [MAX_SGE*64-1:0] seg_addr;
+    reg [MAX_SGE*32-1:0] seg_len;
+    reg [3:0]    hdr_i;
+    reg [NUM_QP*24-1:0] psn;    // per QP: next packet sequence number
+    reg [NUM_QP-1:0]    err_sticky;  // QP set to ERROR here, until RESET
+
+    // --- WQE fields ---
+    // Whole words are taken so that each field comes out through its layout
+    // macro; the bits of a word that belong to other fields are unused here.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] w_op    = wqe[32*`QPNIC_WQE_OPCODE_WORD +: 32];
+    wire [31:0] w_nsge  = wqe[32*`QPNIC_WQE_NSGE_WORD +: 32];
+    wire [31:0] w_flags = wqe[32*`QPNIC_WQE_FLAGS_WORD +: 32];
+    wire [7:0]  opcode  = w_op[`QPNIC_WQE_OPCODE];
+    wire [3:0]  nsge    = w_nsge[`QPNIC_WQE_NSGE];
+    wire [15:0] flags   = w_flags[`QPNIC_WQE_FLAGS];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [31:0] w_rtoken = wqe[32*`QPNIC_WQE_RTOKEN_WORD +: 32];
+    wire [31:0] w_rva_lo = wqe[32*`QPNIC_WQE_RVA_LO_WORD +: 32];
+    wire [31:0] w_rva_hi = wqe[32*`QPNIC_WQE_RVA_HI_WORD +: 32];
+    wire [31:0] rtoken   = w_rtoken[`QPNIC_WQE_RTOKEN];
+    wire [31:0] rva_lo   = w_rva_lo[`QPNIC_WQE_RVA_LO];
+    wire [31:0] rva_hi   = w_rva_hi[`QPNIC_WQE_RVA_HI];
+
+    wire is_send  = (opcode == `QPNIC_WQE_OP_SEND);
+    wire is_write = (opcode == `QPNIC_WQE_OP_WRITE);
+    wire is_read  = (opcode == `QPNIC_WQE_OP_READ);
+
+    // The SGE under check.
+    wire [8:0]  sge_base = `QPNIC_WQE_SGE_WORD + SGE_WORDS * sge_i;
+    wire [31:0] w_va_lo   = wqe[32*(sge_base + `QPNIC_SGE_VA_LO_WORD) +: 32];
+    wire [31:0] w_va_hi   = wqe[32*(sge_base + `QPNIC_SGE_VA_HI_WORD) +: 32];
+    wire [31:0] w_len     = wqe[32*(sge_base + `QPNIC_SGE_LEN_WORD) +: 32];
+    wire [31:0] w_token   = wqe[32*(sge_base + `QPNIC_SGE_TOKEN_WORD) +: 32];
+    wire [31:0] sge_va_lo = w_va_lo[`QPNIC_SGE_VA_LO];
+    wire [31:0] sge_va_hi = w_va_hi[`QPNIC_SGE_VA_HI];
+    wire [31:0] sge_len   = w_len[`QPNIC_SGE_LEN];
+    wire [31:0] sge_token = w_token[`QPNIC_SGE_TOKEN];
+
+    wire        mr_ok;
+    wire [63:0] mr_dev;
+    qpnic_mr_check #(.NUM_MR(NUM_MR)) u_mr (
+        .token(sge_token), .va({sge_va_hi, sge_va_lo}), .len(sge_len),
+        .remote(1'b0),
+        .need(is_read ? `QPNIC_MR_ACCESS_LOCAL_WRITE : 3'd0),
+        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
+        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
+        .ok(mr_ok), .dev_addr(mr_dev));
+
+    // --- QP state of this WQE ---
+    wire [1:0] cur_state  = qp_state[qpn*2 +: 2];
+    wire       cur_in_err = (cur_state == `QPNIC_QP_STATE_ERROR) || err_sticky[qpn*1 +: 1];
+
+    // --- CQE type of this opcode (unknown ones complete as SEND) ---
+    reg [15:0] op_type;
+    always @* begin
+        case (opcode)
+        `QPNIC_WQE_OP_WRITE:      op_type = `QPNIC_OP_TYPE_WRITE;
+        `QPNIC_WQE_OP_READ:       op_type = `QPNIC_OP_TYPE_READ;
+        `QPNIC_WQE_OP_FAST_REG:   op_type = `QPNIC_OP_TYPE_FAST_REGISTER;
+        `QPNIC_WQE_OP_BIND:       op_type = `QPNIC_OP_TYPE_BIND;
+        `QPNIC_WQE_OP_INVALIDATE: op_type = `QPNIC_OP_TYPE_INVALIDATE;
+        default:                  op_type = `QPNIC_OP_TYPE_SEND;
+        endcase
+    end
+
+    // --- the packet header ---
+    wire       has_reth    = is_write || is_read;
+    wire [3:0] hdr_words   = has_reth ? HDR_RETH : HDR_PLAIN;
+    wire [31:0] payload    = is_read ? 32'd0 : total[31:0];
+    wire [23:0] cur_psn    = psn[qpn*24 +: 24];
+    reg [255:0] hdr;
+    reg [31:0]  t;
+    always @* begin
+        hdr = 256'd0;
+        t = 32'd0; t[`QPNIC_LRH_PAYLOAD_BYTES] = payload;
+        hdr[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32] = t;
+        // BTH: opcode, se and pkey share word 0 (asserted by the layout)
+        t = 32'd0;
+        t[`QPNIC_BTH_OPCODE] = is_write ? `QPNIC_IB_OPCODE_WRITE_ONLY :
+                               is_read  ? `QPNIC_IB_OPCODE_READ_REQUEST :
+                                          `QPNIC_IB_OPCODE_SEND_ONLY;
+        t[`QPNIC_BTH_SE]     = is_send && ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
+        t[`QPNIC_BTH_PKEY]   = 16'hFFFF;
+        hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = {16'd0, qp_remote[qpn*8 +: 8]};
+        hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_BTH_PSN] = cur_psn; t[`QPNIC_BTH_ACKREQ] = 1'b1;
+        hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_RETH_VA_HI] = rva_hi;
+        hdr[32*(RETH_AT + `QPNIC_RETH_VA_HI_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_RETH_VA_LO] = rva_lo;
+        hdr[32*(RETH_AT + `QPNIC_RETH_VA_LO_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_RETH_RKEY] = rtoken;
+        hdr[32*(RETH_AT + `QPNIC_RETH_RKEY_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_RETH_DMA_LEN] = total[31:0];
+        hdr[32*(RETH_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32] = t;
+    end
+
+    // --- the outstanding entry ---
+    reg [`QPNIC_OST_WIDTH-1:0] ost;
+    always @* begin
+        ost = 0;
+        ost[`QPNIC_OST_QPN]    = qpn;
+        ost[`QPNIC_OST_INDEX]  = index;
+        ost[`QPNIC_OST_TYPE]   = op_type;
+        ost[`QPNIC_OST_STATUS] = status;
+        ost[`QPNIC_OST_LOCAL]  = is_local;
+        ost[`QPNIC_OST_READ]   = is_read && !is_local;
+        ost[`QPNIC_OST_BYTES]  = total[31:0];
+        ost[`QPNIC_OST_SEG_LEN_LSB +: 32*MAX_SGE]  = seg_len;
+        ost[`QPNIC_OST_SEG_ADDR_LSB +: 64*MAX_SGE] = seg_addr;
+    end
+    assign ost_valid = (state == S_OST);
+    assign ost_data  = ost;
+
+    assign qp_err_valid = (state == S_ERR);
+    assign qp_err_qpn   = qpn;
+
+    // --- the gather (SEND and WRITE payloads) ---
+    wire        g_out_valid, g_out_last, g_idle;
+    wire [31:0] g_out_data;
+    wire [3:0]  g_out_keep;
+    wire        g_start_ready;
+    wire        g_out_ready = (state == S_GDATA) && out_ready;
+    qpnic_gather u_gather (
+        .clk(clk), .rst(rst),
+        .start_valid(state == S_GSTART), .start_ready(g_start_ready),
+        .start_addr(seg_addr), .start_len(seg_len), .room(out_room),
+        .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),
+        .rd_req_addr(rd_req_addr), .rd_req_len(rd_req_len),
+        .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(rd_rsp_ready),
+        .rd_rsp_data(rd_rsp_data), .rd_rsp_keep(rd_rsp_keep),
+        .rd_rsp_last(rd_rsp_last),
+        .out_valid(g_out_valid), .out_ready(g_out_ready),
+        .out_data(g_out_data), .out_keep(g_out_keep), .out_last(g_out_last),
+        .idle(g_idle));
+
+    wire hdr_final = (hdr_i == hdr_words - 4'd1);
+    always @* begin
+        out_valid = 1'b0;
+        out_data  = 32'd0;
+        out_keep  = 4'd0;
+        out_last  = 1'b0;
+        if (state == S_HDR) begin
+            out_valid = 1'b1;
+            out_data  = hdr[32*hdr_i +: 32];
+            out_keep  = 4'hF;
+            out_last  = hdr_final && (payload == 32'd0);
+        end else if (state == S_GDATA) begin
+            out_valid = g_out_valid;
+            out_data  = g_out_data;
+            out_keep  = g_out_keep;
+            out_last  = g_out_last;
+        end
+    end
+
+    assign wqe_ready = (state == S_LOAD);
+    assign idle      = (state == S_LOAD) && g_idle;
+
+    // A local completion: status s, QP to ERROR unless s is FLUSHED.
+    task finish_local(input [7:0] s);
+        begin
+            is_local <= 1'b1;
+            status   <= s;
+            state    <= S_OST;
+        end
+    endtask
+
+    integer j;
+    always @(posedge clk) begin
+        if (rst) begin
+            state      <= S_LOAD;
+            wqe        <= 512'd0;
+            ld_word    <= 4'd0;
+            qpn        <= 8'd0;
+            index      <= 16'd0;
+            sge_i      <= 2'd0;
+            is_local   <= 1'b0;
+            status     <= `QPNIC_CQE_STATUS_SUCCESS;
+            total      <= 34'd0;
+            seg_addr   <= 0;
+            seg_len    <= 0;
+            hdr_i      <= 4'd0;
+            psn        <= 0;
+            err_sticky <= 0;
+        end else begin
+            case (state)
+            S_LOAD:
+                if (wqe_valid) begin
+                    wqe[32*ld_word +: 32] <= wqe_data;
+                    ld_word <= ld_word + 4'd1;
+                    if (wqe_last) begin
+                        ld_word <= 4'd0;
+                        qpn     <= wqe_qpn;
+                        index   <= wqe_index;
+                        state   <= S_DECODE;
+                    end
+                end
+            S_DECODE: begin
+                is_local <= 1'b0;
+                status   <= `QPNIC_CQE_STATUS_SUCCESS;
+                total    <= 34'd0;
+                seg_addr <= 0;
+                seg_len  <= 0;
+                sge_i    <= 2'd0;
+                hdr_i    <= 4'd0;
+                if (cur_state == `QPNIC_QP_STATE_RESET)
+                    state <= S_LOAD;
+                else if (cur_in_err)
+                    finish_local(`QPNIC_CQE_STATUS_FLUSHED);
+                else if (!(is_send || is_write || is_read) || nsge > MAX_SGE)
+                    finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
+                else
+                    state <= S_CHECK;
+            end
+            S_CHECK:
+                if ({2'b00, sge_i} >= nsge) begin
+                    if (total > MAX_MSG)
+                        finish_local(`QPNIC_CQE_STATUS_LOC_LEN);
+                    else
+                        state <= S_OST;
+                end else begin
+                    sge_i <= sge_i + 2'd1;
+                    if (sge_len != 32'd0) begin  // empty SGEs move nothing
+                        if (!mr_ok)
+                            finish_local(`QPNIC_CQE_STATUS_LOC_PROT);
+                        else begin
+                            seg_addr[sge_i*64 +: 64] <= mr_dev;
+                            seg_len[sge_i*32 +: 32]  <= sge_len;
+                            total <= total + {2'b00, sge_len};
+                        end
+                    end
+                end
+            S_OST:
+                if (ost_ready) begin
+                    if (!is_local)
+                        state <= S_HDR;
+                    else if (status == `QPNIC_CQE_STATUS_FLUSHED)
+                        state <= S_LOAD;
+                    else
+                        state <= S_ERR;
+                end
+            S_ERR:
+                if (qp_err_ready) begin
+                    err_sticky[qpn*1 +: 1] <= 1'b1;
+                    state <= S_LOAD;
+                end
+            S_HDR:
+                if (out_ready) begin
+                    hdr_i <= hdr_i + 4'd1;
+                    if (hdr_final) begin
+                        psn[qpn*24 +: 24] <= cur_psn + 24'd1;
+                        state <= (payload == 32'd0) ? S_LOAD : S_GSTART;
+                    end
+                end
+            S_GSTART:
+                if (g_start_ready) state <= S_GDATA;
+            S_GDATA:
+                if (g_out_valid && out_ready && g_out_last) state <= S_LOAD;
+            default: state <= S_LOAD;
+            endcase
+
+            // A QP in RESET starts over: PSN 0, no error remembered.
+            for (j = 0; j < NUM_QP; j = j + 1)
+                if (qp_state[j*2 +: 2] == `QPNIC_QP_STATE_RESET) begin
+                    psn[j*24 +: 24] <= 24'd0;
+                    err_sticky[j]   <= 1'b0;
+                end
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,478 @@
+// qpnic_responder: serves the packets that arrive on the port (the target
+// side, like rxe_resp.c), one packet at a time.
+//
+//   - destination QP absent or not RTS, or an unknown opcode: ACK carrying
+//     NAK_INV_REQ, payload dropped;
+//   - SEND_ONLY: no RQ WQE posted (rq_ci == rq_pi): RNR_NAK, memory
+//     untouched, no RQ CQE. Otherwise the RQ WQE at rq_ci is read by DMA;
+//     an opcode other than RECV or nsge > MAX_SGE gives an RQ CQE BAD_WQE;
+//     every non-empty SGE is checked (local token, bounds, LOCAL_WRITE):
+//     LOC_PROT; a payload larger than the SGEs: what fits is written, the
+//     rest dropped, LOC_LEN. Each consumed RQ WQE gets an RQ CQE (RECEIVE,
+//     solicited = BTH.se) on the QP's receive CQ, then rq_ci_inc; the sender
+//     gets ACK on success, NAK_REM_OP otherwise.
+//   - WRITE_ONLY: remote token, REMOTE_WRITE and bounds (a zero-length write
+//     is not checked), then the payload is scattered and ACKed; NAK_REM_ACC
+//     with the payload dropped otherwise.
+//   - READ_REQUEST: remote token, REMOTE_READ and bounds, then a
+//     READ_RESPONSE_ONLY (AETH ACK) carries the data, gathered by DMA; an
+//     ACK packet carrying NAK_REM_ACC otherwise.
+// Responses: LRH, BTH (dest_qp = the QP's remote, psn = the request's),
+// AETH (syndrome; msn = the request's psn), then any payload.
+//
+// Parameters
+//   NUM_QP, NUM_MR   sizes of the flat context vectors
+// Ports
+//   qp_*             QP contexts from qpnic_csr
+//   mr_*             the MR table from qpnic_csr
+//   in_*             packets from the requester's port FIFO
+//   out_*            responses to the completer's port FIFO; out_room is
+//                    that FIFO's free words (deadlock rule)
+//   rd_req_*, rd_rsp_*   DMA read master (index 2): RQ WQEs and READ data
+//   wr_req_*, wr_dat_*   DMA write master (index 0): SEND and WRITE payloads
+//   cqe_valid/ready, cqe_cqn, cqe_data   RQ CQE requests (phase bit 0)
+//   rq_ci_inc_valid, rq_ci_inc_qpn       one-cycle strobe: one RQ WQE consumed
+//   idle             no packet in progress
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_responder #(
+    parameter NUM_QP = 8,
+    parameter NUM_MR = 16
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+    input  wire [NUM_QP*64-1:0] qp_rq_base,
+    input  wire [NUM_QP*5-1:0]  qp_rq_log,
+    input  wire [NUM_QP*4-1:0]  qp_rcq,
+    input  wire [NUM_QP*8-1:0]  qp_remote,
+    input  wire [NUM_QP*2-1:0]  qp_state,
+    input  wire [NUM_QP*16-1:0] qp_rq_pi,
+    input  wire [NUM_QP*16-1:0] qp_rq_ci,
+    input  wire [NUM_MR-1:0]    mr_valid,
+    input  wire [NUM_MR*64-1:0] mr_va,
+    input  wire [NUM_MR*32-1:0] mr_len,
+    input  wire [NUM_MR*64-1:0] mr_dma,
+    input  wire [NUM_MR*32-1:0] mr_lkey,
+    input  wire [NUM_MR*32-1:0] mr_rkey,
+    input  wire [NUM_MR*3-1:0]  mr_access,
+    input  wire                 in_valid,
+    output reg                  in_ready,
+    input  wire [31:0]          in_data,
+    input  wire [3:0]           in_keep,
+    input  wire                 in_last,
+    output reg                  out_valid,
+    input  wire                 out_ready,
+    output reg  [31:0]          out_data,
+    output reg  [3:0]           out_keep,
+    output reg                  out_last,
+    input  wire [15:0]          out_room,
+    output reg                  rd_req_valid,
+    input  wire                 rd_req_ready,
+    output reg  [63:0]          rd_req_addr,
+    output reg  [15:0]          rd_req_len,
+    input  wire                 rd_rsp_valid,
+    output reg                  rd_rsp_ready,
+    input  wire [31:0]          rd_rsp_data,
+    input  wire [3:0]           rd_rsp_keep,
+    input  wire                 rd_rsp_last,
+    output wire                 wr_req_valid,
+    input  wire                 wr_req_ready,
+    output wire [63:0]          wr_req_addr,
+    output wire [15:0]          wr_req_len,
+    output wire                 wr_dat_valid,
+    input  wire                 wr_dat_ready,
+    output wire [31:0]          wr_dat_data,
+    output wire [3:0]           wr_dat_keep,
+    output wire                 wr_dat_last,
+    output wire                 cqe_valid,
+    input  wire                 cqe_ready,
+    output wire [3:0]           cqe_cqn,
+    output reg  [127:0]         cqe_data,
+    output wire                 rq_ci_inc_valid,
+    output wire [7:0]           rq_ci_inc_qpn,
+    output wire                 idle
+);
+    localparam MAX_SGE   = `QPNIC_MAX_SGE;
+    localparam SGE_WORDS = `QPNIC_SGE_WORDS;
+    localparam WQE_BYTES = `QPNIC_WQE_BYTES;
+    localparam [4:0] WQE_WORDS_5 = `QPNIC_WQE_WORDS;
+    localparam [3:0] LAST_WQE_WORD = WQE_WORDS_5[3:0] - 4'd1;  // 16 - 1 in 4 bits
+    // header word positions: LRH, BTH, then RETH (requests) or AETH (responses)
+    localparam LRH_AT = 0;
+    localparam BTH_AT = LRH_AT + `QPNIC_LRH_WORDS;
+    localparam EXT_AT = BTH_AT + `QPNIC_BTH_WORDS;
+    localparam [3:0] HDR_PLAIN  = EXT_AT;                      // LRH + BTH
+    localparam [3:0] HDR_RETH   = EXT_AT + `QPNIC_RETH_WORDS;  // + RETH
+    localparam [3:0] RESP_WORDS = EXT_AT + `QPNIC_AETH_WORDS;  // + AETH
+
+    localparam [3:0] S_HDR      = 4'd0,   // take the request's header words
+                     S_DISPATCH = 4'd1,   // decide what the packet gets
+                     S_RQ_REQ   = 4'd2,   // DMA read of the RQ WQE
+                     S_RQ_DATA  = 4'd3,   // its 16 words
+                     S_RQ_CHECK = 4'd4,   // opcode, nsge, one SGE a cycle
+                     S_DATA     = 4'd5,   // scatter or drop the payload
+                     S_SCAT     = 4'd6,   // scatter running
+                     S_DRAIN    = 4'd7,   // drop the payload up to last
+                     S_CQE      = 4'd8,   // RQ CQE request
+                     S_RQINC    = 4'd9,   // rq_ci_inc strobe
+                     S_RESP     = 4'd10,  // response header words
+                     S_GSTART   = 4'd11,  // start the READ's gather
+                     S_GDATA    = 4'd12;  // READ data onto the port
+
+    reg [3:0]    state;
+    reg [255:0]  hdr;          // request header, word w at [32w +: 32]
+    reg [3:0]    hdr_i;
+    reg          has_payload;  // beats follow the header
+    reg [7:0]    dq;           // destination QP (valid when dq_ok)
+    reg [511:0]  rqwqe;
+    reg [3:0]    rq_word;
+    reg [1:0]    sge_i;
+    reg [33:0]   sge_sum;
+    reg [MAX_SGE*64-1:0] seg_addr;
+    reg [MAX_SGE*32-1:0] seg_len;
+    reg [31:0]   scat_total;   // bytes to write
+    reg          need_cqe;     // an RQ WQE was consumed
+    reg [7:0]    rq_status;
+    reg [7:0]    syn;          // AETH syndrome of the response
+    reg          read_resp;    // answer with READ_RESPONSE_ONLY + data
+
+    // --- request header fields ---
+    // Whole words are taken so that each field comes out through its layout
+    // macro; the bits of a word that belong to other fields are unused here.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] h_lrh  = hdr[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32];
+    wire [31:0] h_op   = hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
+    wire [31:0] h_se   = hdr[32*(BTH_AT + `QPNIC_BTH_SE_WORD) +: 32];
+    wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];
+    wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
+    wire [31:0] h_vahi = hdr[32*(EXT_AT + `QPNIC_RETH_VA_HI_WORD) +: 32];
+    wire [31:0] h_valo = hdr[32*(EXT_AT + `QPNIC_RETH_VA_LO_WORD) +: 32];
+    wire [31:0] h_rkey = hdr[32*(EXT_AT + `QPNIC_RETH_RKEY_WORD) +: 32];
+    wire [31:0] h_dlen = hdr[32*(EXT_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32];
+    wire [31:0] rq_w0  = rqwqe[32*`QPNIC_WQE_OPCODE_WORD +: 32];
+    wire [31:0] rq_w0n = rqwqe[32*`QPNIC_WQE_NSGE_WORD +: 32];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [31:0] payload  = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
+    wire [7:0]  opcode   = h_op[`QPNIC_BTH_OPCODE];
+    wire        se       = h_se[`QPNIC_BTH_SE];
+    wire [23:0] dest_qp  = h_dqp[`QPNIC_BTH_DEST_QP];
+    wire [23:0] req_psn  = h_psn[`QPNIC_BTH_PSN];
+    wire [63:0] reth_va  = {h_vahi[`QPNIC_RETH_VA_HI], h_valo[`QPNIC_RETH_VA_LO]};
+    wire [31:0] reth_key = h_rkey[`QPNIC_RETH_RKEY];
+    wire [31:0] reth_len = h_dlen[`QPNIC_RETH_DMA_LEN];
+
+    wire is_send  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY);
+    wire is_write = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
+    wire is_read  = (opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
+
+    // Header length: LRH + BTH, plus a RETH. Compared only once the BTH is
+    // in (the LRH + BTH count is past the BTH).
+    wire [3:0] hdr_words = (is_write || is_read) ? HDR_RETH : HDR_PLAIN;
+
+    // --- destination QP ---
+    wire       dq_in    = (dest_qp < NUM_QP);
+    wire [7:0] dq_sel   = dq_in ? dest_qp[7:0] : 8'd0;
+    wire       dq_rts   = dq_in && (qp_state[dq_sel*2 +: 2] == `QPNIC_QP_STATE_RTS);
+    wire [15:0] rq_ci   = qp_rq_ci[dq*16 +: 16];
+    wire [4:0]  rq_log  = qp_rq_log[dq*5 +: 5];
+    wire [15:0] rq_mask = 16'hFFFF >> (16 - rq_log);
+    wire [63:0] rq_addr = qp_rq_base[dq*64 +: 64] + {42'd0, rq_ci & rq_mask, 6'd0};
+
+    // --- RQ WQE fields ---
+    wire [7:0]  rq_opcode = rq_w0[`QPNIC_WQE_OPCODE];
+    wire [3:0]  rq_nsge   = rq_w0n[`QPNIC_WQE_NSGE];
+    wire [8:0]  sge_base  = `QPNIC_WQE_SGE_WORD + SGE_WORDS * sge_i;
+    wire [31:0] w_va_lo   = rqwqe[32*(sge_base + `QPNIC_SGE_VA_LO_WORD) +: 32];
+    wire [31:0] w_va_hi   = rqwqe[32*(sge_base + `QPNIC_SGE_VA_HI_WORD) +: 32];
+    wire [31:0] w_len     = rqwqe[32*(sge_base + `QPNIC_SGE_LEN_WORD) +: 32];
+    wire [31:0] w_token   = rqwqe[32*(sge_base + `QPNIC_SGE_TOKEN_WORD) +: 32];
+    wire [63:0] sge_va    = {w_va_hi[`QPNIC_SGE_VA_HI], w_va_lo[`QPNIC_SGE_VA_LO]};
+    wire [31:0] sge_len   = w_len[`QPNIC_SGE_LEN];
+    wire [31:0] sge_token = w_token[`QPNIC_SGE_TOKEN];
+
+    // --- one MR check: RQ SGEs in S_RQ_CHECK, the RETH otherwise ---
+    wire        chk_sge = (state == S_RQ_CHECK);
+    wire        mr_ok;
+    wire [63:0] mr_dev;
+    qpnic_mr_check #(.NUM_MR(NUM_MR)) u_mr (
+        .token (chk_sge ? sge_token : reth_key),
+        .va    (chk_sge ? sge_va : reth_va),
+        .len   (chk_sge ? sge_len : reth_len),
+        .remote(!chk_sge),
+        .need  (chk_sge  ? `QPNIC_MR_ACCESS_LOCAL_WRITE :
+                is_write ? `QPNIC_MR_ACCESS_REMOTE_WRITE : `QPNIC_MR_ACCESS_REMOTE_READ),
+        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
+        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
+        .ok(mr_ok), .dev_addr(mr_dev));
+    wire reth_ok = (reth_len == 32'd0) || mr_ok;
+
+    // --- scatter (write master) and gather (READ data) ---
+    wire s_start_ready, s_done, s_idle;
+    wire s_in_ready;
+    qpnic_scatter u_scatter (
+        .clk(clk), .rst(rst),
+        .start_valid(state == S_DATA && scat_total != 32'd0 && has_payload),
+        .start_ready(s_start_ready),
+        .start_addr(seg_addr), .start_len(seg_len), .start_total(scat_total),
+        .in_valid(in_valid && state == S_SCAT), .in_ready(s_in_ready),
+        .in_data(in_data), .in_keep(in_keep), .in_last(in_last),
+        .wr_req_valid(wr_req_valid), .wr_req_ready(wr_req_ready),
+        .wr_req_addr(wr_req_addr), .wr_req_len(wr_req_len),
+        .wr_dat_valid(wr_dat_valid), .wr_dat_ready(wr_dat_ready),
+        .wr_dat_data(wr_dat_data), .wr_dat_keep(wr_dat_keep),
+        .wr_dat_last(wr_dat_last), .done(s_done), .idle(s_idle));
+
+    wire        g_start_ready, g_idle;
+    wire        g_rd_req_valid, g_rd_rsp_ready;
+    wire [63:0] g_rd_req_addr;
+    wire [15:0] g_rd_req_len;
+    wire        g_out_valid, g_out_last;
+    wire [31:0] g_out_data;
+    wire [3:0]  g_out_keep;
+    qpnic_gather u_gather (
+        .clk(clk), .rst(rst),
+        .start_valid(state == S_GSTART), .start_ready(g_start_ready),
+        .start_addr(seg_addr), .start_len(seg_len), .room(out_room),
+        .rd_req_valid(g_rd_req_valid), .rd_req_ready(rd_req_ready),
+        .rd_req_addr(g_rd_req_addr), .rd_req_len(g_rd_req_len),
+        .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(g_rd_rsp_ready),
+        .rd_rsp_data(rd_rsp_data), .rd_rsp_keep(rd_rsp_keep),
+        .rd_rsp_last(rd_rsp_last),
+        .out_valid(g_out_valid), .out_ready(out_ready && state == S_GDATA),
+        .out_data(g_out_data), .out_keep(g_out_keep), .out_last(g_out_last),
+        .idle(g_idle));
+
+    // --- read master: the RQ WQE read, else the gather ---
+    always @* begin
+        if (state == S_RQ_REQ || state == S_RQ_DATA) begin
+            rd_req_valid = (state == S_RQ_REQ);
+            rd_req_addr  = rq_addr;
+            rd_req_len   = WQE_BYTES[15:0];
+            rd_rsp_ready = (state == S_RQ_DATA);
+        end else begin
+            rd_req_valid = g_rd_req_valid;
+            rd_req_addr  = g_rd_req_addr;
+            rd_req_len   = g_rd_req_len;
+            rd_rsp_ready = g_rd_rsp_ready;
+        end
+    end
+
+    // --- the response header: ACK, or READ_RESPONSE_ONLY with the data ---
+    wire [31:0] resp_payload = read_resp ? reth_len : 32'd0;
+    reg [159:0] resp;
+    reg [31:0]  t;
+    always @* begin
+        resp = 160'd0;
+        t = 32'd0; t[`QPNIC_LRH_PAYLOAD_BYTES] = resp_payload;
+        resp[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32] = t;
+        // BTH opcode and pkey share word 0 (layout)
+        t = 32'd0;
+        t[`QPNIC_BTH_OPCODE] = read_resp ? `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY
+                                         : `QPNIC_IB_OPCODE_ACK;
+        t[`QPNIC_BTH_PKEY] = 16'hFFFF;
+        resp[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = dq_in ? {16'd0, qp_remote[dq*8 +: 8]} : 24'd0;
+        resp[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32] = t;
+        t = 32'd0; t[`QPNIC_BTH_PSN] = req_psn;
+        resp[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32] = t;
+        // AETH: syndrome and msn share its one word
+        t = 32'd0; t[`QPNIC_AETH_SYNDROME] = syn; t[`QPNIC_AETH_MSN] = req_psn;
+        resp[32*(EXT_AT + `QPNIC_AETH_SYNDROME_WORD) +: 32] = t;
+    end
+    wire resp_final = (hdr_i == RESP_WORDS - 4'd1);
+
+    always @* begin
+        out_valid = 1'b0;
+        out_data  = 32'd0;
+        out_keep  = 4'd0;
+        out_last  = 1'b0;
+        if (state == S_RESP) begin
+            out_valid = 1'b1;
+            out_data  = resp[32*hdr_i +: 32];
+            out_keep  = 4'hF;
+            out_last  = resp_final && (resp_payload == 32'd0);
+        end else if (state == S_GDATA) begin
+            out_valid = g_out_valid;
+            out_data  = g_out_data;
+            out_keep  = g_out_keep;
+            out_last  = g_out_last;
+        end
+    end
+
+    always @* begin
+        case (state)
+        S_HDR, S_DRAIN: in_ready = 1'b1;
+        S_SCAT:         in_ready = s_in_ready;
+        default:        in_ready = 1'b0;
+        endcase
+    end
+
+    // --- the RQ CQE ---
+    reg [31:0] c;
+    always @* begin
+        cqe_data = 128'd0;
+        c = cqe_data[32*`QPNIC_CQE_BYTE_COUNT_WORD +: 32];
+        c[`QPNIC_CQE_BYTE_COUNT] = (rq_status == `QPNIC_CQE_STATUS_SUCCESS) ? payload : 32'd0;
+        cqe_data[32*`QPNIC_CQE_BYTE_COUNT_WORD +: 32] = c;
+        c = cqe_data[32*`QPNIC_CQE_QPN_WORD +: 32];
+        c[`QPNIC_CQE_QPN] = {8'd0, dq};
+        cqe_data[32*`QPNIC_CQE_QPN_WORD +: 32] = c;
+        c = cqe_data[32*`QPNIC_CQE_WQE_INDEX_WORD +: 32];
+        c[`QPNIC_CQE_WQE_INDEX] = rq_ci;
+        cqe_data[32*`QPNIC_CQE_WQE_INDEX_WORD +: 32] = c;
+        c = cqe_data[32*`QPNIC_CQE_TYPE_WORD +: 32];
+        c[`QPNIC_CQE_TYPE] = `QPNIC_OP_TYPE_RECEIVE;
+        cqe_data[32*`QPNIC_CQE_TYPE_WORD +: 32] = c;
+        c = cqe_data[32*`QPNIC_CQE_STATUS_WORD +: 32];
+        c[`QPNIC_CQE_STATUS] = rq_status;
+        cqe_data[32*`QPNIC_CQE_STATUS_WORD +: 32] = c;
+        c = cqe_data[32*`QPNIC_CQE_SOLICITED_WORD +: 32];
+        c[`QPNIC_CQE_SOLICITED] = se;   // N7
+        cqe_data[32*`QPNIC_CQE_SOLICITED_WORD +: 32] = c;
+    end
+    assign cqe_valid = (state == S_CQE);
+    assign cqe_cqn   = qp_rcq[dq*4 +: 4];
+
+    assign rq_ci_inc_valid = (state == S_RQINC);
+    assign rq_ci_inc_qpn   = dq;
+
+    assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle;
+
+    wire [33:0] payload34 = {2'b00, payload};
+
+    always @(posedge clk) begin
+        if (rst) begin
+            state       <= S_HDR;
+            hdr         <= 256'd0;
+            hdr_i       <= 4'd0;
+            has_payload <= 1'b0;
+            dq          <= 8'd0;
+            rqwqe       <= 512'd0;
+            rq_word     <= 4'd0;
+            sge_i       <= 2'd0;
+            sge_sum     <= 34'd0;
+            seg_addr    <= 0;
+            seg_len     <= 0;
+            scat_total  <= 32'd0;
+            need_cqe    <= 1'b0;
+            rq_status   <= `QPNIC_CQE_STATUS_SUCCESS;
+            syn         <= `QPNIC_AETH_SYNDROME_ACK;
+            read_resp   <= 1'b0;
+        end else begin
+            case (state)
+            S_HDR:
+                if (in_valid) begin
+                    hdr[32*hdr_i +: 32] <= in_data;
+                    hdr_i <= hdr_i + 4'd1;
+                    if (in_last || hdr_i == hdr_words - 4'd1) begin
+                        has_payload <= !in_last;
+                        state       <= S_DISPATCH;
+                    end
+                end
+            S_DISPATCH: begin
+                hdr_i      <= 4'd0;
+                dq         <= dq_sel;
+                seg_addr   <= 0;
+                seg_len    <= 0;
+                scat_total <= 32'd0;
+                sge_sum    <= 34'd0;
+                sge_i      <= 2'd0;
+                rq_word    <= 4'd0;
+                need_cqe   <= 1'b0;
+                read_resp  <= 1'b0;
+                rq_status  <= `QPNIC_CQE_STATUS_SUCCESS;
+                syn        <= `QPNIC_AETH_SYNDROME_ACK;
+                state      <= S_DATA;
+                if (!dq_rts || !(is_send || is_write || is_read))
+                    syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
+                else if (is_send) begin
+                    if (qp_rq_ci[dq_sel*16 +: 16] == qp_rq_pi[dq_sel*16 +: 16])
+                        syn <= `QPNIC_AETH_SYNDROME_RNR_NAK;  // nothing written
+                    else
+                        state <= S_RQ_REQ;
+                end else if (!reth_ok)
+                    syn <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
+                else begin
+                    seg_addr[63:0] <= mr_dev;
+                    seg_len[31:0]  <= reth_len;
+                    if (is_write)
+                        scat_total <= (payload < reth_len) ? payload : reth_len;
+                    else
+                        read_resp <= 1'b1;
+                end
+            end
+            S_RQ_REQ:
+                if (rd_req_ready) state <= S_RQ_DATA;
+            S_RQ_DATA:
+                if (rd_rsp_valid) begin
+                    rqwqe[32*rq_word +: 32] <= rd_rsp_data;
+                    rq_word <= rq_word + 4'd1;
+                    if (rd_rsp_last || rq_word == LAST_WQE_WORD) begin
+                        need_cqe <= 1'b1;
+                        state    <= S_RQ_CHECK;
+                    end
+                end
+            S_RQ_CHECK:
+                if (rq_opcode != `QPNIC_WQE_OP_RECV || rq_nsge > MAX_SGE) begin
+                    rq_status <= `QPNIC_CQE_STATUS_BAD_WQE;
+                    syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
+                    state     <= S_DATA;
+                end else if ({2'b00, sge_i} >= rq_nsge) begin
+                    if (payload34 > sge_sum) begin
+                        // write what fits, drop the rest
+                        rq_status  <= `QPNIC_CQE_STATUS_LOC_LEN;
+                        syn        <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
+                        scat_total <= sge_sum[31:0];
+                    end else
+                        scat_total <= payload;
+                    state <= S_DATA;
+                end else begin
+                    sge_i <= sge_i + 2'd1;
+                    if (sge_len != 32'd0) begin  // empty SGEs move nothing
+                        if (!mr_ok) begin
+                            rq_status <= `QPNIC_CQE_STATUS_LOC_PROT;
+                            syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
+                            state     <= S_DATA;
+                        end else begin
+                            seg_addr[sge_i*64 +: 64] <= mr_dev;
+                            seg_len[sge_i*32 +: 32]  <= sge_len;
+                            sge_sum <= sge_sum + {2'b00, sge_len};
+                        end
+                    end
+                end
+            S_DATA:
+                // scat_total is non-zero only for an accepted write or receive
+                if (has_payload && scat_total != 32'd0) begin
+                    if (s_start_ready) state <= S_SCAT;
+                end else if (has_payload)
+                    state <= S_DRAIN;
+                else
+                    state <= need_cqe ? S_CQE : S_RESP;
+            S_SCAT:
+                if (s_done) state <= need_cqe ? S_CQE : S_RESP;
+            S_DRAIN:
+                if (in_valid && in_last) state <= need_cqe ? S_CQE : S_RESP;
+            S_CQE:
+                if (cqe_ready) state <= S_RQINC;
+            S_RQINC:
+                state <= S_RESP;
+            S_RESP:
+                if (out_ready) begin
+                    hdr_i <= hdr_i + 4'd1;
+                    if (resp_final) begin
+                        hdr_i <= 4'd0;
+                        state <= (resp_payload != 32'd0) ? S_GSTART : S_HDR;
+                    end
+                end
+            S_GSTART:
+                if (g_start_ready) state <= S_GDATA;
+            S_GDATA:
+                if (g_out_valid && out_ready && g_out_last) state <= S_HDR;
+            default: state <= S_HDR;
+            endcase
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,210 @@
+// qpnic_scatter: writes a byte stream into a list of device-address segments
+// with DMA writes of at most MAX_DMA_BYTES each.
+//
+// A job names up to MAX_SGE segments (device address, length; zero-length
+// segments are skipped) and `total`, the bytes to write (total <= the sum of
+// the lengths). The scatter then takes the input stream up to and including
+// its `last` beat: the first `total` kept bytes go to the segments in order,
+// every byte after them is dropped (a SEND longer than its receive buffers,
+// the tail of a rejected payload). A DMA write never crosses a segment end.
+// A beat whose kept bytes straddle a segment or write boundary is sent twice,
+// each time with keep masked to the bytes of that write; bytes are never
+// shifted between lanes, so a write's data carries its own keep pattern.
+//
+// Parameters
+//   MAX_SGE        segments a job can name
+//   MAX_DMA_BYTES  largest DMA write issued
+// Ports
+//   start_valid/start_ready  a job; start_ready is high only while idle
+//   start_addr   segment n's device address at [n*64 +: 64]
+//   start_len    segment n's length at [n*32 +: 32]
+//   start_total  bytes to write (the rest of the stream is dropped)
+//   in_*         the stream (valid/ready, 32-bit data, keep, last); the job
+//                ends with the beat carrying last, so start a job only for a
+//                stream that has at least one beat
+//   wr_req_*     DMA write request: addr, len (1..MAX_DMA_BYTES)
+//   wr_dat_*     its data: exactly len kept bytes, last on the final beat
+//   done         one-cycle pulse: the stream is consumed through last and
+//                every write has handed over its last beat
+//   idle         no job in progress
+// Combinational paths: in_valid/in_keep -> wr_dat_valid/keep and
+// wr_dat_ready -> in_ready (data passes straight through in S_DATA).
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_scatter #(
+    parameter MAX_SGE       = `QPNIC_MAX_SGE,
+    parameter MAX_DMA_BYTES = `QPNIC_MAX_DMA_BYTES
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    input  wire                  start_valid,
+    output wire                  start_ready,
+    input  wire [MAX_SGE*64-1:0] start_addr,
+    input  wire [MAX_SGE*32-1:0] start_len,
+    input  wire [31:0]           start_total,
+    input  wire                  in_valid,
+    output wire                  in_ready,
+    input  wire [31:0]           in_data,
+    input  wire [3:0]            in_keep,
+    input  wire                  in_last,
+    output wire                  wr_req_valid,
+    input  wire                  wr_req_ready,
+    output wire [63:0]           wr_req_addr,
+    output wire [15:0]           wr_req_len,
+    output wire                  wr_dat_valid,
+    input  wire                  wr_dat_ready,
+    output wire [31:0]           wr_dat_data,
+    output wire [3:0]            wr_dat_keep,
+    output wire                  wr_dat_last,
+    output reg                   done,
+    output wire                  idle
+);
+    localparam [2:0] S_IDLE  = 3'd0,  // waiting for a job
+                     S_NEXT  = 3'd1,  // choose the next write (or finish)
+                     S_REQ   = 3'd2,  // DMA write request out
+                     S_DATA  = 3'd3,  // stream bytes into the write
+                     S_DRAIN = 3'd4;  // all written: drop the rest up to last
+
+    reg [2:0]            state;
+    reg [MAX_SGE*64-1:0] seg_addr;
+    reg [MAX_SGE*32-1:0] seg_len;
+    reg [7:0]            seg_i;       // segment being written
+    reg [63:0]           cur_addr;    // next byte's address in that segment
+    reg [31:0]           cur_rem;     // bytes left in that segment
+    reg                  cur_loaded;  // cur_addr/cur_rem hold segment seg_i
+    reg [31:0]           total_rem;   // bytes still to write
+    reg [15:0]           chunk_len;   // length of the write being issued
+    reg [15:0]           chunk_rem;   // bytes still owed to the current write
+    reg [3:0]            used;        // lanes of the current beat already written
+    reg                  seen_last;   // the stream's last beat was consumed
+
+    // The kept bytes of the current beat not yet written.
+    wire [3:0] avail = in_keep & ~used;
+
+    function [2:0] popcount4(input [3:0] m);
+        popcount4 = {2'b00, m[0]} + {2'b00, m[1]} + {2'b00, m[2]} + {2'b00, m[3]};
+    endfunction
+
+    // The first k set lanes of m, in lane order.
+    function [3:0] first_lanes(input [3:0] m, input [2:0] k);
+        integer i;
+        reg [2:0] c;
+        begin
+            c = 3'd0;
+            first_lanes = 4'd0;
+            for (i = 0; i < 4; i = i + 1)
+                if (m[i] && c < k) begin
+                    first_lanes[i] = 1'b1;
+                    c = c + 3'd1;
+                end
+        end
+    endfunction
+
+    wire [2:0]  avail_n   = popcount4(avail);
+    wire        beat_fits = ({13'd0, avail_n} <= chunk_rem);
+    wire [2:0]  take_k    = (chunk_rem < 16'd4) ? chunk_rem[2:0] : 3'd4;
+    wire [3:0]  take_mask = beat_fits ? avail : first_lanes(avail, take_k);
+    wire [15:0] take_n    = {13'd0, popcount4(take_mask)};
+
+    // Next write: min(segment left, MAX_DMA_BYTES, total left).
+    wire [31:0] lim_a     = (cur_rem < total_rem) ? cur_rem : total_rem;
+    wire [15:0] next_len  = (lim_a < MAX_DMA_BYTES) ? lim_a[15:0] : MAX_DMA_BYTES[15:0];
+
+    assign start_ready  = (state == S_IDLE);
+    assign idle         = (state == S_IDLE);
+    assign wr_req_valid = (state == S_REQ);
+    assign wr_req_addr  = cur_addr;
+    assign wr_req_len   = chunk_len;
+
+    assign wr_dat_valid = (state == S_DATA) && in_valid;
+    assign wr_dat_data  = in_data;
+    assign wr_dat_keep  = take_mask;
+    assign wr_dat_last  = !beat_fits || (take_n == chunk_rem);
+    // A beat is consumed when it fits in the write; a straddling beat stays
+    // and its remaining lanes go to the next write (or are drained).
+    assign in_ready = ((state == S_DATA) && wr_dat_ready && beat_fits) ||
+                      (state == S_DRAIN);
+
+    wire dat_fire = wr_dat_valid && wr_dat_ready;
+
+    always @(posedge clk) begin
+        done <= 1'b0;
+        if (rst) begin
+            state      <= S_IDLE;
+            seg_addr   <= 0;
+            seg_len    <= 0;
+            seg_i      <= 8'd0;
+            cur_addr   <= 64'd0;
+            cur_rem    <= 32'd0;
+            cur_loaded <= 1'b0;
+            total_rem  <= 32'd0;
+            chunk_len  <= 16'd0;
+            chunk_rem  <= 16'd0;
+            used       <= 4'd0;
+            seen_last  <= 1'b0;
+        end else begin
+            case (state)
+            S_IDLE:
+                if (start_valid) begin
+                    seg_addr   <= start_addr;
+                    seg_len    <= start_len;
+                    seg_i      <= 8'd0;
+                    cur_loaded <= 1'b0;
+                    total_rem  <= start_total;
+                    used       <= 4'd0;
+                    seen_last  <= 1'b0;
+                    state      <= S_NEXT;
+                end
+            S_NEXT:
+                if (total_rem == 32'd0) begin
+                    if (seen_last) begin
+                        done  <= 1'b1;
+                        state <= S_IDLE;
+                    end else
+                        state <= S_DRAIN;
+                end else if (!cur_loaded) begin
+                    // total_rem <= sum of lengths keeps seg_i < MAX_SGE here
+                    cur_addr   <= seg_addr[seg_i*64 +: 64];
+                    cur_rem    <= seg_len[seg_i*32 +: 32];
+                    cur_loaded <= 1'b1;
+                end else if (cur_rem == 32'd0) begin
+                    seg_i      <= seg_i + 8'd1;
+                    cur_loaded <= 1'b0;
+                end else begin
+                    chunk_len <= next_len;
+                    chunk_rem <= next_len;
+                    state     <= S_REQ;
+                end
+            S_REQ:
+                if (wr_req_ready) begin
+                    cur_addr  <= cur_addr + {48'd0, chunk_len};
+                    cur_rem   <= cur_rem - {16'd0, chunk_len};
+                    total_rem <= total_rem - {16'd0, chunk_len};
+                    state     <= S_DATA;
+                end
+            S_DATA:
+                if (dat_fire) begin
+                    chunk_rem <= chunk_rem - take_n;
+                    if (beat_fits) begin
+                        used <= 4'd0;
+                        if (in_last) seen_last <= 1'b1;
+                    end else
+                        used <= used | take_mask;
+                    if (wr_dat_last) state <= S_NEXT;
+                end
+            S_DRAIN:
+                if (in_valid) begin
+                    used <= 4'd0;
+                    if (in_last) begin
+                        done  <= 1'b1;
+                        state <= S_IDLE;
+                    end
+                end
+            default: state <= S_IDLE;
+            endcase
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,176 @@
+// qpnic_soc: the soft core. PicoRV32 (rv32i, no counters, no compressed ISA,
+// no IRQ) with FW_WORDS 32-bit words of RAM at address 0, loaded from a hex
+// image, and the firmware register window at FW_IO_BASE forwarded to
+// qpnic_fw_if.
+//
+// Memory map of the core's native bus:
+//   0 .. FW_WORDS*4-1     RAM: reads and byte-strobed writes, one cycle
+//   FW_IO_BASE + 0..255   firmware registers (io_*), answered when qpnic_fw_if
+//                         raises io_ready (a NOTIFY write may wait)
+//   anything else         writes are ignored and reads return 0, answered in
+//                         one cycle (a stray firmware access never hangs the
+//                         bus; a wild jump traps on the zero instruction)
+// The firmware builds with -march=rv32i -mabi=ilp32, its entry at 0 and its
+// stack at the top of RAM.
+//
+// The image: under Verilator the plusarg +fw=PATH names it, else FW_HEX;
+// under any other tool FW_HEX.
+//
+// Parameters
+//   FW_WORDS   RAM size in 32-bit words (a power of two)
+//   FW_HEX     default firmware image for $readmemh
+//
+// Ports
+//   clk, rst                          clock, synchronous active-high reset
+//   io_valid/ready                    one access to the firmware registers
+//   io_addr, io_wstrb, io_wdata       byte offset from FW_IO_BASE, byte
+//                                     strobes (0: read), data
+//   io_rdata                          read data, valid while io_ready is high
+//   trap                              the core stopped on an illegal
+//                                     instruction or misaligned access
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_soc #(
+    parameter FW_WORDS = 2048,
+    parameter FW_HEX = "qpnic-fw.hex"
+) (
+    input  wire        clk,
+    input  wire        rst,
+
+    output wire        io_valid,
+    input  wire        io_ready,
+    output wire [7:0]  io_addr,
+    output wire [3:0]  io_wstrb,
+    output wire [31:0] io_wdata,
+    input  wire [31:0] io_rdata,
+
+    output wire        trap
+);
+    localparam AW = $clog2(FW_WORDS);
+    localparam [31:0] RAM_BYTES = FW_WORDS * 4;
+    localparam [31:0] IO_BASE = `QPNIC_FW_IO_BASE;
+
+    // ---- the core ---------------------------------------------------------
+    wire        mem_valid;
+    wire        mem_ready;
+    wire [31:0] mem_addr;
+    wire [31:0] mem_wdata;
+    wire [3:0]  mem_wstrb;
+    wire [31:0] mem_rdata;
+
+    // Outputs of PicoRV32 this system does not use (look-ahead interface,
+    // PCPI, IRQ, trace): connected so that no pin is left open, unused on
+    // purpose.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire        mem_instr;
+    wire        la_read, la_write;
+    wire [31:0] la_addr, la_wdata;
+    wire [3:0]  la_wstrb;
+    wire        pcpi_valid;
+    wire [31:0] pcpi_insn, pcpi_rs1, pcpi_rs2;
+    wire [31:0] eoi;
+    wire        trace_valid;
+    wire [35:0] trace_data;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    picorv32 #(
+        .ENABLE_COUNTERS(1'b0),
+        .ENABLE_COUNTERS64(1'b0),
+        .ENABLE_REGS_16_31(1'b1),
+        .ENABLE_REGS_DUALPORT(1'b1),
+        .BARREL_SHIFTER(1'b0),
+        .COMPRESSED_ISA(1'b0),
+        .ENABLE_MUL(1'b0),
+        .ENABLE_DIV(1'b0),
+        .ENABLE_IRQ(1'b0),
+        .PROGADDR_RESET(32'h0000_0000),
+        .STACKADDR(RAM_BYTES)
+    ) cpu (
+        .clk(clk),
+        .resetn(!rst),
+        .trap(trap),
+        .mem_valid(mem_valid),
+        .mem_instr(mem_instr),
+        .mem_ready(mem_ready),
+        .mem_addr(mem_addr),
+        .mem_wdata(mem_wdata),
+        .mem_wstrb(mem_wstrb),
+        .mem_rdata(mem_rdata),
+        .mem_la_read(la_read),
+        .mem_la_write(la_write),
+        .mem_la_addr(la_addr),
+        .mem_la_wdata(la_wdata),
+        .mem_la_wstrb(la_wstrb),
+        .pcpi_valid(pcpi_valid),
+        .pcpi_insn(pcpi_insn),
+        .pcpi_rs1(pcpi_rs1),
+        .pcpi_rs2(pcpi_rs2),
+        .pcpi_wr(1'b0),
+        .pcpi_rd(32'd0),
+        .pcpi_wait(1'b0),
+        .pcpi_ready(1'b0),
+        .irq(32'd0),
+        .eoi(eoi),
+        .trace_valid(trace_valid),
+        .trace_data(trace_data)
+    );
+
+    // ---- decode ------------------------------------------------------------
+    wire is_ram = mem_addr < RAM_BYTES;
+    wire is_io  = mem_addr[31:8] == IO_BASE[31:8];
+
+    reg  ram_ready;
+    reg  nul_ready;
+    reg  [31:0] ram_rdata;
+    wire busy = ram_ready || nul_ready || io_ready;   // answering this cycle
+
+    assign io_valid = mem_valid && is_io;
+    assign io_addr  = mem_addr[7:0];
+    assign io_wstrb = mem_wstrb;
+    assign io_wdata = mem_wdata;
+
+    assign mem_ready = ram_ready || nul_ready || io_ready;
+    assign mem_rdata = ram_ready ? ram_rdata : io_ready ? io_rdata : 32'd0;
+
+    // ---- RAM ----------------------------------------------------------------
+    reg [31:0] ram [0:FW_WORDS-1];
+    wire [AW-1:0] word = mem_addr[AW+1:2];
+
+`ifdef VERILATOR
+    reg [8*1024-1:0] fw_path;
+    initial begin
+        // A string literal zero-extends into the wider register: leading
+        // zero bytes are no characters, which is what is wanted here.
+        /* verilator lint_off WIDTH */
+        if (!$value$plusargs("fw=%s", fw_path))
+            fw_path = FW_HEX;
+        /* verilator lint_on WIDTH */
+        $readmemh(fw_path, ram);
+    end
+`else
+    initial $readmemh(FW_HEX, ram);
+`endif
+
+    always @(posedge clk) begin
+        if (mem_valid && !busy && is_ram) begin
+            if (mem_wstrb[0]) ram[word][7:0]   <= mem_wdata[7:0];
+            if (mem_wstrb[1]) ram[word][15:8]  <= mem_wdata[15:8];
+            if (mem_wstrb[2]) ram[word][23:16] <= mem_wdata[23:16];
+            if (mem_wstrb[3]) ram[word][31:24] <= mem_wdata[31:24];
+            ram_rdata <= ram[word];
+        end
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            ram_ready <= 1'b0;
+            nul_ready <= 1'b0;
+        end else begin
+            ram_ready <= mem_valid && !busy && is_ram;
+            nul_ready <= mem_valid && !busy && !is_ram && !is_io;
+        end
+    end
+endmodule
+
+`default_nettype wire
