@@ -1,1 +1,47 @@
-# sim/sim.mk: filled in by its part's owner
+# sim/sim.mk: qpnic-sim, the Verilator co-simulation carrier of qpnic_core
+# (docs/internals.md, "The simulator"), and the tests of the harness itself.
+#
+#   make build/bin/qpnic-sim   the simulator (needs the firmware only to run)
+#   make test-sim              build and run the harness tests
+#
+# The harness sources (sim/*.cpp) are compiled by Verilator's own make with
+# the generated model; sim-warnings re-checks them alone with $(WARN), since
+# the generated code is not ours to hold to -Werror.
+
+SIM_MDIR   ?= $(BUILD)/sim/obj
+SIM_CPP    := $(sort $(wildcard sim/*.cpp))
+SIM_HDR    := $(sort $(wildcard sim/*.h))
+SIM_CXXFLAGS := -std=c++17 -I$(CURDIR)/sim -I$(CURDIR)/host/src/gen
+SIM_VFLAGS := --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert \
+    --trace-fst -j $(JOBS) --top-module qpnic_core $(RTL_INC)
+VERILATOR_ROOT_INC := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)/include
+
+# Depends on the RTL and the harness, not on $(FW_HEX): the firmware is read
+# at run time (+fw=PATH), so a firmware change needs no simulator rebuild.
+$(SIM_BIN): $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
+            $(SIM_CPP) $(SIM_HDR) host/src/gen/qpnic_hw.h sim/sim.mk
+	@mkdir -p $(dir $@) $(SIM_MDIR)
+	verilator $(SIM_VFLAGS) -CFLAGS "-O2 $(SIM_CXXFLAGS)" --Mdir $(SIM_MDIR) -o $(abspath $@) \
+	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(SIM_CPP)) \
+	    > $(SIM_MDIR)/build.log 2>&1 || { cat $(SIM_MDIR)/build.log; exit 1; }
+
+# The harness sources alone under $(WARN), against the model's headers.
+.PHONY: sim-warnings
+sim-warnings: $(SIM_BIN)
+	@for f in $(SIM_CPP); do \
+	    $(CXX) -fsyntax-only $(WARN) $(SIM_CXXFLAGS) -isystem $(SIM_MDIR) -isystem $(VERILATOR_ROOT_INC) $$f || exit 1; \
+	done
+	@echo "PASS sim-warnings"
+
+$(BUILD)/tests/sim/test_dma_check: tests/sim/test_dma_check.cpp sim/dma_check.cpp sim/dma_check.h sim/shm_proto.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 $(WARN) $(OPT) -Isim -o $@ tests/sim/test_dma_check.cpp sim/dma_check.cpp
+
+$(BUILD)/tests/sim/test_shm_proto: tests/sim/test_shm_proto.c sim/shm_proto.h host/src/gen/qpnic_hw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -Isim -Ihost/src/gen -o $@ $<
+
+.PHONY: test-sim
+test-sim: sim-warnings $(BUILD)/tests/sim/test_dma_check $(BUILD)/tests/sim/test_shm_proto $(SIM_BIN) $(FW_HEX)
+	$(BUILD)/tests/sim/test_dma_check
+	$(BUILD)/tests/sim/test_shm_proto $(SIM_BIN)

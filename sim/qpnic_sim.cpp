@@ -1,0 +1,198 @@
+// qpnic_sim.cpp: main of qpnic-sim, the co-simulation carrier of qpnic_core.
+//
+// For: the command line, finding the firmware image, creating the shared file
+// (sim/shm_proto.h), signals, and the exit status. The cycle loop is in
+// harness.cpp, the file in shm.cpp. Not for: anything the host driver does.
+//
+//   qpnic-sim --shm PATH [--mem-mb N] [--fw HEX] [--wave FILE.fst]
+//             [--dma-latency N] [--doorbell-delay N] [--max-cycles N]
+//             [--unlink-on-exit] [--quiet]
+//
+// Exit status 0 when it stopped as asked (shutdown, signal, the host process
+// gone, --max-cycles); 1 on any error, with a line on stderr.
+#include <cerrno>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <getopt.h>
+#include <signal.h>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "shm.h"
+
+namespace {
+
+constexpr uint64_t DEFAULT_MEM_MB = 64;
+constexpr uint64_t MAX_MEM_MB = 1u << 16; // 64 GiB: a typo guard, not a real limit
+constexpr const char *FW_ENV = "QPNIC_FW";
+constexpr const char *FW_INSTALLED = "/../share/qpnic/qpnic-fw.hex"; // beside bin/
+
+struct Options {
+    const char *shm_path = nullptr;
+    uint64_t mem_mb = DEFAULT_MEM_MB;
+    std::string fw_path;
+    const char *wave_path = nullptr;
+    uint32_t dma_latency = 2;
+    uint32_t doorbell_delay = 0;
+    uint64_t max_cycles = 0;
+    bool quiet = false;
+    bool unlink_on_exit = false;
+};
+
+void usage(FILE *to) {
+    fprintf(to,
+            "usage: qpnic-sim --shm PATH [options]\n"
+            "  --shm PATH            shared file to create (must not exist)\n"
+            "  --mem-mb N            DMA region size in MiB (default %llu)\n"
+            "  --fw HEX              firmware image (default: $%s, else <bin>%s)\n"
+            "  --wave FILE.fst       dump an FST waveform of the whole core\n"
+            "  --dma-latency N       cycles from a DMA read request to its data (default 2)\n"
+            "  --doorbell-delay N    cycles each MMIO write costs (default 0)\n"
+            "  --max-cycles N        stop after N cycles (default: no limit)\n"
+            "  --unlink-on-exit      remove PATH on exit (default: the host removes it)\n"
+            "  --quiet               no informational messages\n",
+            (unsigned long long)DEFAULT_MEM_MB, FW_ENV, FW_INSTALLED);
+}
+
+[[noreturn]] __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "qpnic-sim: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(1);
+}
+
+uint64_t parse_number(const char *opt, const char *text, uint64_t lo, uint64_t hi) {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
+        fprintf(stderr, "qpnic-sim: %s needs a number in %llu..%llu, not '%s'\n", opt,
+                (unsigned long long)lo, (unsigned long long)hi, text);
+        exit(1);
+    }
+    return v;
+}
+
+Options parse_args(int argc, char **argv) {
+    enum { SHM = 1, MEM, FW, WAVE, LAT, DELAY, MAXC, QUIET, UNLINK, HELP };
+    static const struct option longopts[] = {
+        {"shm", required_argument, nullptr, SHM},
+        {"mem-mb", required_argument, nullptr, MEM},
+        {"fw", required_argument, nullptr, FW},
+        {"wave", required_argument, nullptr, WAVE},
+        {"dma-latency", required_argument, nullptr, LAT},
+        {"doorbell-delay", required_argument, nullptr, DELAY},
+        {"max-cycles", required_argument, nullptr, MAXC},
+        {"quiet", no_argument, nullptr, QUIET},
+        {"unlink-on-exit", no_argument, nullptr, UNLINK},
+        {"help", no_argument, nullptr, HELP},
+        {nullptr, 0, nullptr, 0},
+    };
+    Options o;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+        switch (c) {
+        case SHM: o.shm_path = optarg; break;
+        case MEM: o.mem_mb = parse_number("--mem-mb", optarg, 1, MAX_MEM_MB); break;
+        case FW: o.fw_path = optarg; break;
+        case WAVE: o.wave_path = optarg; break;
+        case LAT: o.dma_latency = (uint32_t)parse_number("--dma-latency", optarg, 0, 1000000); break;
+        case DELAY: o.doorbell_delay = (uint32_t)parse_number("--doorbell-delay", optarg, 0, UINT32_MAX); break;
+        case MAXC: o.max_cycles = parse_number("--max-cycles", optarg, 1, UINT64_MAX); break;
+        case QUIET: o.quiet = true; break;
+        case UNLINK: o.unlink_on_exit = true; break;
+        case HELP: usage(stdout); exit(0);
+        default:
+            fprintf(stderr, "qpnic-sim: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            exit(1);
+        }
+    }
+    if (optind < argc)
+        fail("unexpected argument '%s' (see --help)", argv[optind]);
+    if (!o.shm_path)
+        fail("--shm PATH is required (see --help)");
+    return o;
+}
+
+// --fw, else $QPNIC_FW, else <dir of this executable>/../share/qpnic/qpnic-fw.hex.
+std::string find_firmware(const std::string &given) {
+    if (!given.empty())
+        return given;
+    const char *env = getenv(FW_ENV);
+    if (env && *env)
+        return env;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        fail("cannot find the executable's directory; give --fw or set QPNIC_FW");
+    exe[n] = '\0';
+    std::string dir(exe);
+    dir.erase(dir.rfind('/'));
+    return dir + FW_INSTALLED;
+}
+
+void require_firmware(const std::string &path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(path.c_str(), R_OK) != 0)
+        fail("firmware image %s not found or unreadable (give --fw or set QPNIC_FW; "
+             "in the tree: make build/share/qpnic/qpnic-fw.hex)", path.c_str());
+}
+
+extern "C" void on_stop_signal(int) { g_harness_signal = 1; }
+
+void install_signals() {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; // no SA_RESTART: a futex wait returns at once
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options o = parse_args(argc, argv);
+    o.fw_path = find_firmware(o.fw_path);
+    require_firmware(o.fw_path);
+    install_signals();
+
+    SimShm shm;
+    char err[512];
+    if (shm_create(o.shm_path, o.mem_mb << 20, &shm, err, sizeof err) != 0)
+        fail("%s", err);
+    shm.hdr->doorbell_delay.store(o.doorbell_delay, std::memory_order_relaxed);
+
+    HarnessConfig cfg;
+    cfg.wave_path = o.wave_path;
+    cfg.dma_latency = o.dma_latency;
+    cfg.max_cycles = o.max_cycles;
+    std::string plusarg = "+fw=" + o.fw_path; // read by qpnic_soc with $value$plusargs
+    const char *model_argv[] = {argv[0], plusarg.c_str()};
+    if (!o.quiet)
+        fprintf(stderr, "qpnic-sim: serving %s (%llu MiB DMA region, firmware %s)\n",
+                o.shm_path, (unsigned long long)o.mem_mb, o.fw_path.c_str());
+
+    StopReason why;
+    HarnessStats stats;
+    harness_run(&shm, cfg, 2, model_argv, &why, &stats);
+
+    shm_close(&shm);
+    if (o.unlink_on_exit)
+        unlink(o.shm_path);
+    if (!o.quiet)
+        fprintf(stderr, "qpnic-sim: stopped (%s) after %llu cycles in %.2f s\n", stop_reason_str(why),
+                (unsigned long long)stats.cycles, stats.seconds);
+    return 0;
+}
