@@ -41,10 +41,11 @@ LIB_SO   := $(BUILD)/lib/libqpnic.so
 include fw/fw.mk
 include sim/sim.mk
 include host/host.mk
+include host/tools/tools.mk
 include tests/tests.mk
 
 .PHONY: all gen check-gen lint demo wave test install clean
-all: $(FW_HEX) $(SIM_BIN) $(LIB_A) $(LIB_SO)
+all: $(FW_HEX) $(SIM_BIN) $(LIB_A) $(LIB_SO) $(DEMO_BIN)
 
 gen:
 	python3 tools/genlayout.py

@@ -1,1 +1,92 @@
-# host/host.mk: filled in by its part's owner
+# host/host.mk: libqpnic (static and shared), its unit tests, and install.
+#
+#   make $(LIB_A) $(LIB_SO)     the library, with the tree's simulator path compiled in
+#   make test-host              unit tests of the driver (ASan + UBSan), tests/host/test_*.c
+#   make install PREFIX=DIR     headers, libraries (built again with DIR's simulator path),
+#                               pkg-config file, simulator, firmware; DESTDIR is honoured
+
+HOST_SRCS := $(sort $(wildcard host/src/*.c))
+HOST_HDRS := $(wildcard host/include/qpnic/*.h host/src/*.h host/src/gen/*.h) sim/shm_proto.h
+HOST_CFLAGS = $(CSTD) $(WARN) $(OPT) -fPIC -pthread -fvisibility=hidden \
+    -Ihost/include -Ihost/src -Isim
+
+HOST_OBJ_DIR := $(BUILD)/obj/host
+HOST_OBJS := $(patsubst host/src/%.c,$(HOST_OBJ_DIR)/%.o,$(HOST_SRCS))
+
+$(HOST_OBJ_DIR)/%.o: host/src/%.c $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -DQPNIC_DEFAULT_SIM='"$(abspath $(SIM_BIN))"' -c $< -o $@
+
+$(LIB_A): $(HOST_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(HOST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -pthread -Wl,-soname,libqpnic.so -o $@ $^
+
+# ---- install: the library again, with the installed simulator's path ----
+
+HOST_INST_DIR := $(BUILD)/install-obj
+HOST_INST_OBJS := $(patsubst host/src/%.c,$(HOST_INST_DIR)/%.o,$(HOST_SRCS))
+HOST_INST_STAMP := $(HOST_INST_DIR)/prefix.txt
+
+# Rewritten only when PREFIX changes, so the objects rebuild exactly then.
+$(HOST_INST_STAMP): host-prefix-check
+	@mkdir -p $(dir $@)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+
+$(HOST_INST_DIR)/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INST_STAMP)
+	$(CC) $(HOST_CFLAGS) -DQPNIC_DEFAULT_SIM='"$(PREFIX)/bin/qpnic-sim"' -c $< -o $@
+
+$(HOST_INST_DIR)/libqpnic.a: $(HOST_INST_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(HOST_INST_DIR)/libqpnic.so: $(HOST_INST_OBJS)
+	$(CC) -shared -pthread -Wl,-soname,libqpnic.so -o $@ $^
+
+$(HOST_INST_DIR)/qpnic.pc: $(HOST_INST_STAMP)
+	@printf '%s\n' \
+	    'prefix=$(PREFIX)' \
+	    'exec_prefix=$${prefix}' \
+	    'libdir=$${prefix}/lib' \
+	    'includedir=$${prefix}/include' \
+	    '' \
+	    'Name: qpnic' \
+	    'Description: host driver of the qpnic open RDMA NIC (NDKPI-style API)' \
+	    'Version: 0.1.0' \
+	    'Libs: -L$${libdir} -lqpnic' \
+	    'Libs.private: -pthread' \
+	    'Cflags: -I$${includedir}' > $@
+
+HOST_DEST := $(DESTDIR)$(PREFIX)
+
+install: $(HOST_INST_DIR)/libqpnic.a $(HOST_INST_DIR)/libqpnic.so $(HOST_INST_DIR)/qpnic.pc \
+         $(SIM_BIN) $(FW_HEX)
+	install -d $(HOST_DEST)/include/qpnic $(HOST_DEST)/lib/pkgconfig $(HOST_DEST)/bin \
+	    $(HOST_DEST)/share/qpnic
+	install -m 644 host/include/qpnic/ndk.h $(HOST_DEST)/include/qpnic/ndk.h
+	install -m 644 host/include/qpnic/ndk_sim.h $(HOST_DEST)/include/qpnic/ndk_sim.h
+	install -m 644 $(HOST_INST_DIR)/libqpnic.a $(HOST_DEST)/lib/libqpnic.a
+	install -m 755 $(HOST_INST_DIR)/libqpnic.so $(HOST_DEST)/lib/libqpnic.so
+	install -m 644 $(HOST_INST_DIR)/qpnic.pc $(HOST_DEST)/lib/pkgconfig/qpnic.pc
+	install -m 755 $(SIM_BIN) $(HOST_DEST)/bin/qpnic-sim
+	install -m 644 $(FW_HEX) $(HOST_DEST)/share/qpnic/qpnic-fw.hex
+
+# ---- unit tests: the sources built again with the sanitizers ----
+
+HOST_TEST_SRCS := $(sort $(wildcard tests/host/test_*.c))
+HOST_TEST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_TEST_SRCS))
+HOST_TEST_SUPPORT := $(wildcard tests/host/*.h) tests/host/fake_nic.c
+HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+$(BUILD)/tests/host/test_%: tests/host/test_%.c $(HOST_TEST_SUPPORT) $(HOST_SRCS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(HOST_SAN) -pthread -Ihost/include -Ihost/src -Isim -Itests/host \
+	    -DQPNIC_DEFAULT_SIM='"$(abspath $(SIM_BIN))"' $< tests/host/fake_nic.c $(HOST_SRCS) -o $@
+
+.PHONY: test-host host-prefix-check
+test-host: $(HOST_TEST_BINS)
+	@set -e; for t in $^; do echo "== $$t"; $$t; done

@@ -1,0 +1,400 @@
+/* qpnic/ndk.h: the public C API of libqpnic, the host driver of the qpnic NIC.
+ *
+ * For: programs that use the NIC. Names mirror NDKPI (NdkArmCq becomes
+ * ndk_arm_cq) so the NDKPI text and this header read side by side; the
+ * contract is ../shared/spec/API.md and the rules cited as D1.., C1..,
+ * N1.., V1.. are those of ../shared/spec/RULES.md.
+ * Not for: the device's formats (those are generated from spec/layout.toml
+ * into host/src/gen/qpnic_hw.h and never leak into this header).
+ *
+ * Conventions:
+ * - Every function that can fail returns an ndk_status; NDK_STATUS_SUCCESS
+ *   is 0, every failure is a distinct named value, ndk_status_str names it.
+ * - The library never prints and never exits. It has no global mutable
+ *   state: everything hangs off an ndk_adapter.
+ * - Thread safety: the object calls (create/destroy/connect/register) may be
+ *   made from any thread. Initiator requests (ndk_send, ndk_write,
+ *   ndk_read) on one QP are serialized by the caller, as in NDKPI, and so are
+ *   the receives of one QP; a QP's receives and its initiator requests use
+ *   separate queues and may come from two threads. Different QPs may be
+ *   posted from different threads. ndk_get_cq_results(_ex) and ndk_arm_cq on one CQ are
+ *   serialized by the caller (C1). ndk_wait_cq may be called from any thread.
+ */
+#ifndef QPNIC_NDK_H
+#define QPNIC_NDK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define NDK_API __attribute__((visibility("default")))
+#else
+#define NDK_API
+#endif
+
+/* ------------------------------------------------------------------------
+ * Status codes
+ * ---------------------------------------------------------------------- */
+
+/* An integer type; 0 is success, every failure below is distinct. The
+ * numeric values are this project's (API.md leaves them open). */
+typedef int32_t ndk_status;
+
+#define NDK_STATUS_SUCCESS                 0
+#define NDK_STATUS_INVALID_PARAMETER       1  /* a bad argument, or a malformed request (BAD_WQE) */
+#define NDK_STATUS_INSUFFICIENT_RESOURCES  2  /* queue full, out of QPs/CQs/MRs/tokens/DMA memory */
+#define NDK_STATUS_INVALID_DEVICE_STATE    3  /* QP not connected or in error; CQ never armed */
+#define NDK_STATUS_ACCESS_VIOLATION        4  /* local protection or token check failed */
+#define NDK_STATUS_REMOTE_ACCESS_ERROR     5  /* the peer refused the remote token, bounds or rights */
+#define NDK_STATUS_INVALID_TOKEN           6  /* a token that is not valid */
+#define NDK_STATUS_BUFFER_OVERFLOW         7  /* receive buffer too small; CQ overrun (N8) */
+#define NDK_STATUS_CANCELLED               8  /* flushed: its QP was in error */
+#define NDK_STATUS_DEVICE_BUSY             9  /* object still referenced (V10); simulator in use */
+#define NDK_STATUS_RECEIVER_NOT_READY      10 /* the peer had no receive posted (V8) */
+#define NDK_STATUS_INTERNAL_ERROR          11 /* the device misbehaved or faulted */
+#define NDK_STATUS_IO_ERROR                12 /* the link to the device failed (simulator died) */
+#define NDK_STATUS_TIMEOUT                 13 /* ndk_wait_cq: nothing arrived in time */
+#define NDK_STATUS_REMOTE_OPERATION_ERROR  14 /* the peer failed the request for a reason of its
+                                                 own, e.g. its receive failed (CQE status REM_OP) */
+
+/* The name of a status ("NDK_STATUS_TIMEOUT"); "NDK_STATUS_<unknown>" for a
+ * value that is none of the above. Never NULL. */
+NDK_API const char *ndk_status_str(ndk_status status);
+
+/* ------------------------------------------------------------------------
+ * Constants (values as in ndkpi.h)
+ * ---------------------------------------------------------------------- */
+
+/* Request flags (the `flags` argument of ndk_send, ndk_write, ndk_read). */
+#define NDK_OP_FLAG_SILENT_SUCCESS          0x00000001u /* accepted; every request still completes */
+#define NDK_OP_FLAG_READ_FENCE              0x00000002u
+#define NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT  0x00000004u /* N7: the peer's receive is solicited */
+#define NDK_OP_FLAG_ALLOW_REMOTE_READ       0x00000008u /* fast_register / bind only */
+#define NDK_OP_FLAG_ALLOW_LOCAL_WRITE       0x00000010u /* fast_register / bind only */
+#define NDK_OP_FLAG_ALLOW_REMOTE_WRITE      0x00000030u /* fast_register / bind only */
+#define NDK_OP_FLAG_INLINE                  0x00000040u /* only for messages <= max_inline (0 today) */
+#define NDK_OP_FLAG_DEFER                   0x00000200u /* D1: hold the doorbell (a hint, D2) */
+
+/* Memory-region flags (the `mr_flags` argument of ndk_register_mr), the
+ * values of ndkpi.h: ALLOW_REMOTE_WRITE includes ALLOW_LOCAL_WRITE. */
+#define NDK_MR_FLAG_ALLOW_LOCAL_WRITE       0x00000001u
+#define NDK_MR_FLAG_ALLOW_REMOTE_READ       0x00000002u
+#define NDK_MR_FLAG_ALLOW_REMOTE_WRITE      0x00000005u
+#define NDK_MR_FLAG_RDMA_READ_SINK          0x00000008u /* accepted and ignored */
+
+/* Arm triggers (ndk_arm_cq), N7. */
+#define NDK_CQ_NOTIFY_ERRORS                0u
+#define NDK_CQ_NOTIFY_ANY                   1u
+#define NDK_CQ_NOTIFY_SOLICITED             2u
+
+/* Completion types (ndk_result_ex.type). */
+#define NDK_OP_TYPE_RECEIVE                 0x0001u
+#define NDK_OP_TYPE_SEND                    0x0002u
+#define NDK_OP_TYPE_FAST_REGISTER           0x0004u
+#define NDK_OP_TYPE_BIND                    0x0008u
+#define NDK_OP_TYPE_INVALIDATE              0x0010u
+#define NDK_OP_TYPE_READ                    0x0020u
+#define NDK_OP_TYPE_WRITE                   0x0040u
+#define NDK_OP_TYPE_RECEIVE_AND_INVALIDATE  0x8001u
+
+/* ------------------------------------------------------------------------
+ * Types
+ * ---------------------------------------------------------------------- */
+
+typedef struct ndk_adapter ndk_adapter;
+typedef struct ndk_pd ndk_pd;
+typedef struct ndk_cq ndk_cq;
+typedef struct ndk_qp ndk_qp;
+typedef struct ndk_mr ndk_mr;
+typedef struct ndk_mw ndk_mw; /* memory windows: a later issue */
+
+/* What the adapter offers (from the NIC's CAPS registers). */
+typedef struct {
+    uint32_t max_qp;            /* QPs */
+    uint32_t max_cq;            /* CQs */
+    uint32_t max_qp_depth;      /* deepest SQ or RQ, in requests */
+    uint32_t max_cq_depth;      /* deepest CQ, in completions */
+    uint32_t max_sge;           /* SGEs a request may carry */
+    uint32_t max_mr;            /* memory regions registered at once */
+    uint32_t max_inline;        /* inline bytes a request may carry (0: none) */
+    /* qpnic extras */
+    uint32_t fetch_burst_wqes;  /* WQEs the NIC fetches in one DMA read at most (D8) */
+    uint64_t max_message_bytes; /* largest message (sum of SGE lengths) */
+    uint64_t dma_bytes;         /* size of the memory ndk_alloc_dma hands out from */
+} ndk_adapter_info;
+
+/* Hardware counters, read from the NIC (DESIGN.md "Measuring"). */
+typedef struct {
+    uint64_t doorbells;        /* doorbell writes received (SQ_PI and RQ_PI) */
+    uint64_t wqes_fetched;     /* WQEs fetched (SQ and RQ) */
+    uint64_t wqe_fetch_reads;  /* DMA read transactions that fetched WQEs */
+    uint64_t dma_read_bytes;   /* bytes the NIC read from host memory */
+    uint64_t dma_write_bytes;  /* bytes the NIC wrote to host memory */
+    uint64_t cqes_written;     /* CQEs written */
+    uint64_t notifications;    /* notifications sent to the host */
+    uint64_t cycles;           /* NIC clock cycles since reset */
+} ndk_counters;
+
+/* QP attributes, in/out (V6): the caller sets what it wants, a successful
+ * ndk_create_qp writes back what was granted. */
+typedef struct {
+    uint32_t sq_depth;   /* initiator requests outstanding at once */
+    uint32_t rq_depth;   /* receives outstanding at once */
+    uint32_t max_sge;    /* SGEs a request may carry (sends and receives) */
+    uint32_t max_inline; /* inline bytes; granted 0 today */
+} ndk_qp_attr;
+
+/* A QP on some NIC: the node address of its adapter plus its QP number. */
+typedef struct {
+    uint64_t node;   /* the adapter's address (ndk_qp_address) */
+    uint32_t qp_num; /* ndk_qp_num */
+} ndk_qp_addr;
+
+/* One scatter/gather entry: `addr` is a virtual address inside a registered
+ * region (the pointer as an integer), `token` that region's local token. */
+typedef struct {
+    uint64_t addr;
+    uint32_t length;
+    uint32_t token;
+} ndk_sge;
+
+/* A CQ's notification callback (N1-N8). cq_status: NDK_STATUS_SUCCESS when
+ * the arm was satisfied, NDK_STATUS_BUFFER_OVERFLOW after an overrun (N8),
+ * NDK_STATUS_INTERNAL_ERROR after a device fault. */
+typedef void (*ndk_cq_notification_fn)(void *fn_ctx, ndk_status cq_status);
+
+typedef struct {
+    ndk_status status;            /* of the request */
+    uint32_t   bytes_transferred; /* valid only when status is SUCCESS; else 0 (V7) */
+    void      *qp_context;        /* the QP's context from ndk_create_qp (V3) */
+    void      *request_context;   /* the ctx the request was posted with */
+} ndk_result;
+
+typedef struct {
+    ndk_status status;
+    uint32_t   bytes_transferred;
+    void      *qp_context;
+    void      *request_context;
+    uint32_t   type;            /* NDK_OP_TYPE_* */
+    uint32_t   qp_num;          /* V3 */
+    uint64_t   type_specific;   /* ReceiveAndInvalidate: the invalidated token (C4) */
+} ndk_result_ex;
+
+/* ------------------------------------------------------------------------
+ * Opening a device
+ * ---------------------------------------------------------------------- */
+
+/* Open an adapter.
+ *   uri NULL or "sim": start a private simulator (qpnic-sim) and attach to
+ *     it; it ends when the adapter closes. The simulator binary is $QPNIC_SIM
+ *     if set, else the one this library was built or installed with; extra
+ *     simulator arguments come from $QPNIC_SIM_ARGS, split on spaces (for
+ *     example "--wave run.fst").
+ *   "sim:PATH": attach to a simulator already serving at PATH (its shared
+ *     file); DEVICE_BUSY if another live process is attached.
+ *   Anything else (tty:, usb) is not supported yet: INVALID_PARAMETER.
+ * A private simulator's shared file (/dev/shm/qpnic-<pid>-<n>) is removed as
+ * soon as both sides have mapped it, so nothing is left behind. It gets
+ * SIGTERM when the thread that opened the adapter ends (Linux's parent-death
+ * signal follows the thread): open an adapter from a thread that outlives
+ * it. 
+ * Fails with IO_ERROR when the simulator does not start or answer in time,
+ * INTERNAL_ERROR when the NIC's ID or VERSION is not what this library
+ * knows. On success *out is the adapter and its event thread runs (N5). */
+NDK_API ndk_status ndk_open_adapter(const char *uri, ndk_adapter **out);
+
+/* Close an adapter: DEVICE_BUSY, and nothing closed, while any PD, CQ, QP or
+ * MR of it lives (V10). Otherwise stops the event thread, detaches, stops a
+ * private simulator and frees everything (DMA buffers included). Must not be
+ * called from a notification callback. */
+NDK_API ndk_status ndk_close_adapter(ndk_adapter *ad);
+
+/* Fill *info from the NIC's capability registers. */
+NDK_API ndk_status ndk_query_adapter_info(ndk_adapter *ad, ndk_adapter_info *info);
+
+/* Read the NIC's hardware counters (each 64-bit, read low half first). */
+NDK_API ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c);
+
+/* ------------------------------------------------------------------------
+ * Memory the NIC can reach
+ * ---------------------------------------------------------------------- */
+
+/* Allocate len bytes (> 0) of memory the NIC can reach by DMA, 64-byte
+ * aligned, zeroed. NULL when none is left or len is 0. The NIC may touch it
+ * only once it is registered (ndk_register_mr). */
+NDK_API void *ndk_alloc_dma(ndk_adapter *ad, size_t len);
+
+/* Free memory from ndk_alloc_dma. NULL is ignored; so is a pointer that is
+ * not the start of a live allocation. Freeing memory still registered in an
+ * MR is the caller's error (the NIC may still reach it). */
+NDK_API void ndk_free_dma(ndk_adapter *ad, void *p);
+
+/* The device address of byte p of DMA memory (for page lists); 0 when p is
+ * not inside the adapter's DMA memory. */
+NDK_API uint64_t ndk_dma_address(ndk_adapter *ad, const void *p);
+
+/* ------------------------------------------------------------------------
+ * Objects
+ * ---------------------------------------------------------------------- */
+
+/* Create a protection domain. */
+NDK_API ndk_status ndk_create_pd(ndk_adapter *ad, ndk_pd **out);
+
+/* Destroy a PD: DEVICE_BUSY while a QP or MR uses it (V10). */
+NDK_API ndk_status ndk_destroy_pd(ndk_pd *pd);
+
+/* Create a CQ of at least `depth` completions (rounded up to a power of two,
+ * at least 2; above max_cq_depth: INVALID_PARAMETER; no CQ left:
+ * INSUFFICIENT_RESOURCES). fn (may be NULL) is called with fn_ctx on the
+ * library's event thread when an arm is satisfied (N1, N2, N5) or the CQ
+ * overruns (N8). A CQ shared by QPs must be sized for all of their requests
+ * (V2); on overrun the NIC stops writing to it, the callback gets
+ * BUFFER_OVERFLOW, and its QPs refuse later posts (INVALID_DEVICE_STATE). */
+NDK_API ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth,
+                                 ndk_cq_notification_fn fn, void *fn_ctx, ndk_cq **out);
+
+/* Destroy a CQ: DEVICE_BUSY while a QP uses it (V10). Waits for a running
+ * callback of this CQ to return, unless called from that callback. */
+NDK_API ndk_status ndk_destroy_cq(ndk_cq *cq);
+
+/* Create a QP in pd with its receive and initiator CQs (may be the same CQ).
+ * attr is in/out (V6): sq_depth and rq_depth are rounded up to powers of two
+ * (at least 2); a depth above max_qp_depth or a max_sge above the adapter's
+ * max_sge fails with INVALID_PARAMETER; on success attr holds what was
+ * granted (the rounded depths, max_sge as asked, max_inline 0; max_sge 0
+ * is granted as 0: requests then carry no SGE). receive_cq, initiator_cq
+ * NULL or of another adapter: INVALID_PARAMETER. INSUFFICIENT_RESOURCES when
+ * no QP is left. The QP starts unconnected:
+ * receives may be posted at once (V8), initiator requests after
+ * ndk_connect. */
+NDK_API ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
+                                 void *qp_context, ndk_qp_attr *attr, ndk_qp **out);
+
+/* Connect qp to the QP at `remote`. Each side connects itself: for a pair
+ * A, B call ndk_connect(A, addr(B)) and ndk_connect(B, addr(A)). On qpnic
+ * today remote must name an existing QP of the same adapter (its node is
+ * ndk_qp_address(..).node), reached through the NIC's loopback port; other
+ * nodes: INVALID_PARAMETER. A QP connects once: connecting a QP that is
+ * connected, disconnected or in error fails with INVALID_DEVICE_STATE. */
+NDK_API ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote);
+
+/* Disconnect: the QP goes to the error state; requests it still holds are
+ * flushed (CANCELLED) and later posts fail with INVALID_DEVICE_STATE (V10:
+ * disconnect before destroy). */
+NDK_API ndk_status ndk_disconnect(ndk_qp *qp);
+
+/* Destroy a QP: it is reset (the NIC forgets it). Completions of it still in
+ * a CQ are then reported with NULL contexts. */
+NDK_API ndk_status ndk_destroy_qp(ndk_qp *qp);
+
+/* The QP's number and address (node + number). */
+NDK_API uint32_t ndk_qp_num(const ndk_qp *qp);
+NDK_API ndk_qp_addr ndk_qp_address(const ndk_qp *qp);
+
+/* Create an MR in pd, not yet registered (no tokens). */
+NDK_API ndk_status ndk_create_mr(ndk_pd *pd, ndk_mr **out);
+
+/* Register [addr, addr+len) with the rights in mr_flags (NDK_MR_FLAG_*).
+ * The range must lie inside one ndk_alloc_dma allocation and len be 1..
+ * 0xFFFFFFFF, else INVALID_PARAMETER; unknown flag bits: INVALID_PARAMETER;
+ * an MR already registered: INVALID_DEVICE_STATE; no MR table entry left:
+ * INSUFFICIENT_RESOURCES. On success the MR has a local and a remote token
+ * (different values), and the SGE addresses that name it are the virtual
+ * addresses of the range (the pointer as an integer). */
+NDK_API ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags);
+
+/* The tokens of a registered MR; 0 while it is not registered. */
+NDK_API uint32_t ndk_mr_local_token(const ndk_mr *mr);
+NDK_API uint32_t ndk_mr_remote_token(const ndk_mr *mr);
+
+/* Destroy an MR: its tokens become invalid at the NIC at once. */
+NDK_API ndk_status ndk_destroy_mr(ndk_mr *mr);
+
+/* ------------------------------------------------------------------------
+ * Requests
+ *
+ * Each returns SUCCESS (the request will complete exactly once, D4) or a
+ * failure, and then produces no completion (D3). Inline failures, checked in
+ * this order: INVALID_PARAMETER (qp NULL; sgl NULL with nsge > 0; nsge above
+ * the QP's granted max_sge; a flag the request does not take; SGE lengths
+ * summing above max_message_bytes; INLINE above max_inline);
+ * INVALID_DEVICE_STATE (initiator requests: QP not connected; any request:
+ * QP in error, disconnected, or one of its CQs overran);
+ * INSUFFICIENT_RESOURCES (the queue is full: its slots free as their
+ * completions are retrieved).
+ *
+ * Deferral (D1-D8): a request with NDK_OP_FLAG_DEFER is written to the SQ but
+ * its doorbell is held; the next request without DEFER rings once for the
+ * whole chain (D8). DEFER is a hint (D2): a held chain is also handed over
+ * when the SQ fills up, and before an initiator call on the QP returns any
+ * inline failure (D5), so no chain is ever stranded. There is no other
+ * bound. Receives never take DEFER and never ring the SQ.
+ * ---------------------------------------------------------------------- */
+
+/* Post a receive (V8: may be posted before connecting). Takes no flags and
+ * is always handed over at once. */
+NDK_API ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge);
+
+/* Send the gathered SGEs to the peer's next receive. flags: SILENT_SUCCESS,
+ * READ_FENCE, SEND_AND_SOLICIT_EVENT, INLINE, DEFER. */
+NDK_API ndk_status ndk_send(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
+                            uint32_t flags);
+
+/* RDMA read [remote_addr, +sum of SGE lengths) under remote_token into the
+ * SGEs (which need LOCAL_WRITE). flags: SILENT_SUCCESS, READ_FENCE, DEFER. */
+NDK_API ndk_status ndk_read(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
+                            uint64_t remote_addr, uint32_t remote_token, uint32_t flags);
+
+/* RDMA write the gathered SGEs to remote_addr under remote_token. flags:
+ * SILENT_SUCCESS, READ_FENCE, INLINE, DEFER. */
+NDK_API ndk_status ndk_write(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
+                             uint64_t remote_addr, uint32_t remote_token, uint32_t flags);
+
+/* ------------------------------------------------------------------------
+ * Completions and notification
+ * ---------------------------------------------------------------------- */
+
+/* Take up to n completions from cq into out[]; returns how many (0: none
+ * waiting). Polling, no system call unless a completion was taken (then one
+ * register write tells the NIC how far the CQ was read). A completion's
+ * status maps the NIC's: SUCCESS; BUFFER_OVERFLOW (receive buffer too small
+ * or message too long); ACCESS_VIOLATION (local token, bounds or rights);
+ * REMOTE_ACCESS_ERROR; RECEIVER_NOT_READY (V8); CANCELLED (flushed);
+ * INVALID_PARAMETER (malformed request); REMOTE_OPERATION_ERROR;
+ * INVALID_DEVICE_STATE (destination QP not ready). Any status but SUCCESS
+ * puts its QP in error: later posts fail with INVALID_DEVICE_STATE.
+ * bytes_transferred is 0 unless SUCCESS (V7). A ReceiveAndInvalidate is
+ * returned here as a receive (C2). Calls on one CQ are serialized by the
+ * caller (C1); a callback may call this on its own CQ. */
+NDK_API uint32_t ndk_get_cq_results(ndk_cq *cq, ndk_result *out, uint32_t n);
+
+/* As ndk_get_cq_results, plus type, qp_num and type_specific (C4: the
+ * invalidated token of a RECEIVE_AND_INVALIDATE). */
+NDK_API uint32_t ndk_get_cq_results_ex(ndk_cq *cq, ndk_result_ex *out, uint32_t n);
+
+/* Arm cq for one notification (N1) on `trigger` (NDK_CQ_NOTIFY_*, N7).
+ * Arming again before it fires merges the two (N6, in the NIC's firmware);
+ * arming a CQ that holds a completion newer than the last callback fires at
+ * once (N3). A trigger other than the three is ignored (nothing is armed).
+ * C1: serialized with ndk_get_cq_results on the same CQ by the caller. */
+NDK_API void ndk_arm_cq(ndk_cq *cq, uint32_t trigger);
+
+/* Block (no spinning, V9) until the notification for the CQ's most recent
+ * arm has arrived, or timeout_ms passes (< 0: no limit). Returns at once if
+ * it already arrived. Returns the notification's status (SUCCESS,
+ * BUFFER_OVERFLOW, INTERNAL_ERROR), TIMEOUT, INVALID_DEVICE_STATE if the CQ
+ * was never armed, IO_ERROR if the device died. With a callback, the
+ * callback has returned before ndk_wait_cq returns. Because arms merge
+ * (N6), a notification satisfies every arm made before the library took it
+ * from the NIC. */
+NDK_API ndk_status ndk_wait_cq(ndk_cq *cq, int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,266 @@
+/* adapter.c: opening and closing an adapter, what it offers, its counters.
+ *
+ * For: ndk_open_adapter (choose a transport from the URI, check the NIC is
+ * one this library knows, wait for its firmware, read its capabilities,
+ * start the event thread), ndk_close_adapter (V10), ndk_query_adapter_info,
+ * ndk_query_counters, and the register helpers every other file uses.
+ * Not for: how a carrier moves register accesses (transport_*.c) or the
+ * objects (objects.c, mr.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "regs.h"
+
+#define FW_READY_TIMEOUT_MS 10000
+
+/* ---- register helpers ---- */
+
+ndk_status qpnic_reg_write_locked(ndk_adapter *ad, uint32_t addr, uint32_t val)
+{
+    return ad->t->ops->mmio_write(ad->t, addr, val);
+}
+
+ndk_status qpnic_reg_read_locked(ndk_adapter *ad, uint32_t addr, uint32_t *val)
+{
+    return ad->t->ops->mmio_read(ad->t, addr, val);
+}
+
+ndk_status qpnic_reg_write(ndk_adapter *ad, uint32_t addr, uint32_t val)
+{
+    pthread_mutex_lock(&ad->lock);
+    ndk_status st = qpnic_reg_write_locked(ad, addr, val);
+    pthread_mutex_unlock(&ad->lock);
+    return st;
+}
+
+ndk_status qpnic_reg_read(ndk_adapter *ad, uint32_t addr, uint32_t *val)
+{
+    pthread_mutex_lock(&ad->lock);
+    ndk_status st = qpnic_reg_read_locked(ad, addr, val);
+    pthread_mutex_unlock(&ad->lock);
+    return st;
+}
+
+/* ---- open ---- */
+
+static ndk_status check_identity(ndk_adapter *ad)
+{
+    uint32_t id = 0, version = 0;
+    ndk_status st = qpnic_reg_read(ad, QPNIC_REG_ID, &id);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_read(ad, QPNIC_REG_VERSION, &version);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    if (id != QPNIC_ID_VALUE || version != QPNIC_VERSION_VALUE)
+        return NDK_STATUS_INTERNAL_ERROR;
+    return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status wait_fw_ready(ndk_adapter *ad)
+{
+    for (int waited_ms = 0;; waited_ms++) {
+        uint32_t status = 0;
+        ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
+        if (st != NDK_STATUS_SUCCESS)
+            return st;
+        if (QPNIC_FIELD_GET(&status, HREG_STATUS_FW_READY))
+            return NDK_STATUS_SUCCESS;
+        if (waited_ms >= FW_READY_TIMEOUT_MS)
+            return NDK_STATUS_INTERNAL_ERROR; /* the firmware never came up */
+        struct timespec ts = { 0, 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static ndk_status read_caps(ndk_adapter *ad)
+{
+    uint32_t c0 = 0, c1 = 0;
+    ndk_status st = qpnic_reg_read(ad, QPNIC_REG_CAPS0, &c0);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_read(ad, QPNIC_REG_CAPS1, &c1);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    ad->num_qp = QPNIC_FIELD_GET(&c0, HREG_CAPS0_NUM_QP);
+    ad->num_cq = QPNIC_FIELD_GET(&c0, HREG_CAPS0_NUM_CQ);
+    ad->num_mr = QPNIC_FIELD_GET(&c0, HREG_CAPS0_NUM_MR);
+    ad->max_sge = QPNIC_FIELD_GET(&c0, HREG_CAPS0_MAX_SGE);
+    ad->log_max_qp_depth = QPNIC_FIELD_GET(&c1, HREG_CAPS1_LOG_MAX_QP_DEPTH);
+    ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, HREG_CAPS1_LOG_MAX_CQ_DEPTH);
+    ad->fetch_burst_wqes = QPNIC_FIELD_GET(&c1, HREG_CAPS1_FETCH_BURST_WQES);
+    /* What the layout can carry: CQ numbers are 4 bits in QP CFG, indices
+     * 16 bits, SGEs at most MAX_SGE in a WQE, MR index below the tag. */
+    if (ad->num_qp == 0 || ad->num_cq == 0 || ad->num_cq > 16 || ad->num_mr == 0 ||
+        ad->num_mr > (1u << QPNIC_TOKEN_INDEX_BITS) || ad->max_sge > QPNIC_MAX_SGE ||
+        ad->log_max_qp_depth < 1 || ad->log_max_qp_depth > 15 ||
+        ad->log_max_cq_depth < 1 || ad->log_max_cq_depth > 15)
+        return NDK_STATUS_INTERNAL_ERROR;
+    return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status alloc_tables(ndk_adapter *ad)
+{
+    ad->qps = calloc(ad->num_qp, sizeof *ad->qps);
+    ad->cqs = calloc(ad->num_cq, sizeof *ad->cqs);
+    ad->mrs = calloc(ad->num_mr, sizeof *ad->mrs);
+    if (!ad->qps || !ad->cqs || !ad->mrs)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    return NDK_STATUS_SUCCESS;
+}
+
+static void adapter_free(ndk_adapter *ad)
+{
+    if (ad->t)
+        ad->t->ops->close(ad->t);
+    qpnic_heap_fini(&ad->heap);
+    free(ad->qps);
+    free(ad->cqs);
+    free(ad->mrs);
+    pthread_mutex_destroy(&ad->lock);
+    pthread_mutex_destroy(&ad->ev_lock);
+    pthread_cond_destroy(&ad->ev_cond);
+    free(ad);
+}
+
+static ndk_adapter *adapter_new(qpnic_transport *t)
+{
+    ndk_adapter *ad = calloc(1, sizeof *ad);
+    if (!ad)
+        return NULL;
+    ad->t = t;
+    ad->next_tag = 1;
+    pthread_mutex_init(&ad->lock, NULL);
+    pthread_mutex_init(&ad->ev_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ad->ev_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    atomic_init(&ad->ev_stop, 0);
+    atomic_init(&ad->dead, 0);
+    if (qpnic_heap_init(&ad->heap, t->dma_bytes) != 0) {
+        ad->t = NULL;
+        adapter_free(ad);
+        return NULL;
+    }
+    return ad;
+}
+
+ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out)
+{
+    ndk_adapter *ad = adapter_new(t);
+    if (!ad) {
+        t->ops->close(t);
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
+    ndk_status st = check_identity(ad);
+    if (st == NDK_STATUS_SUCCESS)
+        st = wait_fw_ready(ad);
+    if (st == NDK_STATUS_SUCCESS)
+        st = read_caps(ad);
+    if (st == NDK_STATUS_SUCCESS)
+        st = alloc_tables(ad);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_event_start(ad);
+    if (st != NDK_STATUS_SUCCESS) {
+        adapter_free(ad);
+        return st;
+    }
+    *out = ad;
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_open_adapter(const char *uri, ndk_adapter **out)
+{
+    if (!out)
+        return NDK_STATUS_INVALID_PARAMETER;
+    *out = NULL;
+    const char *path = NULL;
+    if (uri && strcmp(uri, "sim") != 0) {
+        if (strncmp(uri, "sim:", 4) != 0 || uri[4] == '\0')
+            return NDK_STATUS_INVALID_PARAMETER; /* tty:, usb: not yet */
+        path = uri + 4;
+    }
+    qpnic_transport *t = NULL;
+    ndk_status st = qpnic_sim_transport_open(path, &t);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    return qpnic_adapter_open_on(t, out);
+}
+
+/* ---- close ---- */
+
+ndk_status ndk_close_adapter(ndk_adapter *ad)
+{
+    if (!ad)
+        return NDK_STATUS_INVALID_PARAMETER;
+    if (qpnic_event_on_thread(ad))
+        return NDK_STATUS_INVALID_DEVICE_STATE; /* from a callback: it would join itself */
+    pthread_mutex_lock(&ad->lock);
+    uint32_t live = ad->live_objects;
+    pthread_mutex_unlock(&ad->lock);
+    if (live != 0)
+        return NDK_STATUS_DEVICE_BUSY; /* V10 */
+    qpnic_event_stop(ad);
+    adapter_free(ad);
+    return NDK_STATUS_SUCCESS;
+}
+
+/* ---- queries ---- */
+
+ndk_status ndk_query_adapter_info(ndk_adapter *ad, ndk_adapter_info *info)
+{
+    if (!ad || !info)
+        return NDK_STATUS_INVALID_PARAMETER;
+    memset(info, 0, sizeof *info);
+    info->max_qp = ad->num_qp;
+    info->max_cq = ad->num_cq;
+    info->max_qp_depth = 1u << ad->log_max_qp_depth;
+    info->max_cq_depth = 1u << ad->log_max_cq_depth;
+    info->max_sge = ad->max_sge;
+    info->max_mr = ad->num_mr;
+    info->max_inline = 0;
+    info->fetch_burst_wqes = ad->fetch_burst_wqes;
+    info->max_message_bytes = QPNIC_MAX_MSG_BYTES;
+    info->dma_bytes = ad->t->dma_bytes;
+    return NDK_STATUS_SUCCESS;
+}
+
+/* A 64-bit counter: reading _LO latches _HI, so the two halves agree. */
+static ndk_status read_counter(ndk_adapter *ad, uint32_t lo_reg, uint64_t *v)
+{
+    uint32_t lo = 0, hi = 0;
+    ndk_status st = qpnic_reg_read_locked(ad, lo_reg, &lo);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_read_locked(ad, lo_reg + 4u, &hi);
+    *v = ((uint64_t)hi << 32) | lo;
+    return st;
+}
+
+ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
+{
+    if (!ad || !c)
+        return NDK_STATUS_INVALID_PARAMETER;
+    struct {
+        uint32_t reg;
+        uint64_t *dst;
+    } const list[] = {
+        { QPNIC_REG_CNT_DOORBELLS_LO, &c->doorbells },
+        { QPNIC_REG_CNT_WQES_FETCHED_LO, &c->wqes_fetched },
+        { QPNIC_REG_CNT_WQE_FETCH_READS_LO, &c->wqe_fetch_reads },
+        { QPNIC_REG_CNT_DMA_READ_BYTES_LO, &c->dma_read_bytes },
+        { QPNIC_REG_CNT_DMA_WRITE_BYTES_LO, &c->dma_write_bytes },
+        { QPNIC_REG_CNT_CQES_WRITTEN_LO, &c->cqes_written },
+        { QPNIC_REG_CNT_NOTIFICATIONS_LO, &c->notifications },
+        { QPNIC_REG_CNT_CYCLES_LO, &c->cycles },
+    };
+    memset(c, 0, sizeof *c);
+    ndk_status st = NDK_STATUS_SUCCESS;
+    pthread_mutex_lock(&ad->lock); /* a LO/HI pair is never split by another reader */
+    for (size_t i = 0; i < sizeof list / sizeof list[0] && st == NDK_STATUS_SUCCESS; i++)
+        st = read_counter(ad, list[i].reg, list[i].dst);
+    pthread_mutex_unlock(&ad->lock);
+    return st;
+}

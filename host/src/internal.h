@@ -1,0 +1,201 @@
+/* internal.h: the driver's objects and the calls between its files.
+ *
+ * For: the structs behind the opaque handles of qpnic/ndk.h, and the few
+ * functions one file of the driver offers another. Not for: anything a
+ * program uses (that is qpnic/ndk.h) or how a carrier works (transport.h).
+ *
+ * Locks, outermost first:
+ *   ad->lock     object tables, reference counts, the DMA heap, every
+ *                transport call but ntf_wait (so multi-register sequences
+ *                such as an MR write are never interleaved);
+ *   ad->ev_lock  arm/notification bookkeeping of the CQs and the callback in
+ *                progress; never held while calling a callback or taking
+ *                ad->lock.
+ * Posting on one QP and the CQ calls on one CQ are serialized by the caller
+ * (C1), so a QP's producer state and a CQ's consumer index need no lock; the
+ * state one side shares with the other (a QP's consumer indices and error
+ * flag, which the CQ side updates) is atomic.
+ */
+#ifndef QPNIC_INTERNAL_H
+#define QPNIC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "gen/qpnic_hw.h"
+#include "qpnic/ndk.h"
+#include "transport.h"
+
+/* ---- dma_alloc.c: first-fit heap over offsets [0, size) ---- */
+
+typedef struct {
+    uint64_t off, len;
+    int used;
+} qpnic_block;
+
+typedef struct {
+    qpnic_block *blocks; /* sorted by off, covering [0, size) without gaps */
+    size_t count, cap;
+    uint64_t size;
+} qpnic_heap;
+
+#define QPNIC_DMA_ALIGN 64u
+
+int qpnic_heap_init(qpnic_heap *h, uint64_t size);
+void qpnic_heap_fini(qpnic_heap *h);
+/* 0 and *off on success, -1 when no free block fits (len 0: -1). */
+int qpnic_heap_alloc(qpnic_heap *h, uint64_t len, uint64_t *off);
+/* 0 when off started a live allocation (now free), -1 otherwise. */
+int qpnic_heap_free(qpnic_heap *h, uint64_t off);
+/* 0 when [off, off+len) lies inside one live allocation, -1 otherwise. */
+int qpnic_heap_contains(const qpnic_heap *h, uint64_t off, uint64_t len);
+
+/* DMA memory for the driver's own rings: zeroed, with a checker range
+ * (QPNIC_RANGE_* perm) entered. Called with ad->lock held. */
+typedef struct {
+    uint8_t *host;   /* host view */
+    uint64_t dev;    /* device address */
+    uint64_t bytes;
+    int range;       /* checker handle */
+} qpnic_dma_buf;
+
+ndk_status qpnic_dma_buf_alloc(ndk_adapter *ad, uint64_t bytes, uint32_t perm,
+                               qpnic_dma_buf *out);
+void qpnic_dma_buf_free(ndk_adapter *ad, qpnic_dma_buf *b);
+
+/* ---- the objects ---- */
+
+enum qpnic_qp_host_state {
+    QP_HOST_RESET,        /* created, not connected: receives only (V8) */
+    QP_HOST_RTS,          /* connected */
+    QP_HOST_ERROR,        /* a completion failed: posts refused */
+    QP_HOST_DISCONNECTED  /* ndk_disconnect: posts refused */
+};
+
+struct ndk_adapter {
+    qpnic_transport *t;
+    pthread_mutex_t lock;
+
+    /* capabilities (CAPS0, CAPS1) */
+    uint32_t num_qp, num_cq, num_mr, max_sge;
+    uint32_t log_max_qp_depth, log_max_cq_depth, fetch_burst_wqes;
+
+    qpnic_heap heap;       /* over the transport's DMA memory */
+    uint32_t live_objects; /* PDs + CQs + QPs + MRs (V10: close is refused) */
+    ndk_qp **qps;          /* [num_qp], by QP number */
+    ndk_cq **cqs;          /* [num_cq], by CQ number */
+    ndk_mr **mrs;          /* [num_mr], by MR table index */
+    uint32_t next_tag;     /* token tags, 24 bits, never 0 */
+
+    /* event.c */
+    pthread_t ev_thread;
+    int ev_running;
+    atomic_int ev_stop;
+    atomic_int dead;       /* the device is gone: waits return IO_ERROR */
+    pthread_mutex_t ev_lock;
+    pthread_cond_t ev_cond;
+    ndk_cq *cb_cq;         /* the CQ whose callback runs now, or NULL */
+};
+
+struct ndk_pd {
+    ndk_adapter *ad;
+    uint32_t refs;         /* QPs and MRs in it */
+};
+
+struct ndk_cq {
+    ndk_adapter *ad;
+    uint32_t cqn;
+    uint32_t log_depth;
+    qpnic_dma_buf ring;    /* depth CQEs */
+    uint32_t ci;           /* free-running: CQEs taken (C1: caller-serialized) */
+    ndk_cq_notification_fn fn;
+    void *fn_ctx;
+    uint32_t refs;         /* QP references (a QP using it twice counts twice) */
+    atomic_int overrun;    /* N8: a BUFFER_OVERFLOW notification arrived */
+    /* under ad->ev_lock */
+    uint64_t arm_seq;      /* arms made */
+    uint64_t ntf_seq;      /* arm_seq when the newest notification was taken */
+    ndk_status ntf_status; /* its status */
+};
+
+struct ndk_qp {
+    ndk_adapter *ad;
+    ndk_pd *pd;
+    ndk_cq *rcq, *scq;
+    void *context;
+    uint32_t qpn;
+    uint32_t max_sge;
+    uint32_t sq_log, rq_log;
+    qpnic_dma_buf sq, rq;
+    void **sq_ctx, **rq_ctx;  /* request contexts by ring slot */
+    /* producer side (caller-serialized posting) */
+    uint32_t sq_pi;        /* WQEs written */
+    uint32_t sq_rung;      /* SQ_PI last written to the doorbell (D1, D5) */
+    uint32_t rq_pi;
+    /* shared with the CQ side */
+    _Atomic uint32_t sq_ci; /* SQ WQEs whose completion was retrieved */
+    _Atomic uint32_t rq_ci;
+    atomic_int state;      /* enum qpnic_qp_host_state */
+};
+
+struct ndk_mr {
+    ndk_adapter *ad;
+    ndk_pd *pd;
+    int registered;
+    uint32_t idx;          /* MR table entry */
+    uint32_t lkey, rkey;
+    int range;             /* checker handle */
+};
+
+/* ---- adapter.c ---- */
+
+/* Open an adapter over an already opened transport (ndk_open_adapter does
+ * this for "sim"; the unit tests for a fake). On failure the transport is
+ * closed. */
+ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out);
+
+/* Register access under ad->lock (the _locked forms: caller holds it). */
+ndk_status qpnic_reg_write(ndk_adapter *ad, uint32_t addr, uint32_t val);
+ndk_status qpnic_reg_read(ndk_adapter *ad, uint32_t addr, uint32_t *val);
+ndk_status qpnic_reg_write_locked(ndk_adapter *ad, uint32_t addr, uint32_t val);
+ndk_status qpnic_reg_read_locked(ndk_adapter *ad, uint32_t addr, uint32_t *val);
+
+/* ---- event.c ---- */
+
+ndk_status qpnic_event_start(ndk_adapter *ad);
+void qpnic_event_stop(ndk_adapter *ad);
+/* Handle one notification word (the event thread's body; tests call it). */
+void qpnic_event_deliver(ndk_adapter *ad, uint32_t word);
+/* destroy_cq: wait until no callback of cq runs (unless this thread is in
+ * it). Called without ad->lock, after cq left the table. */
+void qpnic_event_quiesce_cq(ndk_adapter *ad, ndk_cq *cq);
+/* Is the calling thread the event thread? */
+int qpnic_event_on_thread(ndk_adapter *ad);
+
+/* ---- wqe.c ---- */
+
+/* Encode a WQE into w[QPNIC_WQE_WORDS] (zeroing the rest). flags are the
+ * request's NDK_OP_FLAG_* (the low 16 bits travel). */
+void qpnic_wqe_encode(uint32_t *w, uint32_t opcode, uint32_t flags,
+                      const ndk_sge *sgl, uint32_t nsge, uint32_t rtoken, uint64_t rva);
+
+/* ---- cq.c ---- */
+
+/* The ndk_status of a CQE status code. */
+ndk_status qpnic_cqe_status(uint32_t cqe_status);
+/* The ndk_status of a notification status code. */
+ndk_status qpnic_ntf_status(uint32_t ntf_status);
+
+/* ---- small helpers ---- */
+
+/* log2 of the smallest power of two >= max(v, 2). */
+static inline uint32_t qpnic_log2_ceil(uint32_t v)
+{
+    uint32_t l = 1;
+    while (l < 31 && (1u << l) < v)
+        l++;
+    return l;
+}
+
+#endif

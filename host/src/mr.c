@@ -1,0 +1,174 @@
+/* mr.c: memory regions and their tokens.
+ *
+ * For: ndk_create_mr (an unregistered MR), ndk_register_mr (an MR table
+ * entry, two tokens, the NIC's MR_* staging registers and MR_CMD WRITE, a
+ * DMA-checker range), the token getters, ndk_destroy_mr (MR_CMD INVALIDATE).
+ * Not for: memory windows and fast registration (later issues).
+ *
+ * A token is (tag << TOKEN_INDEX_BITS) | table index. Tags come from a
+ * per-adapter counter of 24 bits that skips 0, so a token is never 0, a
+ * stale token of a reused entry no longer matches, and the local and remote
+ * tokens of one MR (two successive tags) differ.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "shm_proto.h"
+
+#define TAG_BITS (32u - QPNIC_TOKEN_INDEX_BITS)
+#define TAG_MASK ((1u << TAG_BITS) - 1u)
+
+#define MR_FLAGS_KNOWN (NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ | \
+                        NDK_MR_FLAG_ALLOW_REMOTE_WRITE | NDK_MR_FLAG_RDMA_READ_SINK)
+
+ndk_status ndk_create_mr(ndk_pd *pd, ndk_mr **out)
+{
+    if (!pd || !out)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_mr *mr = calloc(1, sizeof *mr);
+    if (!mr)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    mr->ad = pd->ad;
+    mr->pd = pd;
+    mr->range = -1;
+    pthread_mutex_lock(&pd->ad->lock);
+    pd->refs++;
+    pd->ad->live_objects++;
+    pthread_mutex_unlock(&pd->ad->lock);
+    *out = mr;
+    return NDK_STATUS_SUCCESS;
+}
+
+static uint32_t next_tag(ndk_adapter *ad)
+{
+    uint32_t tag = ad->next_tag;
+    ad->next_tag = (tag + 1) & TAG_MASK;
+    if (ad->next_tag == 0)
+        ad->next_tag = 1;
+    return tag;
+}
+
+/* NDK_MR_FLAG_* -> the NIC's mr_access bits. ALLOW_REMOTE_WRITE (0x5)
+ * includes LOCAL_WRITE, as in ndkpi.h; its own bit is 0x4. */
+static uint32_t mr_access(uint32_t flags)
+{
+    uint32_t a = 0;
+    if (flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE)
+        a |= QPNIC_MR_ACCESS_LOCAL_WRITE;
+    if (flags & NDK_MR_FLAG_ALLOW_REMOTE_READ)
+        a |= QPNIC_MR_ACCESS_REMOTE_READ;
+    if (flags & (NDK_MR_FLAG_ALLOW_REMOTE_WRITE & ~NDK_MR_FLAG_ALLOW_LOCAL_WRITE))
+        a |= QPNIC_MR_ACCESS_REMOTE_WRITE;
+    return a;
+}
+
+/* Write MR table entry mr->idx through the staging registers. */
+static ndk_status mr_program(ndk_adapter *ad, const ndk_mr *mr, uint64_t va, uint64_t dev,
+                             uint32_t len, uint32_t access)
+{
+    const struct {
+        uint32_t reg, val;
+    } seq[] = {
+        { QPNIC_REG_MR_IDX, mr->idx },
+        { QPNIC_REG_MR_VA_LO, (uint32_t)va },
+        { QPNIC_REG_MR_VA_HI, (uint32_t)(va >> 32) },
+        { QPNIC_REG_MR_LEN, len },
+        { QPNIC_REG_MR_DMA_LO, (uint32_t)dev },
+        { QPNIC_REG_MR_DMA_HI, (uint32_t)(dev >> 32) },
+        { QPNIC_REG_MR_LKEY, mr->lkey },
+        { QPNIC_REG_MR_RKEY, mr->rkey },
+        { QPNIC_REG_MR_ACCESS, access },
+        { QPNIC_REG_MR_CMD, QPNIC_MR_CMD_WRITE },
+    };
+    ndk_status st = NDK_STATUS_SUCCESS;
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0] && st == NDK_STATUS_SUCCESS; i++)
+        st = qpnic_reg_write_locked(ad, seq[i].reg, seq[i].val);
+    return st;
+}
+
+/* An MR table entry, its tokens, its checker range and the NIC's entry.
+ * Under ad->lock. */
+static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, uint32_t len,
+                                     uint64_t va, uint32_t flags)
+{
+    int idx = -1;
+    for (uint32_t i = 0; i < ad->num_mr && idx < 0; i++)
+        if (!ad->mrs[i])
+            idx = (int)i;
+    if (idx < 0)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    uint32_t access = mr_access(flags);
+    uint64_t dev = ad->t->dma_base + off;
+    uint32_t perm = QPNIC_RANGE_READ;
+    if (access & (QPNIC_MR_ACCESS_LOCAL_WRITE | QPNIC_MR_ACCESS_REMOTE_WRITE))
+        perm |= QPNIC_RANGE_WRITE;
+    int range = ad->t->ops->range_add(ad->t, dev, len, perm);
+    if (range < 0)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    mr->idx = (uint32_t)idx;
+    mr->lkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
+    mr->rkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
+    ndk_status st = mr_program(ad, mr, va, dev, len, access);
+    if (st != NDK_STATUS_SUCCESS) {
+        ad->t->ops->range_del(ad->t, range);
+        mr->lkey = mr->rkey = 0;
+        return st;
+    }
+    mr->range = range;
+    mr->registered = 1;
+    ad->mrs[idx] = mr;
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags)
+{
+    if (!mr || !addr || len == 0 || (uint64_t)len > 0xFFFFFFFFu || (mr_flags & ~MR_FLAGS_KNOWN))
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = mr->ad;
+    const uint8_t *p = addr;
+    if (p < ad->t->dma || p >= ad->t->dma + ad->t->dma_bytes)
+        return NDK_STATUS_INVALID_PARAMETER; /* not memory the NIC can reach */
+    uint64_t off = (uint64_t)(p - ad->t->dma);
+    pthread_mutex_lock(&ad->lock);
+    ndk_status st = NDK_STATUS_SUCCESS;
+    if (mr->registered)
+        st = NDK_STATUS_INVALID_DEVICE_STATE;
+    else if (qpnic_heap_contains(&ad->heap, off, len) != 0)
+        st = NDK_STATUS_INVALID_PARAMETER; /* must lie inside one ndk_alloc_dma block */
+    else
+        st = mr_register_locked(ad, mr, off, (uint32_t)len, (uint64_t)(uintptr_t)addr, mr_flags);
+    pthread_mutex_unlock(&ad->lock);
+    return st;
+}
+
+uint32_t ndk_mr_local_token(const ndk_mr *mr)
+{
+    return mr && mr->registered ? mr->lkey : 0;
+}
+
+uint32_t ndk_mr_remote_token(const ndk_mr *mr)
+{
+    return mr && mr->registered ? mr->rkey : 0;
+}
+
+ndk_status ndk_destroy_mr(ndk_mr *mr)
+{
+    if (!mr)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = mr->ad;
+    pthread_mutex_lock(&ad->lock);
+    if (mr->registered) {
+        uint32_t idx;
+        (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_IDX, mr->idx);
+        (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
+        /* Read back: the entry is invalid at the NIC before we return. */
+        (void)qpnic_reg_read_locked(ad, QPNIC_REG_MR_IDX, &idx);
+        ad->t->ops->range_del(ad->t, mr->range);
+        ad->mrs[mr->idx] = NULL;
+    }
+    mr->pd->refs--;
+    ad->live_objects--;
+    pthread_mutex_unlock(&ad->lock);
+    free(mr);
+    return NDK_STATUS_SUCCESS;
+}

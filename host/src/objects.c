@@ -1,0 +1,338 @@
+/* objects.c: protection domains, completion queues and queue pairs.
+ *
+ * For: creating them (numbers from the NIC's tables, rings in DMA memory
+ * with their checker ranges, the NIC's per-CQ and per-QP registers),
+ * connecting and disconnecting QPs, and destroying in order (V10: a
+ * referenced object is DEVICE_BUSY and nothing is destroyed).
+ * Not for: memory regions (mr.c), posting (post.c), completions (cq.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "regs.h"
+#include "shm_proto.h"
+
+/* ---- protection domains ---- */
+
+ndk_status ndk_create_pd(ndk_adapter *ad, ndk_pd **out)
+{
+    if (!ad || !out)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_pd *pd = calloc(1, sizeof *pd);
+    if (!pd)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    pd->ad = ad;
+    pthread_mutex_lock(&ad->lock);
+    ad->live_objects++;
+    pthread_mutex_unlock(&ad->lock);
+    *out = pd;
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_destroy_pd(ndk_pd *pd)
+{
+    if (!pd)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = pd->ad;
+    pthread_mutex_lock(&ad->lock);
+    if (pd->refs != 0) {
+        pthread_mutex_unlock(&ad->lock);
+        return NDK_STATUS_DEVICE_BUSY; /* V10: QPs or MRs still in it */
+    }
+    ad->live_objects--;
+    pthread_mutex_unlock(&ad->lock);
+    free(pd);
+    return NDK_STATUS_SUCCESS;
+}
+
+/* ---- completion queues ---- */
+
+static int free_slot(void **table, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!table[i])
+            return (int)i;
+    return -1;
+}
+
+/* Program CQ cqn's ring and enable it (enable zeroes its PI and CI). */
+static ndk_status cq_program(ndk_adapter *ad, ndk_cq *cq)
+{
+    uint32_t cfg = QPNIC_FIELD(HREG_CQCFG_LOG_DEPTH, cq->log_depth) | QPNIC_FIELD(HREG_CQCFG_ENABLE, 1);
+    ndk_status st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, BASE_LO), (uint32_t)cq->ring.dev);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, BASE_HI), (uint32_t)(cq->ring.dev >> 32));
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, CFG), cfg);
+    return st;
+}
+
+ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth, ndk_cq_notification_fn fn,
+                         void *fn_ctx, ndk_cq **out)
+{
+    if (!ad || !out || depth == 0)
+        return NDK_STATUS_INVALID_PARAMETER;
+    uint32_t log = qpnic_log2_ceil(depth);
+    if (depth > (1u << ad->log_max_cq_depth))
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_cq *cq = calloc(1, sizeof *cq);
+    if (!cq)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    cq->ad = ad;
+    cq->log_depth = log;
+    cq->fn = fn;
+    cq->fn_ctx = fn_ctx;
+    atomic_init(&cq->overrun, 0);
+
+    pthread_mutex_lock(&ad->lock);
+    int cqn = free_slot((void **)ad->cqs, ad->num_cq);
+    ndk_status st = cqn < 0 ? NDK_STATUS_INSUFFICIENT_RESOURCES
+                            : qpnic_dma_buf_alloc(ad, (uint64_t)QPNIC_CQE_BYTES << log,
+                                                  QPNIC_RANGE_WRITE, &cq->ring);
+    if (st == NDK_STATUS_SUCCESS) {
+        cq->cqn = (uint32_t)cqn;
+        st = cq_program(ad, cq);
+        if (st != NDK_STATUS_SUCCESS)
+            qpnic_dma_buf_free(ad, &cq->ring);
+    }
+    if (st == NDK_STATUS_SUCCESS) {
+        ad->cqs[cqn] = cq;
+        ad->live_objects++;
+    }
+    pthread_mutex_unlock(&ad->lock);
+    if (st != NDK_STATUS_SUCCESS) {
+        free(cq);
+        return st;
+    }
+    *out = cq;
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_destroy_cq(ndk_cq *cq)
+{
+    if (!cq)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = cq->ad;
+    pthread_mutex_lock(&ad->lock);
+    if (cq->refs != 0) {
+        pthread_mutex_unlock(&ad->lock);
+        return NDK_STATUS_DEVICE_BUSY; /* V10: a QP still reports to it */
+    }
+    ad->cqs[cq->cqn] = NULL; /* no callback can start for it now */
+    pthread_mutex_unlock(&ad->lock);
+    qpnic_event_quiesce_cq(ad, cq);
+
+    pthread_mutex_lock(&ad->lock);
+    uint32_t state;
+    (void)qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, CFG), 0);
+    /* Read back: the disable has reached the NIC before the ring is reused. */
+    (void)qpnic_reg_read_locked(ad, QPNIC_CQREG(cq->cqn, STATE), &state);
+    qpnic_dma_buf_free(ad, &cq->ring);
+    ad->live_objects--;
+    pthread_mutex_unlock(&ad->lock);
+    free(cq);
+    return NDK_STATUS_SUCCESS;
+}
+
+/* ---- queue pairs ---- */
+
+/* V6: round a requested depth up to a power of two (at least 2); 0 when
+ * above the device's limit. */
+static uint32_t grant_log_depth(uint32_t want, uint32_t log_max)
+{
+    if (want > (1u << log_max))
+        return 0;
+    return qpnic_log2_ceil(want);
+}
+
+static ndk_status qp_check_args(ndk_pd *pd, ndk_cq *rcq, ndk_cq *scq, const ndk_qp_attr *attr,
+                                ndk_qp **out)
+{
+    if (!pd || !rcq || !scq || !attr || !out)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = pd->ad;
+    if (rcq->ad != ad || scq->ad != ad)
+        return NDK_STATUS_INVALID_PARAMETER;
+    if (attr->max_sge > ad->max_sge)
+        return NDK_STATUS_INVALID_PARAMETER; /* V6 (max_inline: any ask, 0 granted) */
+    if (!grant_log_depth(attr->sq_depth, ad->log_max_qp_depth) ||
+        !grant_log_depth(attr->rq_depth, ad->log_max_qp_depth))
+        return NDK_STATUS_INVALID_PARAMETER;
+    return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status qp_program(ndk_adapter *ad, ndk_qp *qp)
+{
+    uint32_t n = qp->qpn;
+    uint32_t cfg = QPNIC_FIELD(HREG_QPCFG_SQ_LOG_DEPTH, qp->sq_log) |
+                   QPNIC_FIELD(HREG_QPCFG_RQ_LOG_DEPTH, qp->rq_log) |
+                   QPNIC_FIELD(HREG_QPCFG_SEND_CQ, qp->scq->cqn) |
+                   QPNIC_FIELD(HREG_QPCFG_RECV_CQ, qp->rcq->cqn);
+    const struct {
+        uint32_t reg, val;
+    } seq[] = {
+        { QPNIC_QPREG(n, SQ_BASE_LO), (uint32_t)qp->sq.dev },
+        { QPNIC_QPREG(n, SQ_BASE_HI), (uint32_t)(qp->sq.dev >> 32) },
+        { QPNIC_QPREG(n, RQ_BASE_LO), (uint32_t)qp->rq.dev },
+        { QPNIC_QPREG(n, RQ_BASE_HI), (uint32_t)(qp->rq.dev >> 32) },
+        { QPNIC_QPREG(n, CFG), cfg },
+        { QPNIC_QPREG(n, STATE), QPNIC_QP_STATE_RESET }, /* zeroes its indices */
+    };
+    ndk_status st = NDK_STATUS_SUCCESS;
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0] && st == NDK_STATUS_SUCCESS; i++)
+        st = qpnic_reg_write_locked(ad, seq[i].reg, seq[i].val);
+    return st;
+}
+
+static void qp_free_memory(ndk_adapter *ad, ndk_qp *qp)
+{
+    qpnic_dma_buf_free(ad, &qp->sq);
+    qpnic_dma_buf_free(ad, &qp->rq);
+    free(qp->sq_ctx);
+    free(qp->rq_ctx);
+    free(qp);
+}
+
+/* Rings, contexts, a QP number; the NIC programmed. Under ad->lock. */
+static ndk_status qp_setup_locked(ndk_adapter *ad, ndk_qp *qp)
+{
+    int qpn = free_slot((void **)ad->qps, ad->num_qp);
+    if (qpn < 0)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    qp->qpn = (uint32_t)qpn;
+    qp->sq_ctx = calloc(1u << qp->sq_log, sizeof *qp->sq_ctx);
+    qp->rq_ctx = calloc(1u << qp->rq_log, sizeof *qp->rq_ctx);
+    if (!qp->sq_ctx || !qp->rq_ctx)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    ndk_status st = qpnic_dma_buf_alloc(ad, (uint64_t)QPNIC_WQE_BYTES << qp->sq_log,
+                                        QPNIC_RANGE_READ, &qp->sq);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_dma_buf_alloc(ad, (uint64_t)QPNIC_WQE_BYTES << qp->rq_log,
+                                 QPNIC_RANGE_READ, &qp->rq);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qp_program(ad, qp);
+    return st;
+}
+
+ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
+                         void *qp_context, ndk_qp_attr *attr, ndk_qp **out)
+{
+    ndk_status st = qp_check_args(pd, receive_cq, initiator_cq, attr, out);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    ndk_adapter *ad = pd->ad;
+    ndk_qp *qp = calloc(1, sizeof *qp);
+    if (!qp)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    qp->ad = ad;
+    qp->pd = pd;
+    qp->rcq = receive_cq;
+    qp->scq = initiator_cq;
+    qp->context = qp_context;
+    qp->max_sge = attr->max_sge;
+    qp->sq_log = grant_log_depth(attr->sq_depth, ad->log_max_qp_depth);
+    qp->rq_log = grant_log_depth(attr->rq_depth, ad->log_max_qp_depth);
+    atomic_init(&qp->sq_ci, 0);
+    atomic_init(&qp->rq_ci, 0);
+    atomic_init(&qp->state, QP_HOST_RESET);
+
+    pthread_mutex_lock(&ad->lock);
+    st = qp_setup_locked(ad, qp);
+    if (st == NDK_STATUS_SUCCESS) {
+        ad->qps[qp->qpn] = qp;
+        ad->live_objects++;
+        pd->refs++;
+        receive_cq->refs++;
+        initiator_cq->refs++;
+    }
+    if (st != NDK_STATUS_SUCCESS)
+        qp_free_memory(ad, qp);
+    pthread_mutex_unlock(&ad->lock);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    /* V6: what was granted */
+    attr->sq_depth = 1u << qp->sq_log;
+    attr->rq_depth = 1u << qp->rq_log;
+    attr->max_inline = 0;
+    *out = qp;
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_destroy_qp(ndk_qp *qp)
+{
+    if (!qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = qp->ad;
+    pthread_mutex_lock(&ad->lock);
+    uint32_t state;
+    (void)qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_RESET);
+    /* Read back: the reset has reached the NIC before the rings are reused. */
+    (void)qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->qpn, STATE), &state);
+    ad->qps[qp->qpn] = NULL;
+    ad->live_objects--;
+    qp->pd->refs--;
+    qp->rcq->refs--;
+    qp->scq->refs--;
+    qp_free_memory(ad, qp);
+    pthread_mutex_unlock(&ad->lock);
+    return NDK_STATUS_SUCCESS;
+}
+
+uint32_t ndk_qp_num(const ndk_qp *qp)
+{
+    return qp ? qp->qpn : 0;
+}
+
+ndk_qp_addr ndk_qp_address(const ndk_qp *qp)
+{
+    ndk_qp_addr a = { 0, 0 };
+    if (qp) {
+        a.node = qp->ad->t->node;
+        a.qp_num = qp->qpn;
+    }
+    return a;
+}
+
+ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
+{
+    if (!qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = qp->ad;
+    /* One node today: the peer is a QP of this adapter, over loopback. */
+    if (remote.node != ad->t->node || remote.qp_num >= ad->num_qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    pthread_mutex_lock(&ad->lock);
+    ndk_status st = NDK_STATUS_SUCCESS;
+    if (!ad->qps[remote.qp_num])
+        st = NDK_STATUS_INVALID_PARAMETER;
+    else if (atomic_load(&qp->state) != QP_HOST_RESET)
+        st = NDK_STATUS_INVALID_DEVICE_STATE; /* a QP connects once */
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, REMOTE),
+                                    QPNIC_FIELD(HREG_QPREMOTE_QPN, remote.qp_num));
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_RTS);
+    if (st == NDK_STATUS_SUCCESS)
+        atomic_store(&qp->state, QP_HOST_RTS);
+    pthread_mutex_unlock(&ad->lock);
+    return st;
+}
+
+ndk_status ndk_disconnect(ndk_qp *qp)
+{
+    if (!qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = qp->ad;
+    pthread_mutex_lock(&ad->lock);
+    int s = atomic_load(&qp->state);
+    ndk_status st = NDK_STATUS_SUCCESS;
+    if (s != QP_HOST_RTS && s != QP_HOST_ERROR)
+        st = NDK_STATUS_INVALID_DEVICE_STATE; /* never connected, or already */
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_ERROR);
+    if (st == NDK_STATUS_SUCCESS)
+        atomic_store(&qp->state, QP_HOST_DISCONNECTED);
+    pthread_mutex_unlock(&ad->lock);
+    return st;
+}

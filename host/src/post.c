@@ -1,0 +1,137 @@
+/* post.c: posting requests, and deferral.
+ *
+ * For: ndk_receive, ndk_send, ndk_write, ndk_read: the inline checks, the
+ * WQE written to the ring at once, and the doorbell (SQ_PI / RQ_PI). The
+ * deferral rules live here: a request with DEFER leaves the doorbell for
+ * later (D1, D2); the next request without DEFER rings once for the whole
+ * chain (D8); before any inline failure is returned the held chain is rung
+ * (D5), so it completes (D4) and the failed request, never written, does not
+ * (D3). DEFER is a hint (D2): a held chain is also rung when the SQ fills.
+ * Not for: the WQE's bit layout (wqe.c) or completions (cq.c).
+ *
+ * Posting on one QP is serialized by the caller; the consumer indices come
+ * from the CQ side (cq.c) through atomics.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "regs.h"
+
+#define SEND_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
+                    NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT | NDK_OP_FLAG_INLINE | NDK_OP_FLAG_DEFER)
+#define WRITE_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
+                     NDK_OP_FLAG_INLINE | NDK_OP_FLAG_DEFER)
+#define READ_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_DEFER)
+
+/* The checks every request makes, in the order ndk.h documents. */
+static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge,
+                                uint32_t flags, uint32_t allowed_flags)
+{
+    if ((nsge > 0 && !sgl) || nsge > qp->max_sge || (flags & ~allowed_flags))
+        return NDK_STATUS_INVALID_PARAMETER;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < nsge; i++)
+        total += sgl[i].length;
+    if (total > QPNIC_MAX_MSG_BYTES)
+        return NDK_STATUS_INVALID_PARAMETER;
+    if ((flags & NDK_OP_FLAG_INLINE) && total > 0)
+        return NDK_STATUS_INVALID_PARAMETER; /* max_inline is 0 */
+    if (atomic_load(&qp->rcq->overrun) || atomic_load(&qp->scq->overrun))
+        return NDK_STATUS_INVALID_DEVICE_STATE; /* N8 */
+    return NDK_STATUS_SUCCESS;
+}
+
+/* The doorbell: tell the NIC every SQ WQE written so far. The release fence
+ * makes the WQEs visible before the NIC can hear of them. */
+static ndk_status ring_sq(ndk_qp *qp)
+{
+    atomic_thread_fence(memory_order_release);
+    ndk_status st = qpnic_reg_write(qp->ad, QPNIC_QPREG(qp->qpn, SQ_PI),
+                                    qp->sq_pi & HREG_INDEX_MASK);
+    if (st == NDK_STATUS_SUCCESS)
+        qp->sq_rung = qp->sq_pi;
+    return st;
+}
+
+/* D5: an initiator call about to fail first hands over the held chain. */
+static ndk_status fail_sq(ndk_qp *qp, ndk_status failure)
+{
+    if (qp->sq_pi != qp->sq_rung)
+        (void)ring_sq(qp);
+    return failure;
+}
+
+static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge *sgl,
+                          uint32_t nsge, uint32_t flags, uint32_t allowed_flags,
+                          uint32_t rtoken, uint64_t rva)
+{
+    if (!qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
+    if (st != NDK_STATUS_SUCCESS)
+        return fail_sq(qp, st);
+    if (atomic_load(&qp->state) != QP_HOST_RTS)
+        return fail_sq(qp, NDK_STATUS_INVALID_DEVICE_STATE);
+    uint32_t depth = 1u << qp->sq_log;
+    uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
+    if (qp->sq_pi - ci >= depth)
+        return fail_sq(qp, NDK_STATUS_INSUFFICIENT_RESOURCES);
+
+    uint32_t slot = qp->sq_pi & (depth - 1);
+    uint32_t w[QPNIC_WQE_WORDS];
+    qpnic_wqe_encode(w, opcode, flags, sgl, nsge, rtoken, rva);
+    memcpy(qp->sq.host + (size_t)slot * QPNIC_WQE_BYTES, w, sizeof w);
+    qp->sq_ctx[slot] = ctx;
+    qp->sq_pi++;
+
+    /* D1/D2: hold the doorbell for DEFER, unless the ring is now full and
+     * nothing more could join the chain. */
+    if (!(flags & NDK_OP_FLAG_DEFER) || qp->sq_pi - ci == depth)
+        return ring_sq(qp);
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_send(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge, uint32_t flags)
+{
+    return post_sq(qp, ctx, QPNIC_WQE_OP_SEND, sgl, nsge, flags, SEND_FLAGS, 0, 0);
+}
+
+ndk_status ndk_write(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
+                     uint64_t remote_addr, uint32_t remote_token, uint32_t flags)
+{
+    return post_sq(qp, ctx, QPNIC_WQE_OP_WRITE, sgl, nsge, flags, WRITE_FLAGS,
+                   remote_token, remote_addr);
+}
+
+ndk_status ndk_read(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
+                    uint64_t remote_addr, uint32_t remote_token, uint32_t flags)
+{
+    return post_sq(qp, ctx, QPNIC_WQE_OP_READ, sgl, nsge, flags, READ_FLAGS,
+                   remote_token, remote_addr);
+}
+
+/* Receives are not initiator requests: they take no DEFER, are rung at
+ * once, and may be posted before the QP connects (V8). */
+ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge)
+{
+    if (!qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_status st = check_request(qp, sgl, nsge, 0, 0);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    int state = atomic_load(&qp->state);
+    if (state != QP_HOST_RESET && state != QP_HOST_RTS)
+        return NDK_STATUS_INVALID_DEVICE_STATE;
+    uint32_t depth = 1u << qp->rq_log;
+    if (qp->rq_pi - atomic_load_explicit(&qp->rq_ci, memory_order_acquire) >= depth)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+
+    uint32_t slot = qp->rq_pi & (depth - 1);
+    uint32_t w[QPNIC_WQE_WORDS];
+    qpnic_wqe_encode(w, QPNIC_WQE_OP_RECV, 0, sgl, nsge, 0, 0);
+    memcpy(qp->rq.host + (size_t)slot * QPNIC_WQE_BYTES, w, sizeof w);
+    qp->rq_ctx[slot] = ctx;
+    qp->rq_pi++;
+    atomic_thread_fence(memory_order_release);
+    return qpnic_reg_write(qp->ad, QPNIC_QPREG(qp->qpn, RQ_PI), qp->rq_pi & HREG_INDEX_MASK);
+}

@@ -1,0 +1,16 @@
+# host/tools/tools.mk: the command-line programs built on libqpnic.
+DEMO_BIN := $(BUILD)/bin/qpnic-demo
+
+$(DEMO_BIN): host/tools/qpnic-demo.c host/include/qpnic/ndk.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) -pthread
+
+# make demo: the walking skeleton end to end (README.md).
+demo: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX)
+	$(DEMO_BIN)
+
+# make wave: the same run with a waveform of the whole NIC for GTKWave.
+WAVE_FILE ?= $(BUILD)/demo.fst
+wave: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX)
+	QPNIC_SIM_ARGS="--wave $(abspath $(WAVE_FILE))" $(DEMO_BIN)
+	@echo "waveform: $(WAVE_FILE)  (open with: gtkwave $(WAVE_FILE) docs/demo.gtkw)"

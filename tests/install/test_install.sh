@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# test_install.sh PREFIX: build tests/install/outside.c outside the tree
+# against the libqpnic installed at PREFIX, with pkg-config only, and run it
+# with nothing else set up (no QPNIC_SIM): the library must find the
+# installed simulator and firmware by itself. Then the same with the shared
+# library.
+set -euo pipefail
+prefix=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$here/outside.c" "$work/"
+cd "$work"
+unset QPNIC_SIM QPNIC_FW QPNIC_SIM_ARGS
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+for f in "$prefix/include/qpnic/ndk.h" "$prefix/lib/libqpnic.a" "$prefix/lib/libqpnic.so" \
+         "$prefix/lib/pkgconfig/qpnic.pc" "$prefix/bin/qpnic-sim" "$prefix/share/qpnic/qpnic-fw.hex"; do
+    [ -e "$f" ] || { echo "test_install: FAIL: $f was not installed"; exit 1; }
+done
+cc -std=c11 -Wall -Wextra -Werror -o outside-static outside.c $(pkg-config --cflags qpnic) \
+   "$prefix/lib/libqpnic.a" $(pkg-config --libs-only-other --static qpnic) -pthread
+./outside-static
+cc -std=c11 -Wall -Wextra -Werror -o outside-shared outside.c $(pkg-config --cflags --libs qpnic)
+LD_LIBRARY_PATH="$prefix/lib" ./outside-shared
+echo "test_install: 2 passed, 0 failed"
