@@ -113,9 +113,16 @@ static enum arm_action fire(struct arm_cq *cq, uint16_t pi)
 }
 
 enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
-                           const struct arm_cq_view *view)
+                           const struct arm_cq_view *arm_view)
 {
+    struct arm_cq_view clamped = *arm_view;
+    const struct arm_cq_view *view = &clamped;
     uint8_t merged;
+
+    /* The host may have taken CQEs written after the arm: CI can be past the
+     * arm's index. Nothing below the arm's index is left then. */
+    if (ring_dist(view->pi, view->ci) != 0 && ring_dist(view->pi, view->ci) < 0x8000u)
+        clamped.ci = view->pi;
 
     if (view_is_fresh(view)) {
         /* The CQ was (re-)enabled: forget an overrun and an old callback
@@ -134,14 +141,21 @@ enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
     return ARM_ACT_NONE;
 }
 
-enum arm_action arm_on_cqe(struct arm_cq *cq, bool error, bool solicited,
-                           uint16_t pi)
+/* Whether the CQE at `index` was already in the CQ at the last callback. */
+static bool covered_by_last_callback(const struct arm_cq *cq, uint16_t index)
+{
+    return ring_dist(index, cq->pi_at_cb) != 0 && ring_dist(index, cq->pi_at_cb) <= 0x8000u;
+}
+
+enum arm_action arm_on_cqe(struct arm_cq *cq, bool error, bool solicited, uint16_t index)
 {
     if (!cq->pending)
         return ARM_ACT_NONE; /* N1: no arm, no callback */
+    if (covered_by_last_callback(cq, index))
+        return ARM_ACT_NONE; /* N1: an event queued before the last callback */
     if (!arm_trigger_matches(cq->trigger, error, solicited))
         return ARM_ACT_NONE; /* N7 */
-    return fire(cq, pi);     /* N2 */
+    return fire(cq, (uint16_t)(index + 1u)); /* N2 */
 }
 
 enum arm_action arm_on_overrun(struct arm_cq *cq)

@@ -23,15 +23,15 @@
  *   recorded at the last callback counts (N3). A completion the consumer has
  *   already taken (index < ci) does not satisfy an arm at once either: the
  *   consumer has seen it.
- * - A CQE event carries no index, so a pending arm fires on any CQE event
- *   whose completion matches its trigger (N2, N7). A CQE event still queued
- *   from before the last callback can therefore satisfy an arm made after it;
- *   N4 allows this ("may be satisfied at once or not"), and the consumer only
- *   ever sees one callback for that arm (N1).
- * - The producer index "at the last callback" is the PI the firmware read
- *   just before it sent the notification, so it may include completions that
- *   arrived after the one that fired the arm; all of them were in the CQ
- *   before the consumer's callback could run.
+ * - Every event is judged as of the moment the NIC saw it, not when the
+ *   firmware gets to it: an ARM by the CQ's producer index when its doorbell
+ *   came (the event's index), a CQE by the index it was written at. CQEs
+ *   from an arm's index on arrive as CQE events queued behind the ARM (the
+ *   doorbell set the armed bit), so nothing is judged twice or missed.
+ * - The index "at the last callback" is the arm's index when an arm is
+ *   satisfied at once, and the firing CQE's index + 1 when a CQE fires it: a
+ *   CQE event below it was covered by that callback and fires nothing (N1),
+ *   even for an arm made since.
  * - N8: every OVERRUN event is notified with status OVERFLOW, whether an arm
  *   is pending or not, and clears any pending arm. The CQ is then dead: later
  *   arms on it are dropped (the armed bit is cleared, no notification), since
@@ -64,8 +64,10 @@ struct arm_mark {
     uint16_t index; /* its free-running CQ index */
 };
 
-/* What the firmware reads of one CQ (CQ_PI, CQ_CI, CQ_LAST_ERR,
- * CQ_LAST_SOL), decoded. The caller reads CI before PI, so ci <= pi. */
+/* One CQ as an ARM event sees it: pi from the event (the producer index when
+ * the arm doorbell came), ci and the marks read from CQ_CI, CQ_LAST_ERR and
+ * CQ_LAST_SOL. ci may be past pi (the host took later CQEs); the policy
+ * clamps it. */
 struct arm_cq_view {
     uint16_t pi;
     uint16_t ci;
@@ -102,21 +104,25 @@ uint8_t arm_merge(uint8_t first, uint8_t second);
  * SOLICITED: solicited or an error. Unknown triggers count as ANY. */
 bool arm_trigger_matches(uint8_t trigger, bool error, bool solicited);
 
-/* An ARM event with `trigger`, after the caller set the CQ's armed bit and
- * then read `view` (so a CQE written meanwhile is in the view or arrives as
- * a CQE event). Merges into a pending arm (N6), then checks N3/N4 against the
- * view. Returns ARM_ACT_NOTIFY if satisfied at once (the arm is cleared and
- * view->pi recorded as the last callback's index), ARM_ACT_NONE if it now
+/* An ARM event with `trigger`. view->pi is the CQ's producer index when the
+ * arm doorbell reached the NIC (the event's index); CQEs from there on raise
+ * their own CQE events, queued behind this one, because the doorbell set the
+ * armed bit (docs/internals.md). view->ci and the marks are read now.
+ * Merges into a pending arm (N6), then checks N3/N4 over the CQEs below
+ * view->pi. Returns ARM_ACT_NOTIFY if satisfied at once (the arm is cleared
+ * and view->pi recorded as the last callback's index), ARM_ACT_NONE if it now
  * waits, ARM_ACT_DISARM if the CQ is dead (N8). */
 enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
                            const struct arm_cq_view *view);
 
-/* A CQE event for a completion with the given flags; pi is the CQ's producer
- * index read after the event was popped. Returns ARM_ACT_NOTIFY if a pending
- * arm fires (N2, N7; the arm is cleared, N1, and pi recorded as the last
- * callback's index), else ARM_ACT_NONE (no arm pending, or no match). */
-enum arm_action arm_on_cqe(struct arm_cq *cq, bool error, bool solicited,
-                           uint16_t pi);
+/* A CQE event for a completion with the given flags, written at CQ index
+ * `index`. Returns ARM_ACT_NOTIFY if a pending arm fires (N2, N7; the arm is
+ * cleared, N1, and index + 1 recorded as the last callback's index: the
+ * CQEs after it were not seen by this callback), else ARM_ACT_NONE (no
+ * arm pending, no match, or a stale event: its CQE was already in the CQ at
+ * the last callback, so that callback covered it and a later arm must not
+ * fire on it a second time, N1). */
+enum arm_action arm_on_cqe(struct arm_cq *cq, bool error, bool solicited, uint16_t index);
 
 /* An OVERRUN event: always ARM_ACT_OVERFLOW (N8); any pending arm is cleared
  * and the CQ is dead from now on. */

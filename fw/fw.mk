@@ -11,7 +11,14 @@
 #   make test-fw-core  the image on PicoRV32 under Icarus, with a behavioural
 #                   model of the firmware registers: ARM, CQE -> NOTIFY
 
-FW_WORDS   := 2048
+# The RAM size is the layout's FW_RAM_WORDS (spec/layout.toml), read from the
+# generated firmware header: the linker gets it as __ram_bytes (fw/link.ld),
+# bin2hex.py pads the image to it, and the RTL's FW_WORDS defaults to it.
+FW_WORDS   := $(shell sed -n 's/^\#define QPNIC_FW_RAM_WORDS \([0-9][0-9]*\)u.*/\1/p' fw/gen/qpnic_fw_hw.h)
+ifeq ($(FW_WORDS),)
+$(error fw.mk: no QPNIC_FW_RAM_WORDS in fw/gen/qpnic_fw_hw.h (run tools/genlayout.py))
+endif
+FW_RAM_BYTES := $(shell echo $$(( $(FW_WORDS) * 4 )))
 FW_PREFIX  := riscv64-unknown-elf-
 FW_CC      := $(FW_PREFIX)gcc
 FW_OBJCOPY := $(FW_PREFIX)objcopy
@@ -29,7 +36,8 @@ FW_LST     := $(BUILD)/fw/qpnic-fw.lst
 
 $(FW_ELF): $(FW_DEPS)
 	@mkdir -p $(dir $@)
-	$(FW_CC) $(FW_CFLAGS) -T fw/link.ld -Wl,--gc-sections,--no-warn-rwx-segments -o $@ $(FW_SRCS) -lgcc
+	$(FW_CC) $(FW_CFLAGS) -T fw/link.ld -Wl,--defsym=__ram_bytes=$(FW_RAM_BYTES) \
+	    -Wl,--gc-sections,--no-warn-rwx-segments -o $@ $(FW_SRCS) -lgcc
 
 # The listing is checked: no M-extension instruction, and every instruction
 # 4 bytes long (a compressed one shows as 4 hex digits in objdump's column).
@@ -42,7 +50,7 @@ $(FW_LST): $(FW_ELF)
 
 $(FW_BIN): $(FW_ELF) $(FW_LST)
 	$(FW_OBJCOPY) -O binary $< $@
-	@echo "fw: image $$(stat -c %s $@) bytes of $$(( $(FW_WORDS) * 4 )) (RAM $(FW_WORDS) words)"
+	@echo "fw: image $$(stat -c %s $@) bytes of $(FW_RAM_BYTES) (RAM $(FW_WORDS) words)"
 
 $(FW_HEX): $(FW_BIN) fw/bin2hex.py
 	@mkdir -p $(dir $@)

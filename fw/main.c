@@ -2,16 +2,15 @@
  *
  * For: popping events (ARM, CQE, OVERRUN) from EVT_POP, asking the policy
  * (fw/arm_policy.c) what they mean, and doing what it says through the
- * firmware registers: ARMED_SET / ARMED_CLR and NOTIFY.
+ * firmware registers: ARMED_CLR and NOTIFY.
  * Not for: policy decisions (all in arm_policy.c, unit-tested on the host),
  * or field positions (all from the generated fw/gen/qpnic_fw_hw.h).
  *
- * Race between an ARM and CQEs: the armed bit is set before the CQ view is
- * read, so a CQE written in between either shows in the view or arrives as a
- * CQE event (the hardware raises CQE events only while the bit is set). An
- * event for an arm that the view already satisfied finds no pending arm and
- * is ignored (N1). The PI recorded for N4 is read before the NOTIFY write, so
- * every completion below it was in the CQ before the callback could run.
+ * The firmware runs behind the hardware, so it judges each event as of the
+ * moment the NIC saw it: an ARM by the CQ's producer index when the doorbell
+ * came (the event's index; the doorbell also set the armed bit, so every
+ * later CQE arrives as its own event), a CQE by the index it was written at
+ * (docs/internals.md, "Firmware and its hardware").
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,22 +48,16 @@ static struct arm_mark mark_decode(uint32_t word)
     return m;
 }
 
-/* CI before PI, so that ci <= pi in the view; the marks after PI, so that a
- * mark is at worst newer than the view's PI (and then outside its window;
- * that CQE arrives as an event). */
-static void read_cq_view(uint32_t cqn, struct arm_cq_view *view)
+/* The CQ as an arm sees it: pi as it was when the arm doorbell came (the
+ * event's index), ci and the marks as they are now. A mark newer than pi lies
+ * outside the arm's window; that CQE arrives as its own event. */
+static void read_cq_view(uint32_t cqn, uint16_t pi_at_arm, struct arm_cq_view *view)
 {
     reg_write(QPNIC_FWREG_CQ_SEL, cqn);
     view->ci = (uint16_t)reg_read(QPNIC_FWREG_CQ_CI);
-    view->pi = (uint16_t)reg_read(QPNIC_FWREG_CQ_PI);
+    view->pi = pi_at_arm;
     view->last_err = mark_decode(reg_read(QPNIC_FWREG_CQ_LAST_ERR));
     view->last_sol = mark_decode(reg_read(QPNIC_FWREG_CQ_LAST_SOL));
-}
-
-static uint16_t read_cq_pi(uint32_t cqn)
-{
-    reg_write(QPNIC_FWREG_CQ_SEL, cqn);
-    return (uint16_t)reg_read(QPNIC_FWREG_CQ_PI);
 }
 
 static void notify(uint32_t cqn, uint32_t status)
@@ -93,18 +86,17 @@ static void act(uint32_t cqn, enum arm_action action)
     }
 }
 
-static void handle_arm(uint32_t cqn, uint8_t trigger)
+static void handle_arm(uint32_t cqn, uint8_t trigger, uint16_t pi_at_arm)
 {
     struct arm_cq_view view;
 
-    reg_write(QPNIC_FWREG_ARMED_SET, cqn); /* first: see the race note above */
-    read_cq_view(cqn, &view);
+    read_cq_view(cqn, pi_at_arm, &view);
     act(cqn, arm_on_arm(&cqs[cqn], trigger, &view));
 }
 
-static void handle_cqe(uint32_t cqn, bool error, bool solicited)
+static void handle_cqe(uint32_t cqn, bool error, bool solicited, uint16_t index)
 {
-    act(cqn, arm_on_cqe(&cqs[cqn], error, solicited, read_cq_pi(cqn)));
+    act(cqn, arm_on_cqe(&cqs[cqn], error, solicited, index));
 }
 
 static void handle_event(uint32_t word)
@@ -116,11 +108,13 @@ static void handle_event(uint32_t word)
         return; /* cannot happen: main refuses to start on a bigger build */
     switch (QPNIC_FIELD_GET(ev, QPNIC_EVENT_TYPE)) {
     case QPNIC_EVT_TYPE_ARM:
-        handle_arm(cqn, (uint8_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_TRIGGER));
+        handle_arm(cqn, (uint8_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_TRIGGER),
+                   (uint16_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_INDEX));
         break;
     case QPNIC_EVT_TYPE_CQE:
         handle_cqe(cqn, QPNIC_FIELD_GET(ev, QPNIC_EVENT_ERROR) != 0,
-                   QPNIC_FIELD_GET(ev, QPNIC_EVENT_SOLICITED) != 0);
+                   QPNIC_FIELD_GET(ev, QPNIC_EVENT_SOLICITED) != 0,
+                   (uint16_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_INDEX));
         break;
     case QPNIC_EVT_TYPE_OVERRUN:
         act(cqn, arm_on_overrun(&cqs[cqn]));

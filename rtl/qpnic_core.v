@@ -16,7 +16,8 @@
 //   NUM_QP     queue pairs
 //   NUM_CQ     completion queues (<= 16)
 //   NUM_MR     MR table entries
-//   FW_WORDS   the soft core's RAM in 32-bit words
+//   FW_WORDS   the soft core's RAM in 32-bit words (default: the layout's
+//              FW_RAM_WORDS, which the firmware is linked for)
 //   FW_HEX     firmware image for $readmemh (Verilator: +fw=PATH overrides)
 //
 // Ports
@@ -32,12 +33,13 @@
 //                                     idle, and the firmware's last EVT_POP
 //                                     found nothing
 `default_nettype none
+`include "qpnic_layout.vh"
 
 module qpnic_core #(
     parameter NUM_QP = 8,
     parameter NUM_CQ = 8,
     parameter NUM_MR = 16,
-    parameter FW_WORDS = 2048,
+    parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex"
 ) (
     input  wire        clk,
@@ -92,8 +94,8 @@ module qpnic_core #(
     // ---- datapath -> csr updates -------------------------------------------
     wire       qp_err_valid, rq_ci_inc_valid, sq_ci_inc_valid;
     wire [7:0] qp_err_qpn, rq_ci_inc_qpn, sq_ci_inc_qpn;
-    wire       cnt_fetch_read;
-    wire [3:0] cnt_wqes_fetched;
+    wire [1:0] cnt_fetch_read;
+    wire [4:0] cnt_wqes_fetched;
 
     // ---- datapath -> CQE writer --------------------------------------------
     wire         cqe_valid, cqe_ready;

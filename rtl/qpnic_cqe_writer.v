@@ -10,8 +10,10 @@
 //     words 0..3 in address order, the phase bit of word 3 set to 1 on the
 //     first pass through the ring, 0 on the second, and so on. Once the last
 //     data beat is accepted: PI + 1, CQES_WRITTEN + 1 and the CQ's marks
-//     (through cqw_* to qpnic_csr, which holds the CQ state), and a CQE event
-//     if the firmware armed this CQ (ARMED_SET).
+//     (through cqw_* to qpnic_csr, which holds the CQ state), and, if the
+//     CQ's armed bit is set once PI has moved, a CQE event carrying the index
+//     written (the armed bit is set by the ARM doorbell's event, see
+//     qpnic_fw_if).
 // The request is held (cqe_ready low) until all of that is done, so the CQE
 // data is read straight from the request and never copied. Events wait for
 // room in the event FIFO: none is ever lost.
@@ -93,10 +95,18 @@ module qpnic_cqe_writer #(
                      S_DAT  = 3'd2,   // its 4 data beats
                      S_EVT  = 3'd3,   // CQE event to the firmware
                      S_OVR  = 3'd4,   // OVERRUN event to the firmware
-                     S_DONE = 3'd5;   // cqe_ready: the request is finished
+                     S_DONE = 3'd5,   // cqe_ready: the request is finished
+                     S_PI   = 3'd6,   // the csr moves PI on this cycle
+                     S_CHK  = 3'd7;   // PI has moved: read the armed bit now
+    // Why S_PI/S_CHK: an ARM event snapshots PI as it enters the event FIFO
+    // and sets the armed bit in the same cycle. Looking at the armed bit only
+    // after PI has moved means that arm either saw the new PI (and counts this
+    // CQE as already there) or its armed bit is seen here (and this CQE raises
+    // an event): never neither (docs/internals.md).
 
     reg [2:0] state;
     reg [1:0] beat;
+    reg [15:0] evt_index;   // the CQ index the CQE went to, for its event
 
     // ---- the request's CQ context ------------------------------------------
     reg [63:0] base_sel;
@@ -173,13 +183,14 @@ module qpnic_cqe_writer #(
     assign evt_valid = state == S_EVT || state == S_OVR;
     always @* begin
         evt_data = 32'd0;
-        evt_data[`QPNIC_EVENT_CQN] = {4'd0, cqe_cqn};
+        evt_data[`QPNIC_EVENT_CQN] = cqe_cqn;
         if (state == S_OVR) begin
             evt_data[`QPNIC_EVENT_TYPE] = `QPNIC_EVT_TYPE_OVERRUN;
         end else begin
             evt_data[`QPNIC_EVENT_TYPE]      = `QPNIC_EVT_TYPE_CQE;
             evt_data[`QPNIC_EVENT_ERROR]     = is_err;
             evt_data[`QPNIC_EVENT_SOLICITED] = is_sol;
+            evt_data[`QPNIC_EVENT_INDEX]     = evt_index;
         end
     end
 
@@ -191,6 +202,7 @@ module qpnic_cqe_writer #(
         if (rst) begin
             state          <= S_IDLE;
             beat           <= 2'd0;
+            evt_index      <= 16'd0;
             cqw_done_valid <= 1'b0;
             cqw_ovr_valid  <= 1'b0;
         end else begin
@@ -212,10 +224,13 @@ module qpnic_cqe_writer #(
             S_DAT: if (dmaw_dat_ready) begin
                 beat <= beat + 2'd1;
                 if (dmaw_dat_last) begin
+                    evt_index      <= pi_sel;     // PI moves on next cycle
                     cqw_done_valid <= 1'b1;
-                    state <= armed_sel ? S_EVT : S_DONE;
+                    state <= S_PI;
                 end
             end
+            S_PI:  state <= S_CHK;
+            S_CHK: state <= armed_sel ? S_EVT : S_DONE;
             S_EVT: if (evt_ready) state <= S_DONE;
             S_OVR: if (evt_ready) begin
                 cqw_ovr_valid <= 1'b1;

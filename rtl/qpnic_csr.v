@@ -29,8 +29,9 @@
 //                             a late error must not revive a QP being reset)
 //   rq_ci_inc_valid/qpn       one RQ WQE consumed: RQ_CI + 1
 //   sq_ci_inc_valid/qpn       one SQ WQE completed: SQ_CI + 1
-//   cnt_fetch_read            one WQE fetch DMA read issued (counter)
-//   cnt_wqes_fetched          WQEs fetched this cycle (counter)
+//   cnt_fetch_read            WQE fetch DMA reads issued this cycle, SQ and
+//                             RQ together (0..2; counter)
+//   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
 //   cq_base, cq_log, cq_en    CQ configuration for the CQE writer
 //   cq_ovr, cq_pi, cq_ci      CQ state: overrun flag, producer index (written
 //                             by the CQE writer through cqw_*), consumer index
@@ -56,8 +57,9 @@
 //   - accesses to unmapped offsets read 0 and writes to them are ignored, as
 //     are writes to read-only registers and MR_CMD on an MR_IDX >= NUM_MR.
 //
-// Register bit fields that spec/layout.toml describes only in prose (CAPS0,
-// CAPS1, STATUS, QP CFG, CQ CFG, CQ STATE) are named once below as localparams.
+// The packed registers' bit fields (CAPS0, CAPS1, STATUS, QP CFG and REMOTE,
+// CQ CFG, STATE and ARM) come from the layout's structs caps0, caps1,
+// status, qp_cfg, qp_remote, cq_cfg, cq_state and cq_arm.
 `default_nettype none
 `include "qpnic_layout.vh"
 
@@ -110,8 +112,8 @@ module qpnic_csr #(
     input  wire [7:0]             rq_ci_inc_qpn,
     input  wire                   sq_ci_inc_valid,
     input  wire [7:0]             sq_ci_inc_qpn,
-    input  wire                   cnt_fetch_read,
-    input  wire [3:0]             cnt_wqes_fetched,
+    input  wire [1:0]             cnt_fetch_read,
+    input  wire [4:0]             cnt_wqes_fetched,
 
     output reg  [NUM_CQ*64-1:0]   cq_base,
     output reg  [NUM_CQ*5-1:0]    cq_log,
@@ -138,37 +140,22 @@ module qpnic_csr #(
 
     output wire [31:0]            cycles_lo
 );
-    // ---- register fields described in prose by spec/layout.toml ----------
-    // CAPS0: num_qp[7:0] num_cq[15:8] num_mr[23:16] max_sge[27:24]
-    localparam CAPS0_NUM_QP_LSB = 0;
-    localparam CAPS0_NUM_CQ_LSB = 8;
-    localparam CAPS0_NUM_MR_LSB = 16;
-    localparam CAPS0_MAX_SGE_LSB = 24;
-    // CAPS1: log_max_qp_depth[4:0] log_max_cq_depth[12:8] fetch_burst_wqes[23:16]
-    localparam CAPS1_LOG_QP_LSB = 0;
-    localparam CAPS1_LOG_CQ_LSB = 8;
-    localparam CAPS1_BURST_LSB = 16;
-    // STATUS: bit 0 firmware ready, bit 1 NIC idle
-    localparam STATUS_FW_READY_BIT = 0;
-    localparam STATUS_IDLE_BIT = 1;
-    // QP CFG: sq_log_depth[4:0] rq_log_depth[12:8] send_cq[19:16] recv_cq[27:24]
-    localparam QPCFG_SQ_LOG_LSB = 0;
-    localparam QPCFG_RQ_LOG_LSB = 8;
-    localparam QPCFG_SCQ_LSB = 16;
-    localparam QPCFG_RCQ_LSB = 24;
-    // CQ CFG: log_depth[4:0] enable[31]; CQ STATE: bit 0 enabled, bit 1 overrun
-    localparam CQCFG_LOG_LSB = 0;
-    localparam CQCFG_EN_BIT = 31;
-    localparam CQSTATE_EN_BIT = 0;
-    localparam CQSTATE_OVR_BIT = 1;
-    // CQ ARM: the trigger (enum cq_trigger) in the low bits of the written word
-    localparam ARM_TRIGGER_LSB = 0;
-
-    // CAPS values from the layout constants
-    localparam integer MAX_SGE_W = `QPNIC_MAX_SGE;
-    localparam integer LOG_QP_W  = `QPNIC_LOG_MAX_QP_DEPTH;
-    localparam integer LOG_CQ_W  = `QPNIC_LOG_MAX_CQ_DEPTH;
-    localparam integer BURST_W   = `QPNIC_FETCH_BURST_WQES;
+    // ---- CAPS values: the parameters and the layout constants, each cut to
+    // its field's width (layout structs caps0, caps1) ------------------------
+    localparam integer MAX_SGE_V = `QPNIC_MAX_SGE;
+    localparam integer LOG_QP_V  = `QPNIC_LOG_MAX_QP_DEPTH;
+    localparam integer LOG_CQ_V  = `QPNIC_LOG_MAX_CQ_DEPTH;
+    localparam integer BURST_V   = `QPNIC_FETCH_BURST_WQES;
+    localparam [`QPNIC_CAPS0_NUM_QP_WIDTH-1:0]  CAPS_NUM_QP  = NUM_QP[`QPNIC_CAPS0_NUM_QP_WIDTH-1:0];
+    localparam [`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0]  CAPS_NUM_CQ  = NUM_CQ[`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0];
+    localparam [`QPNIC_CAPS0_NUM_MR_WIDTH-1:0]  CAPS_NUM_MR  = NUM_MR[`QPNIC_CAPS0_NUM_MR_WIDTH-1:0];
+    localparam [`QPNIC_CAPS0_MAX_SGE_WIDTH-1:0] CAPS_MAX_SGE = MAX_SGE_V[`QPNIC_CAPS0_MAX_SGE_WIDTH-1:0];
+    localparam [`QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH-1:0] CAPS_LOG_QP =
+        LOG_QP_V[`QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH-1:0];
+    localparam [`QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WIDTH-1:0] CAPS_LOG_CQ =
+        LOG_CQ_V[`QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WIDTH-1:0];
+    localparam [`QPNIC_CAPS1_FETCH_BURST_WQES_WIDTH-1:0] CAPS_BURST =
+        BURST_V[`QPNIC_CAPS1_FETCH_BURST_WQES_WIDTH-1:0];
 
     // ---- decode ------------------------------------------------------------
     localparam integer QP_LO = {16'd0, `QPNIC_QP_BASE};
@@ -212,9 +199,12 @@ module qpnic_csr #(
     reg [31:0] arm_word;
     always @* begin
         arm_word = 32'd0;
-        arm_word[`QPNIC_EVENT_CQN]     = cq_n;
+        arm_word[`QPNIC_EVENT_CQN]     = cq_n[`QPNIC_EVENT_CQN_WIDTH-1:0];
         arm_word[`QPNIC_EVENT_TYPE]    = `QPNIC_EVT_TYPE_ARM;
-        arm_word[`QPNIC_EVENT_TRIGGER] = mmio_wdata[ARM_TRIGGER_LSB +: 2];
+        arm_word[`QPNIC_EVENT_TRIGGER] = mmio_wdata[`QPNIC_CQ_ARM_TRIGGER];
+        // where the CQ stands as the arm arrives: the firmware judges the
+        // arm as of this moment (docs/internals.md)
+        arm_word[`QPNIC_EVENT_INDEX]   = cq_pi[cq_n*16 +: 16];
     end
     assign arm_evt_data = arm_word;
 
@@ -264,12 +254,12 @@ module qpnic_csr #(
             `QPNIC_QPREG_RQ_BASE_LO: rd_word = qp_rq_base[qp_n*64 +: 32];
             `QPNIC_QPREG_RQ_BASE_HI: rd_word = qp_rq_base[qp_n*64+32 +: 32];
             `QPNIC_QPREG_CFG: begin
-                rd_word[QPCFG_SQ_LOG_LSB +: 5] = qp_sq_log[qp_n*5 +: 5];
-                rd_word[QPCFG_RQ_LOG_LSB +: 5] = qp_rq_log[qp_n*5 +: 5];
-                rd_word[QPCFG_SCQ_LSB +: 4]    = qp_scq[qp_n*4 +: 4];
-                rd_word[QPCFG_RCQ_LSB +: 4]    = qp_rcq[qp_n*4 +: 4];
+                rd_word[`QPNIC_QP_CFG_SQ_LOG]  = qp_sq_log[qp_n*5 +: 5];
+                rd_word[`QPNIC_QP_CFG_RQ_LOG]  = qp_rq_log[qp_n*5 +: 5];
+                rd_word[`QPNIC_QP_CFG_SEND_CQ] = qp_scq[qp_n*4 +: 4];
+                rd_word[`QPNIC_QP_CFG_RECV_CQ] = qp_rcq[qp_n*4 +: 4];
             end
-            `QPNIC_QPREG_REMOTE:     rd_word[7:0]  = qp_remote[qp_n*8 +: 8];
+            `QPNIC_QPREG_REMOTE:     rd_word[`QPNIC_QP_REMOTE_QPN] = qp_remote[qp_n*8 +: 8];
             `QPNIC_QPREG_STATE:      rd_word[1:0]  = qp_state[qp_n*2 +: 2];
             `QPNIC_QPREG_SQ_PI:      rd_word[15:0] = qp_sq_pi[qp_n*16 +: 16];
             `QPNIC_QPREG_RQ_PI:      rd_word[15:0] = qp_rq_pi[qp_n*16 +: 16];
@@ -282,14 +272,14 @@ module qpnic_csr #(
             `QPNIC_CQREG_BASE_LO: rd_word = cq_base[cq_n*64 +: 32];
             `QPNIC_CQREG_BASE_HI: rd_word = cq_base[cq_n*64+32 +: 32];
             `QPNIC_CQREG_CFG: begin
-                rd_word[CQCFG_LOG_LSB +: 5] = cq_log[cq_n*5 +: 5];
-                rd_word[CQCFG_EN_BIT]       = cq_en_sel;
+                rd_word[`QPNIC_CQ_CFG_LOG_DEPTH] = cq_log[cq_n*5 +: 5];
+                rd_word[`QPNIC_CQ_CFG_ENABLE]    = cq_en_sel;
             end
             `QPNIC_CQREG_CI:      rd_word[15:0] = cq_ci[cq_n*16 +: 16];
             `QPNIC_CQREG_PI:      rd_word[15:0] = cq_pi[cq_n*16 +: 16];
             `QPNIC_CQREG_STATE: begin
-                rd_word[CQSTATE_EN_BIT]  = cq_en_sel;
-                rd_word[CQSTATE_OVR_BIT] = cq_ovr_sel;
+                rd_word[`QPNIC_CQ_STATE_ENABLED] = cq_en_sel;
+                rd_word[`QPNIC_CQ_STATE_OVERRUN] = cq_ovr_sel;
             end
             default: ;
             endcase
@@ -298,19 +288,19 @@ module qpnic_csr #(
             `QPNIC_REG_ID:      rd_word = `QPNIC_ID_VALUE;
             `QPNIC_REG_VERSION: rd_word = `QPNIC_VERSION_VALUE;
             `QPNIC_REG_CAPS0: begin
-                rd_word[CAPS0_NUM_QP_LSB +: 8]  = NUM_QP[7:0];
-                rd_word[CAPS0_NUM_CQ_LSB +: 8]  = NUM_CQ[7:0];
-                rd_word[CAPS0_NUM_MR_LSB +: 8]  = NUM_MR[7:0];
-                rd_word[CAPS0_MAX_SGE_LSB +: 4] = MAX_SGE_W[3:0];
+                rd_word[`QPNIC_CAPS0_NUM_QP]  = CAPS_NUM_QP;
+                rd_word[`QPNIC_CAPS0_NUM_CQ]  = CAPS_NUM_CQ;
+                rd_word[`QPNIC_CAPS0_NUM_MR]  = CAPS_NUM_MR;
+                rd_word[`QPNIC_CAPS0_MAX_SGE] = CAPS_MAX_SGE;
             end
             `QPNIC_REG_CAPS1: begin
-                rd_word[CAPS1_LOG_QP_LSB +: 5] = LOG_QP_W[4:0];
-                rd_word[CAPS1_LOG_CQ_LSB +: 5] = LOG_CQ_W[4:0];
-                rd_word[CAPS1_BURST_LSB +: 8]  = BURST_W[7:0];
+                rd_word[`QPNIC_CAPS1_LOG_MAX_QP_DEPTH] = CAPS_LOG_QP;
+                rd_word[`QPNIC_CAPS1_LOG_MAX_CQ_DEPTH] = CAPS_LOG_CQ;
+                rd_word[`QPNIC_CAPS1_FETCH_BURST_WQES] = CAPS_BURST;
             end
             `QPNIC_REG_STATUS: begin
-                rd_word[STATUS_FW_READY_BIT] = fw_ready;
-                rd_word[STATUS_IDLE_BIT]     = nic_idle;
+                rd_word[`QPNIC_STATUS_FW_READY] = fw_ready;
+                rd_word[`QPNIC_STATUS_IDLE]     = nic_idle;
             end
             `QPNIC_REG_SCRATCH: rd_word = scratch;
             `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = cnt_doorbells[31:0];   rd_latch = 1'b1; rd_hi = cnt_doorbells[63:32];   end
@@ -397,12 +387,12 @@ module qpnic_csr #(
                     `QPNIC_QPREG_RQ_BASE_LO: qp_rq_base[i*64 +: 32]    <= mmio_wdata;
                     `QPNIC_QPREG_RQ_BASE_HI: qp_rq_base[i*64+32 +: 32] <= mmio_wdata;
                     `QPNIC_QPREG_CFG: begin
-                        qp_sq_log[i*5 +: 5] <= mmio_wdata[QPCFG_SQ_LOG_LSB +: 5];
-                        qp_rq_log[i*5 +: 5] <= mmio_wdata[QPCFG_RQ_LOG_LSB +: 5];
-                        qp_scq[i*4 +: 4]    <= mmio_wdata[QPCFG_SCQ_LSB +: 4];
-                        qp_rcq[i*4 +: 4]    <= mmio_wdata[QPCFG_RCQ_LSB +: 4];
+                        qp_sq_log[i*5 +: 5] <= mmio_wdata[`QPNIC_QP_CFG_SQ_LOG];
+                        qp_rq_log[i*5 +: 5] <= mmio_wdata[`QPNIC_QP_CFG_RQ_LOG];
+                        qp_scq[i*4 +: 4]    <= mmio_wdata[`QPNIC_QP_CFG_SEND_CQ];
+                        qp_rcq[i*4 +: 4]    <= mmio_wdata[`QPNIC_QP_CFG_RECV_CQ];
                     end
-                    `QPNIC_QPREG_REMOTE: qp_remote[i*8 +: 8] <= mmio_wdata[7:0];
+                    `QPNIC_QPREG_REMOTE: qp_remote[i*8 +: 8] <= mmio_wdata[`QPNIC_QP_REMOTE_QPN];
                     `QPNIC_QPREG_STATE: begin
                         qp_state[i*2 +: 2] <= mmio_wdata[1:0];
                         if (mmio_wdata[1:0] == `QPNIC_QP_STATE_RESET) begin
@@ -455,9 +445,9 @@ module qpnic_csr #(
                     `QPNIC_CQREG_BASE_LO: cq_base[i*64 +: 32]    <= mmio_wdata;
                     `QPNIC_CQREG_BASE_HI: cq_base[i*64+32 +: 32] <= mmio_wdata;
                     `QPNIC_CQREG_CFG: begin
-                        cq_log[i*5 +: 5] <= mmio_wdata[CQCFG_LOG_LSB +: 5];
-                        cq_en[i]         <= mmio_wdata[CQCFG_EN_BIT];
-                        if (mmio_wdata[CQCFG_EN_BIT]) begin
+                        cq_log[i*5 +: 5] <= mmio_wdata[`QPNIC_CQ_CFG_LOG_DEPTH];
+                        cq_en[i]         <= mmio_wdata[`QPNIC_CQ_CFG_ENABLE];
+                        if (mmio_wdata[`QPNIC_CQ_CFG_ENABLE]) begin
                             cq_pi[i*16 +: 16]      <= 16'd0;
                             cq_ci[i*16 +: 16]      <= 16'd0;
                             cq_ovr[i]              <= 1'b0;
@@ -541,8 +531,8 @@ module qpnic_csr #(
         end else begin
             cnt_cycles <= cnt_cycles + 64'd1;
             if (doorbell)       cnt_doorbells   <= cnt_doorbells + 64'd1;
-            if (cnt_fetch_read) cnt_fetch_reads <= cnt_fetch_reads + 64'd1;
-            cnt_wqes <= cnt_wqes + {60'd0, cnt_wqes_fetched};
+            cnt_fetch_reads <= cnt_fetch_reads + {62'd0, cnt_fetch_read};
+            cnt_wqes        <= cnt_wqes + {59'd0, cnt_wqes_fetched};
             if (cnt_rd_valid)   cnt_rd_total    <= cnt_rd_total + {48'd0, cnt_rd_bytes};
             if (cnt_wr_valid)   cnt_wr_total    <= cnt_wr_total + {48'd0, cnt_wr_bytes};
             if (cqw_done_valid) cnt_cqes        <= cnt_cqes + 64'd1;

@@ -10,8 +10,12 @@
 //   CQ_SEL      rw: the CQ the CQ_* registers describe (0 beyond NUM_CQ)
 //   CQ_PI, CQ_CI, CQ_LAST_ERR, CQ_LAST_SOL   ro: that CQ's state (struct
 //               cq_mark for the marks)
-//   ARMED_SET, ARMED_CLR   write a cqn: set / clear its armed bit, which the
-//               CQE writer consults before raising a CQE event
+//   ARMED_CLR   write a cqn: clear its armed bit, which the CQE writer
+//               consults before raising a CQE event; ignored while an ARM
+//               event of that CQ is still queued. The armed bit is SET by
+//               the ARM event itself, as it enters the FIFO, so every CQE
+//               written after an arm doorbell raises an event behind the ARM
+//               (docs/internals.md, "Firmware and its hardware").
 //   FW_READY    write: bit 0 shows in the host STATUS register
 //   CYCLES      ro: low word of the cycle counter
 //   NUM_CQ      ro: the NUM_CQ parameter
@@ -176,13 +180,41 @@ module qpnic_fw_if #(
         endcase
     end
 
+    // ---- armed bits -------------------------------------------------------------
+    // Per CQ, the ARM events pushed but not yet popped: while there is one,
+    // the firmware retiring an older arm must not switch the CQE events off.
+    localparam QW = EVT_LOG_DEPTH + 1;
+    reg  [NUM_CQ*QW-1:0] arms_queued;
+    wire       arm_pushed = arm_evt_ready;   // take_arm && evt_in_ready
+    wire [3:0] push_cqn   = arm_evt_data[`QPNIC_EVENT_CQN];
+    wire       arm_popped = evt_pop && evt_out_data[`QPNIC_EVENT_TYPE] == `QPNIC_EVT_TYPE_ARM;
+    wire [3:0] pop_cqn    = evt_out_data[`QPNIC_EVENT_CQN];
+    wire       clr_write  = bus_wr && bus_addr == `QPNIC_FWREG_ARMED_CLR;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            cq_armed    <= {NUM_CQ{1'b0}};
+            arms_queued <= {NUM_CQ*QW{1'b0}};
+        end else begin
+            for (i = 0; i < NUM_CQ; i = i + 1) begin
+                if (arm_pushed && push_cqn == i[3:0])
+                    cq_armed[i] <= 1'b1;
+                else if (clr_write && bus_wdata[7:0] == i[7:0] &&
+                         arms_queued[i*QW +: QW] == {QW{1'b0}})
+                    cq_armed[i] <= 1'b0;
+                arms_queued[i*QW +: QW] <= arms_queued[i*QW +: QW]
+                    + {{(QW-1){1'b0}}, arm_pushed && push_cqn == i[3:0]}
+                    - {{(QW-1){1'b0}}, arm_popped && pop_cqn == i[3:0]};
+            end
+        end
+    end
+
     // ---- bus side, registers ---------------------------------------------------
     always @(posedge clk) begin
         if (rst) begin
             bus_ready  <= 1'b0;
             bus_rdata  <= 32'd0;
             cq_sel     <= 8'd0;
-            cq_armed   <= {NUM_CQ{1'b0}};
             fw_ready   <= 1'b0;
             fw_waiting <= 1'b0;
             last_arm   <= 1'b0;
@@ -200,12 +232,6 @@ module qpnic_fw_if #(
                 `QPNIC_FWREG_FW_READY:  fw_ready <= bus_wdata[0];
                 default: ;
                 endcase
-                for (i = 0; i < NUM_CQ; i = i + 1) begin
-                    if (bus_wdata[7:0] == i[7:0]) begin
-                        if (bus_addr == `QPNIC_FWREG_ARMED_SET) cq_armed[i] <= 1'b1;
-                        if (bus_addr == `QPNIC_FWREG_ARMED_CLR) cq_armed[i] <= 1'b0;
-                    end
-                end
             end
 
             // An EVT_POP that finds nothing means the firmware waits; the

@@ -17,7 +17,8 @@
 // under any other tool FW_HEX.
 //
 // Parameters
-//   FW_WORDS   RAM size in 32-bit words (a power of two)
+//   FW_WORDS   RAM size in 32-bit words (a power of two; default: the
+//              layout's FW_RAM_WORDS, which the firmware is linked for)
 //   FW_HEX     default firmware image for $readmemh
 //
 // Ports
@@ -32,7 +33,7 @@
 `include "qpnic_layout.vh"
 
 module qpnic_soc #(
-    parameter FW_WORDS = 2048,
+    parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex"
 ) (
     input  wire        clk,

@@ -52,6 +52,7 @@ def gen_verilog(d):
             n = f"QPNIC_{up(sname)}_{up(f['name'])}"
             hi = f["lsb"] + f["width"] - 1
             o.append(f"`define {n}_WORD {f['word']}")
+            o.append(f"`define {n}_WIDTH {f['width']}")
             o.append(f"`define {n} {hi}:{f['lsb']}  // {f['doc']}")
     o += ["", "// host registers (16-bit byte offsets)"]
     for r in d["regs"]["list"]:

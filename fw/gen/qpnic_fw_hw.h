@@ -32,6 +32,7 @@
 #define QPNIC_WQE_SGE_WORD 4u /* WQE word where SGE 0 starts; SGE n starts at word 4 + 4n */
 #define QPNIC_DMA_DATA_BYTES 4u /* bytes per beat on the DMA and port streams (32-bit datapath) */
 #define QPNIC_NOTIFY_RING 256u /* entries of the simulator's notification ring */
+#define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 
 /* enum wqe_op: Operation code in a WQE (word 0, field opcode). */
 #define QPNIC_WQE_OP_NOP 0x0u /* invalid; completes with BAD_WQE */
@@ -78,8 +79,8 @@
 
 /* enum evt_type: Type of an event the hardware hands to the firmware (EVT_POP). */
 #define QPNIC_EVT_TYPE_NONE 0x0u /* no event was waiting */
-#define QPNIC_EVT_TYPE_ARM 0x1u /* the host armed a CQ; field trigger says for what */
-#define QPNIC_EVT_TYPE_CQE 0x2u /* a CQE was written to a CQ the firmware marked armed */
+#define QPNIC_EVT_TYPE_ARM 0x1u /* the host armed a CQ; field trigger says for what, field index where the CQ stood */
+#define QPNIC_EVT_TYPE_CQE 0x2u /* a CQE was written to a CQ whose armed bit is set */
 #define QPNIC_EVT_TYPE_OVERRUN 0x3u /* a CQE found its CQ full; the CQ is now in overrun */
 
 /* enum cq_trigger: What an arm waits for (N7); the NDK_CQ_NOTIFY values. */
@@ -121,28 +122,33 @@
 /* cqn: the CQ it concerns */
 #define QPNIC_EVENT_CQN_WORD 0u
 #define QPNIC_EVENT_CQN_SHIFT 0u
-#define QPNIC_EVENT_CQN_WIDTH 8u
-#define QPNIC_EVENT_CQN_MASK 0xFFu
+#define QPNIC_EVENT_CQN_WIDTH 4u
+#define QPNIC_EVENT_CQN_MASK 0xFu
 /* type: enum evt_type */
 #define QPNIC_EVENT_TYPE_WORD 0u
-#define QPNIC_EVENT_TYPE_SHIFT 8u
+#define QPNIC_EVENT_TYPE_SHIFT 4u
 #define QPNIC_EVENT_TYPE_WIDTH 4u
 #define QPNIC_EVENT_TYPE_MASK 0xFu
 /* error: CQE: its status is not SUCCESS */
 #define QPNIC_EVENT_ERROR_WORD 0u
-#define QPNIC_EVENT_ERROR_SHIFT 12u
+#define QPNIC_EVENT_ERROR_SHIFT 8u
 #define QPNIC_EVENT_ERROR_WIDTH 1u
 #define QPNIC_EVENT_ERROR_MASK 0x1u
 /* solicited: CQE: a solicited receive */
 #define QPNIC_EVENT_SOLICITED_WORD 0u
-#define QPNIC_EVENT_SOLICITED_SHIFT 13u
+#define QPNIC_EVENT_SOLICITED_SHIFT 9u
 #define QPNIC_EVENT_SOLICITED_WIDTH 1u
 #define QPNIC_EVENT_SOLICITED_MASK 0x1u
 /* trigger: ARM: enum cq_trigger */
 #define QPNIC_EVENT_TRIGGER_WORD 0u
-#define QPNIC_EVENT_TRIGGER_SHIFT 16u
+#define QPNIC_EVENT_TRIGGER_SHIFT 10u
 #define QPNIC_EVENT_TRIGGER_WIDTH 2u
 #define QPNIC_EVENT_TRIGGER_MASK 0x3u
+/* index: CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md) */
+#define QPNIC_EVENT_INDEX_WORD 0u
+#define QPNIC_EVENT_INDEX_SHIFT 12u
+#define QPNIC_EVENT_INDEX_WIDTH 16u
+#define QPNIC_EVENT_INDEX_MASK 0xFFFFu
 /* valid: 1 when an event was popped */
 #define QPNIC_EVENT_VALID_WORD 0u
 #define QPNIC_EVENT_VALID_SHIFT 31u
@@ -184,8 +190,7 @@
 #define QPNIC_FWREG_CQ_CI 0x10u /* ro: selected CQ: consumer index the host last wrote */
 #define QPNIC_FWREG_CQ_LAST_ERR 0x14u /* ro: selected CQ: struct cq_mark of its newest error CQE */
 #define QPNIC_FWREG_CQ_LAST_SOL 0x18u /* ro: selected CQ: struct cq_mark of its newest solicited CQE */
-#define QPNIC_FWREG_ARMED_SET 0x1Cu /* wo: write a cqn: the hardware sends CQE events for that CQ */
-#define QPNIC_FWREG_ARMED_CLR 0x20u /* wo: write a cqn: the hardware stops sending CQE events for it */
+#define QPNIC_FWREG_ARMED_CLR 0x20u /* wo: write a cqn: the hardware stops sending CQE events for it, unless an ARM event of that CQ is still queued (the ARM doorbell sets the armed bit) */
 #define QPNIC_FWREG_FW_READY 0x24u /* wo: write 1 once initialised; shows in the host STATUS register */
 #define QPNIC_FWREG_CYCLES 0x28u /* ro: low word of the cycle counter */
 #define QPNIC_FWREG_NUM_CQ 0x2Cu /* ro: CQs in this build */

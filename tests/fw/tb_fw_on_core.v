@@ -3,10 +3,17 @@
 // For: showing that the built image ($readmemh file given as +fw_hex=PATH)
 // boots on the core as qpnic configures it (rv32i, no counters, no
 // compressed ISA, no IRQs), pops events and writes the registers the way
-// docs/internals.md says: ARM -> ARMED_SET, CQE -> ARMED_CLR + NOTIFY,
-// OVERRUN -> NOTIFY OVERFLOW. The firmware registers are a behavioural
-// model here (an event queue, a notification log, per-CQ PI/CI/marks set by
-// the test), not the RTL's qpnic_fw_if.
+// docs/internals.md ("Firmware and its hardware") says: an ARM is judged by
+// the PI it carries, not by CQ_PI as the firmware reads it later; a CQE
+// event by the index it carries; a fired arm -> ARMED_CLR + NOTIFY; OVERRUN
+// -> NOTIFY OVERFLOW. The firmware registers are a behavioural model here,
+// not the RTL's qpnic_fw_if: an event queue, a notification log, per-CQ
+// PI/CI/marks set by the test, and the armed bits as the hardware keeps
+// them (an ARM event entering the queue sets its CQ's bit; ARMED_CLR is
+// ignored while an ARM of that CQ is still queued). write_cqe models the
+// CQE writer: PI + 1, marks, and a CQE event carrying the index only if the
+// CQ is armed. The race case: two ARMs queued before the CQE that satisfies
+// them, CQ_PI already showing that CQE, must give one notification.
 // Not for: the policy's corner cases (tests/fw/test_arm_policy.c) or the RTL.
 //
 // Prints "PASS <name>" per case, "FAIL <name>: <what>" on a failure, and
@@ -17,7 +24,7 @@
 `include "qpnic_layout.vh"
 
 module tb_fw_on_core;
-    localparam FW_WORDS = 2048;        // the core's RAM in words (qpnic_core FW_WORDS)
+    localparam FW_WORDS = `QPNIC_FW_RAM_WORDS;  // the core's RAM in words (layout FW_RAM_WORDS)
     localparam NUM_CQ = 8;             // what the NUM_CQ register reports
     localparam SETTLE_CYCLES = 3000;   // cycles the firmware gets to handle an event
     localparam MAX_CYCLES = 2000000;   // watchdog
@@ -69,6 +76,8 @@ module tb_fw_on_core;
     reg [31:0] cq_err [0:NUM_CQ-1];    // struct cq_mark
     reg [31:0] cq_sol [0:NUM_CQ-1];
     reg [NUM_CQ-1:0] armed = {NUM_CQ{1'b0}};
+    integer    arms_queued [0:NUM_CQ-1];   // ARM events pushed, not yet popped
+    integer    clr_ignored = 0;            // ARMED_CLRs ignored for a queued ARM
     reg        fw_ready = 1'b0;
     reg        bus_error = 1'b0;
     reg [31:0] bus_error_addr = 32'd0;
@@ -96,8 +105,13 @@ module tb_fw_on_core;
                         ntf_count <= ntf_count + 1;
                     end
                     `QPNIC_FWREG_CQ_SEL:    cq_sel <= mem_wdata[7:0];
-                    `QPNIC_FWREG_ARMED_SET: armed[mem_wdata[2:0]] <= 1'b1;
-                    `QPNIC_FWREG_ARMED_CLR: armed[mem_wdata[2:0]] <= 1'b0;
+                    `QPNIC_FWREG_ARMED_CLR:
+                        if (mem_wdata < NUM_CQ) begin
+                            if (arms_queued[mem_wdata[2:0]] == 0)
+                                armed[mem_wdata[2:0]] <= 1'b0;
+                            else
+                                clr_ignored <= clr_ignored + 1;
+                        end
                     `QPNIC_FWREG_FW_READY:  fw_ready <= mem_wdata[0];
                     default: begin bus_error <= 1'b1; bus_error_addr <= mem_addr; end
                 endcase
@@ -107,6 +121,9 @@ module tb_fw_on_core;
                         if (evq_head != evq_tail) begin
                             mem_rdata <= evq[evq_head[3:0]];
                             evq_head <= evq_head + 5'd1;
+                            if (evq[evq_head[3:0]][`QPNIC_EVENT_TYPE] == `QPNIC_EVT_TYPE_ARM)
+                                arms_queued[evq[evq_head[3:0]][`QPNIC_EVENT_CQN]] <=
+                                    arms_queued[evq[evq_head[3:0]][`QPNIC_EVENT_CQN]] - 1;
                         end
                     `QPNIC_FWREG_CQ_SEL:      mem_rdata <= {24'd0, cq_sel};
                     `QPNIC_FWREG_CQ_PI:       mem_rdata <= {16'd0, cq_pi[cq_sel[2:0]]};
@@ -164,6 +181,7 @@ module tb_fw_on_core;
         input       err;
         input       sol;
         input [1:0] trig;
+        input [15:0] index;
         begin
             ev_word = 32'd0;
             ev_word[`QPNIC_EVENT_VALID] = 1'b1;
@@ -172,15 +190,67 @@ module tb_fw_on_core;
             ev_word[`QPNIC_EVENT_ERROR] = err;
             ev_word[`QPNIC_EVENT_SOLICITED] = sol;
             ev_word[`QPNIC_EVENT_TRIGGER] = trig;
+            ev_word[`QPNIC_EVENT_INDEX] = index;
         end
     endfunction
+
+    // Queue an event in this time step (call between clock edges). An ARM
+    // sets its CQ's armed bit as it enters, as qpnic_fw_if does.
+    task push_now;
+        input [31:0] w;
+        begin
+            if (evq_tail - evq_head == 5'd16) fail("the test overfilled the event queue");
+            evq[evq_tail[3:0]] = w;
+            evq_tail = evq_tail + 5'd1;
+            if (w[`QPNIC_EVENT_TYPE] == `QPNIC_EVT_TYPE_ARM) begin
+                armed[w[`QPNIC_EVENT_CQN]] = 1'b1;
+                arms_queued[w[`QPNIC_EVENT_CQN]] = arms_queued[w[`QPNIC_EVENT_CQN]] + 1;
+            end
+        end
+    endtask
 
     task push_event;
         input [31:0] w;
         begin
             @(negedge clk);
-            evq[evq_tail[3:0]] = w;
-            evq_tail = evq_tail + 5'd1;
+            push_now(w);
+        end
+    endtask
+
+    // An ARM doorbell for cqn: the event carries the CQ's PI now.
+    task arm_now;
+        input [7:0] cqn;
+        input [1:0] trig;
+        begin
+            push_now(ev_word(`QPNIC_EVT_TYPE_ARM, cqn, 1'b0, 1'b0, trig, cq_pi[cqn[2:0]]));
+        end
+    endtask
+
+    // The CQE writer and the csr writing one CQE to cqn (call between clock
+    // edges): marks at the old PI, PI + 1, then a CQE event with the index
+    // written if the CQ is armed (the writer reads the bit after PI moved).
+    task write_cqe_now;
+        input [7:0] cqn;
+        input       err;
+        input       sol;
+        reg [15:0] idx;
+        begin
+            idx = cq_pi[cqn[2:0]];
+            if (err) cq_err[cqn[2:0]] = {1'b1, 15'd0, idx};
+            if (sol) cq_sol[cqn[2:0]] = {1'b1, 15'd0, idx};
+            cq_pi[cqn[2:0]] = idx + 16'd1;
+            if (armed[cqn[2:0]])
+                push_now(ev_word(`QPNIC_EVT_TYPE_CQE, cqn, err, sol, 2'd0, idx));
+        end
+    endtask
+
+    task write_cqe;
+        input [7:0] cqn;
+        input       err;
+        input       sol;
+        begin
+            @(negedge clk);
+            write_cqe_now(cqn, err, sol);
         end
     endtask
 
@@ -256,6 +326,7 @@ module tb_fw_on_core;
             cq_ci[i] = 16'd0;
             cq_err[i] = 32'd0;
             cq_sol[i] = 32'd0;
+            arms_queued[i] = 0;
         end
         repeat (10) @(posedge clk);
         resetn = 1'b1;
@@ -269,60 +340,104 @@ module tb_fw_on_core;
         if (!fw_ready) fail("FW_READY was not written within 20000 cycles");
         end_case;
 
-        begin_case("N1_arm_on_empty_cq_sets_armed_bit_no_notify");
-        push_event(ev_word(`QPNIC_EVT_TYPE_ARM, 3, 0, 0, `QPNIC_CQ_TRIGGER_ANY));
+        begin_case("N1_arm_on_empty_cq_armed_by_its_event_no_notify");
+        @(negedge clk);
+        arm_now(3, `QPNIC_CQ_TRIGGER_ANY);
         settle;
-        if (!armed[3]) fail("ARMED_SET was not written for CQ 3");
+        if (!armed[3]) fail("CQ 3 unarmed after its ARM: the firmware cleared a pending arm");
         expect_no_notify_beyond(0);
         end_case;
 
         begin_case("N2_cqe_fires_arm_notify_success_armed_clr");
-        cq_pi[3] = 16'd1;
-        push_event(ev_word(`QPNIC_EVT_TYPE_CQE, 3, 0, 0, 0));
+        write_cqe(3, 0, 0);
+        if (evq_head == evq_tail) fail("setup: the armed CQ raised no CQE event");
         settle;
         expect_notify(0, 3, `QPNIC_NTF_STATUS_SUCCESS);
         if (armed[3]) fail("ARMED_CLR was not written for CQ 3");
         end_case;
 
-        begin_case("N1_second_cqe_no_second_notify");
+        // a CQE event queued before the firmware's ARMED_CLR took effect
+        begin_case("N1_stale_cqe_event_no_second_notify");
         cq_pi[3] = 16'd2;
-        push_event(ev_word(`QPNIC_EVT_TYPE_CQE, 3, 0, 0, 0));
+        push_event(ev_word(`QPNIC_EVT_TYPE_CQE, 3, 0, 0, 0, 16'd1));
         settle;
         expect_no_notify_beyond(1);
         end_case;
 
         begin_case("N3_arm_with_new_cqes_satisfied_at_once");
-        cq_pi[2] = 16'd2;
-        push_event(ev_word(`QPNIC_EVT_TYPE_ARM, 2, 0, 0, `QPNIC_CQ_TRIGGER_ANY));
+        write_cqe(2, 0, 0);
+        write_cqe(2, 0, 0);
+        if (evq_head != evq_tail) fail("setup: an unarmed CQ raised CQE events");
+        push_event(ev_word(`QPNIC_EVT_TYPE_ARM, 2, 0, 0, `QPNIC_CQ_TRIGGER_ANY, cq_pi[2]));
         settle;
         expect_notify(1, 2, `QPNIC_NTF_STATUS_SUCCESS);
         if (armed[2]) fail("CQ 2 left armed after its arm was satisfied");
         end_case;
 
         begin_case("N4_arm_with_only_old_cqes_waits");
-        push_event(ev_word(`QPNIC_EVT_TYPE_ARM, 2, 0, 0, `QPNIC_CQ_TRIGGER_ANY));
+        push_event(ev_word(`QPNIC_EVT_TYPE_ARM, 2, 0, 0, `QPNIC_CQ_TRIGGER_ANY, cq_pi[2]));
         settle;
         expect_no_notify_beyond(2);
         if (!armed[2]) fail("CQ 2 not armed");
         end_case;
 
         begin_case("N7_errors_arm_skips_ok_fires_on_error");
-        push_event(ev_word(`QPNIC_EVT_TYPE_ARM, 4, 0, 0, `QPNIC_CQ_TRIGGER_ERRORS));
-        cq_pi[4] = 16'd1;
-        push_event(ev_word(`QPNIC_EVT_TYPE_CQE, 4, 0, 1, 0));
+        push_event(ev_word(`QPNIC_EVT_TYPE_ARM, 4, 0, 0, `QPNIC_CQ_TRIGGER_ERRORS, cq_pi[4]));
+        write_cqe(4, 0, 1);
         settle;
         expect_no_notify_beyond(2);
-        cq_pi[4] = 16'd2;
-        cq_err[4] = 32'h8000_0001;
-        push_event(ev_word(`QPNIC_EVT_TYPE_CQE, 4, 1, 0, 0));
+        if (!armed[4]) fail("CQ 4 disarmed by a CQE its ERRORS arm does not match");
+        write_cqe(4, 1, 0);
         settle;
         expect_notify(2, 4, `QPNIC_NTF_STATUS_SUCCESS);
+        if (armed[4]) fail("CQ 4 left armed after its arm fired");
         end_case;
 
         begin_case("N8_overrun_notifies_overflow");
-        push_event(ev_word(`QPNIC_EVT_TYPE_OVERRUN, 5, 0, 0, 0));
+        push_event(ev_word(`QPNIC_EVT_TYPE_OVERRUN, 5, 0, 0, 0, 0));
         settle;
         expect_notify(3, 5, `QPNIC_NTF_STATUS_OVERFLOW);
+        end_case;
+
+        // Two arms queued together on a CQ with one unseen CQE: the first is
+        // satisfied at once (N3); its ARMED_CLR comes while the second is
+        // still queued, so the hardware ignores it and the second arm, which
+        // waits, still gets the next CQE's event.
+        begin_case("armed_clr_ignored_while_second_arm_queued_next_cqe_fires");
+        write_cqe(6, 0, 0);
+        i = clr_ignored;
+        @(negedge clk);
+        arm_now(6, `QPNIC_CQ_TRIGGER_ANY);
+        arm_now(6, `QPNIC_CQ_TRIGGER_ANY);
+        settle;
+        expect_notify(4, 6, `QPNIC_NTF_STATUS_SUCCESS);
+        if (clr_ignored != i + 1) fail("setup: the firmware's ARMED_CLR did not meet a queued ARM");
+        if (!armed[6]) fail("CQ 6 unarmed while its second arm waits");
+        write_cqe(6, 0, 0);
+        settle;
+        expect_notify(5, 6, `QPNIC_NTF_STATUS_SUCCESS);
+        if (armed[6]) fail("CQ 6 left armed after its second arm fired");
+        end_case;
+
+        // The race: two ARMs, both at PI 0, queued before the CQE that
+        // satisfies them. By the time the firmware handles the first ARM,
+        // CQ_PI already shows that CQE (written meanwhile), whose event
+        // (index 0) is queued behind both. One notification, not two.
+        begin_case("race_two_arms_before_their_cqe_notify_once");
+        @(negedge clk);
+        arm_now(7, `QPNIC_CQ_TRIGGER_ANY);
+        arm_now(7, `QPNIC_CQ_TRIGGER_ANY);
+        write_cqe_now(7, 0, 0);
+        if (evq_tail - evq_head != 5'd3 || cq_pi[7] != 16'd1)
+            fail("setup: want ARM, ARM, CQE queued and CQ_PI 1");
+        settle;
+        expect_notify(6, 7, `QPNIC_NTF_STATUS_SUCCESS);
+        if (armed[7]) fail("CQ 7 left armed after its arms fired");
+        // a CQE event (index 1) queued before that ARMED_CLR took effect
+        cq_pi[7] = 16'd2;
+        push_event(ev_word(`QPNIC_EVT_TYPE_CQE, 7, 0, 0, 0, 16'd1));
+        settle;
+        expect_no_notify_beyond(7);
         end_case;
 
         $display("%0d passed, %0d failed", passed, failed);

@@ -123,7 +123,7 @@ static void test_n6_cell(void)
           cq.pending, trig_name[cq.trigger & 3], trig_name[want]);
     for (k = 0; k < 3; k++) {
         struct arm_cq c = cq;
-        bool fire = arm_on_cqe(&c, flags[k][0], flags[k][1], 1) == ARM_ACT_NOTIFY;
+        bool fire = arm_on_cqe(&c, flags[k][0], flags[k][1], 0) == ARM_ACT_NOTIFY;
         bool want_fire = want == QPNIC_CQ_TRIGGER_ANY || flags[k][0] ||
                          (want == QPNIC_CQ_TRIGGER_SOLICITED && flags[k][1]);
         CHECK(fire == want_fire, "merged arm %s: %s completion fired=%d, want %d",
@@ -165,7 +165,7 @@ static void test_n7_cell(void)
     cq.pi_at_cb = 7;
     a = arm_on_arm(&cq, n7_trigger, &empty);
     CHECK(a == ARM_ACT_NONE, "arm on an empty CQ gave %s", act_str(a));
-    a = arm_on_cqe(&cq, error, solicited, 8);
+    a = arm_on_cqe(&cq, error, solicited, 7);
     CHECK(a == (want ? ARM_ACT_NOTIFY : ARM_ACT_NONE), "CQE event gave %s, want %s",
           act_str(a), want ? "NOTIFY" : "NONE");
     CHECK(cq.pending == !want, "after the event pending=%d, want %d", cq.pending, !want);
@@ -203,7 +203,7 @@ static void N1_no_callback_without_arm(void)
 
     cq_fresh(&cq);
     for (i = 0; i < 4; i++) {
-        enum arm_action a = arm_on_cqe(&cq, i & 1, i & 2, (uint16_t)(i + 1));
+        enum arm_action a = arm_on_cqe(&cq, i & 1, i & 2, (uint16_t)i);
         CHECK(a == ARM_ACT_NONE, "CQE %d on an unarmed CQ gave %s", i, act_str(a));
     }
 }
@@ -220,10 +220,10 @@ static void N1_at_most_once_per_arm(void)
         a = arm_on_arm(&cq, QPNIC_CQ_TRIGGER_ANY, &empty);
         CHECK(a == ARM_ACT_NONE, "arm %d on an empty CQ gave %s", i, act_str(a));
     }
-    a = arm_on_cqe(&cq, false, false, 1);
+    a = arm_on_cqe(&cq, false, false, 0);
     CHECK(a == ARM_ACT_NOTIFY, "first CQE gave %s, want NOTIFY", act_str(a));
     for (i = 0; i < 3; i++) {
-        a = arm_on_cqe(&cq, true, true, (uint16_t)(2 + i));
+        a = arm_on_cqe(&cq, true, true, (uint16_t)(1 + i));
         CHECK(a == ARM_ACT_NONE, "CQE %d after the callback gave %s, want NONE", i, act_str(a));
     }
 }
@@ -239,8 +239,29 @@ static void N1_arm_satisfied_at_once_ignores_its_late_event(void)
     CHECK(a == ARM_ACT_NOTIFY, "arm with a new CQE in the view gave %s", act_str(a));
     /* The CQE's event, raised because the armed bit was set before the view
      * was read, arrives after: no arm waits, so no second callback. */
-    a = arm_on_cqe(&cq, false, false, 1);
+    a = arm_on_cqe(&cq, false, false, 0);
     CHECK(a == ARM_ACT_NONE, "the late event gave %s, want NONE", act_str(a));
+}
+
+/* Arm twice before a completion; the firmware sees the completion between
+ * the two ARM events (the first is satisfied at once). The completion's CQE
+ * event, still queued, must not fire the second arm: that callback already
+ * covered it (found end to end by N1_one_callback_per_arm). */
+static void N1_stale_event_does_not_fire_a_later_arm(void)
+{
+    struct arm_cq_view v = mkview(1, 0, -1, -1);
+    struct arm_cq cq;
+    enum arm_action a;
+
+    cq_fresh(&cq);
+    a = arm_on_arm(&cq, QPNIC_CQ_TRIGGER_ANY, &v);
+    CHECK(a == ARM_ACT_NOTIFY, "first arm gave %s, want NOTIFY", act_str(a));
+    a = arm_on_arm(&cq, QPNIC_CQ_TRIGGER_ANY, &v);
+    CHECK(a == ARM_ACT_NONE, "second arm with only the seen CQE gave %s, want NONE", act_str(a));
+    a = arm_on_cqe(&cq, false, false, 0);
+    CHECK(a == ARM_ACT_NONE, "the stale event of CQE 0 gave %s, want NONE", act_str(a));
+    a = arm_on_cqe(&cq, false, false, 1);
+    CHECK(a == ARM_ACT_NOTIFY, "a new CQE gave %s, want NOTIFY", act_str(a));
 }
 
 static void N2_fire_clears_arm_and_records_pi(void)
@@ -252,10 +273,10 @@ static void N2_fire_clears_arm_and_records_pi(void)
     cq_fresh(&cq);
     a = arm_on_arm(&cq, QPNIC_CQ_TRIGGER_ERRORS, &empty);
     CHECK(a == ARM_ACT_NONE, "arm gave %s", act_str(a));
-    a = arm_on_cqe(&cq, false, true, 5);
+    a = arm_on_cqe(&cq, false, true, 4);
     CHECK(a == ARM_ACT_NONE && cq.pending, "ok CQE on an ERRORS arm gave %s, pending %d",
           act_str(a), cq.pending);
-    a = arm_on_cqe(&cq, true, false, 9);
+    a = arm_on_cqe(&cq, true, false, 8);
     CHECK(a == ARM_ACT_NOTIFY, "error CQE gave %s, want NOTIFY", act_str(a));
     CHECK(!cq.pending, "the arm is still pending after its callback");
     CHECK(cq.pi_at_cb == 9, "pi at the callback is %u, want 9", cq.pi_at_cb);
@@ -270,7 +291,7 @@ static void cq_after_callback_at_5(struct arm_cq *cq)
 
     cq_fresh(cq);
     (void)arm_on_arm(cq, QPNIC_CQ_TRIGGER_ERRORS, &v);
-    (void)arm_on_cqe(cq, true, false, 5);
+    (void)arm_on_cqe(cq, true, false, 4);
 }
 
 static void N3_new_completion_satisfies_at_once(void)
@@ -400,7 +421,7 @@ static void N8_overrun_notifies_and_kills_an_armed_cq(void)
     a = arm_on_overrun(&cq);
     CHECK(a == ARM_ACT_OVERFLOW, "overrun on an armed CQ gave %s", act_str(a));
     CHECK(!cq.pending, "the arm survived the overrun");
-    a = arm_on_cqe(&cq, true, true, 21);
+    a = arm_on_cqe(&cq, true, true, 20);
     CHECK(a == ARM_ACT_NONE, "CQE event after the overrun gave %s", act_str(a));
     a = arm_on_arm(&cq, QPNIC_CQ_TRIGGER_ANY, &full);
     CHECK(a == ARM_ACT_DISARM, "arm on the dead CQ gave %s, want DISARM", act_str(a));
@@ -422,7 +443,7 @@ static void N8_reenabled_cq_lives_again(void)
     CHECK(a == ARM_ACT_NONE && cq.pending, "arm on a freshly enabled CQ gave %s",
           act_str(a));
     CHECK(cq.pi_at_cb == 0, "pi_at_cb %u kept from the old life", cq.pi_at_cb);
-    a = arm_on_cqe(&cq, true, false, 1);
+    a = arm_on_cqe(&cq, true, false, 0);
     CHECK(a == ARM_ACT_NOTIFY, "error CQE on the revived CQ gave %s", act_str(a));
 }
 
@@ -676,7 +697,7 @@ static void random_policy_matches_model(void)
                 if (m.pending) { /* the armed bit is set: an event */
                     what = err ? (sol ? "CQE error+solicited" : "CQE error")
                                : (sol ? "CQE solicited" : "CQE ok");
-                    got = arm_on_cqe(&cq, err, sol, (uint16_t)m.pi);
+                    got = arm_on_cqe(&cq, err, sol, (uint16_t)(m.pi - 1));
                     want = model_cqe(&m, err, sol);
                 }
             }
@@ -727,6 +748,7 @@ int main(int argc, char **argv)
     RUN(N1_no_callback_without_arm);
     RUN(N1_at_most_once_per_arm);
     RUN(N1_arm_satisfied_at_once_ignores_its_late_event);
+    RUN(N1_stale_event_does_not_fire_a_later_arm);
     RUN(N2_fire_clears_arm_and_records_pi);
     RUN(N3_new_completion_satisfies_at_once);
     RUN(N3_matching_new_error_satisfies_errors_arm);

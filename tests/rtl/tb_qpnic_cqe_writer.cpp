@@ -7,8 +7,11 @@
 // Checks: slot addresses and word order, the phase bit across a ring wrap,
 // overrun when full (CQE dropped, OVERRUN event, nothing written), drops for
 // a disabled or overrun CQ, CQE events only for armed CQs and carrying the
-// error and solicited flags, the marks strobes, and that a blocked event
-// FIFO stalls the writer instead of losing the event.
+// error and solicited flags and the index written (also across the 16-bit
+// index wrap), the marks strobes, that a blocked event FIFO stalls the
+// writer instead of losing the event, and that the armed bit is read only
+// once PI shows the CQE: an arm either counts the CQE by its index or gets
+// its event, never neither, never both (cycle-exact sweep).
 // Not for: the CQ registers themselves (tb_qpnic_csr).
 #include <cstdint>
 #include <cstdlib>
@@ -47,9 +50,16 @@ struct Tb {
     int ovr_pulses = 0, done_pulses = 0;
     bool in_write = false;
     bool block_events = false;
+    bool steady = false;   // every ready always high: cycle-exact runs
     unsigned seed = 1;
+    // cycle timing, for the armed-bit sampling test
+    long now = 0;              // cycles since construction
+    long arm_at = -1;          // at the start of this cycle, arm CQ arm_cq
+    unsigned arm_cq = 0;
+    long last_beat_at = -1;    // cycle the last CQE data beat was accepted
+    long pi_moved_at = -1;     // first cycle the moved PI was driven
 
-    bool coin() { return (rand_r(&seed) & 3) != 0; }   // ready 3 times in 4
+    bool coin() { return steady || (rand_r(&seed) & 3) != 0; }   // ready 3 times in 4
 
     void drive_context() {
         uint64_t logs = 0;
@@ -77,6 +87,7 @@ struct Tb {
     // One clock cycle: drive, sample handshakes and strobes, edge, update.
     // Returns whether the CQE request handshake happened.
     bool cycle() {
+        if (now == arm_at) cq[arm_cq].armed = true;
         drive_context();
         m->dmaw_req_ready = coin();
         m->dmaw_dat_ready = coin();
@@ -101,7 +112,10 @@ struct Tb {
             writes.back().words.push_back(m->dmaw_dat_data);
             bool want_last = writes.back().words.size() == QPNIC_CQE_WORDS;
             CHECK(m->dmaw_dat_last == want_last, "last on beat %zu", writes.back().words.size());
-            if (m->dmaw_dat_last) in_write = false;
+            if (m->dmaw_dat_last) {
+                in_write = false;
+                last_beat_at = now;
+            }
         }
         if (evt) events.push_back(m->evt_data);
         m->clk = 1;
@@ -113,11 +127,13 @@ struct Tb {
             if (err) { c.err_marks++; c.last_err = c.pi; }
             if (sol) { c.sol_marks++; c.last_sol = c.pi; }
             c.pi++;
+            pi_moved_at = now + 1;
         }
         if (ovr) {
             ovr_pulses++;
             cq[cqn].ovr = true;
         }
+        now++;
         return cqe;
     }
 
@@ -249,6 +265,9 @@ void test_events(Tb &t) {
           "error CQE event 0x%08x", e1);
     CHECK(QPNIC_FIELD_GET(&e2, QPNIC_EVENT_ERROR) == 0 && QPNIC_FIELD_GET(&e2, QPNIC_EVENT_SOLICITED) == 1,
           "solicited CQE event 0x%08x", e2);
+    CHECK(QPNIC_FIELD_GET(&e1, QPNIC_EVENT_INDEX) == 1 && QPNIC_FIELD_GET(&e2, QPNIC_EVENT_INDEX) == 2,
+          "CQE events carry index %u and %u, want the indices written, 1 and 2",
+          QPNIC_FIELD_GET(&e1, QPNIC_EVENT_INDEX), QPNIC_FIELD_GET(&e2, QPNIC_EVENT_INDEX));
     CHECK(c.err_marks == 1 && c.last_err == 1, "error mark: %d marks, index %u", c.err_marks, c.last_err);
     CHECK(c.sol_marks == 1 && c.last_sol == 2, "solicited mark: %d marks, index %u", c.sol_marks, c.last_sol);
 
@@ -265,7 +284,117 @@ void test_events(Tb &t) {
     while (!t.cycle()) CHECK(++n < 100, "CQE not taken after the event FIFO opened");
     t.m->cqe_valid = 0;
     CHECK(t.events.size() == 3, "event lost under backpressure");
+    CHECK(QPNIC_FIELD_GET(&t.events[2], QPNIC_EVENT_INDEX) == 3, "stalled event carries index %u, want 3",
+          QPNIC_FIELD_GET(&t.events[2], QPNIC_EVENT_INDEX));
     PASS("cqe_writer_events_only_when_armed_flags_marks_backpressure");
+}
+
+
+// CQE events carry the index the CQE was written at, across the 16-bit wrap
+// of the free-running index and the ring's own wrap (4 entries).
+void test_event_index_wrap(Tb &t) {
+    Cq &c = t.cq[4];
+    c = Cq{};
+    c.base = 0x40000;
+    c.log = 2;
+    c.en = true;
+    c.armed = true;
+    c.pi = c.ci = 0xFFFE;
+    t.writes.clear();
+    t.events.clear();
+    uint32_t w[4];
+    const unsigned n = 6;   // indices 0xFFFE, 0xFFFF, 0, 1, 2, 3
+    for (unsigned i = 0; i < n; i++) {
+        c.ci = c.pi;
+        make_cqe(w, i, i == 2 ? QPNIC_CQE_STATUS_REM_ACCESS : QPNIC_CQE_STATUS_SUCCESS, i == 3);
+        t.cqe(4, w);
+    }
+    CHECK(t.writes.size() == n && t.events.size() == n, "%zu writes, %zu events for %u armed CQEs",
+          t.writes.size(), t.events.size(), n);
+    for (unsigned i = 0; i < n; i++) {
+        uint16_t idx = (uint16_t)(0xFFFE + i);
+        const uint32_t e = t.events[i];
+        CHECK(QPNIC_FIELD_GET(&e, QPNIC_EVENT_TYPE) == QPNIC_EVT_TYPE_CQE && QPNIC_FIELD_GET(&e, QPNIC_EVENT_CQN) == 4,
+              "event %u: 0x%08x", i, e);
+        CHECK(QPNIC_FIELD_GET(&e, QPNIC_EVENT_INDEX) == idx, "event %u carries index 0x%04x, the CQE went to 0x%04x",
+              i, QPNIC_FIELD_GET(&e, QPNIC_EVENT_INDEX), idx);
+        CHECK(QPNIC_FIELD_GET(&e, QPNIC_EVENT_ERROR) == (i == 2) && QPNIC_FIELD_GET(&e, QPNIC_EVENT_SOLICITED) == (i == 3),
+              "event %u flags 0x%08x", i, e);
+        CHECK(t.writes[i].addr == c.base + (idx & 3u) * 16, "CQE at index 0x%04x written to 0x%llx", idx,
+              (unsigned long long)t.writes[i].addr);
+        unsigned want_phase = ((idx >> 2) & 1) ? 0 : 1;
+        CHECK(QPNIC_FIELD_GET(t.writes[i].words.data(), QPNIC_CQE_PHASE) == want_phase,
+              "CQE at index 0x%04x: phase %u, want %u", idx, QPNIC_FIELD_GET(t.writes[i].words.data(), QPNIC_CQE_PHASE),
+              want_phase);
+    }
+    CHECK(c.pi == 4, "PI 0x%04x after wrapping, want 4", c.pi);
+    PASS("cqe_writer_event_carries_written_index_across_wrap");
+}
+
+// The armed bit is read only once the CQ's PI shows the CQE (docs/internals.md,
+// "Firmware and its hardware"). An ARM event entering the FIFO in cycle P
+// takes the PI driven in P as its index and shows the armed bit from P + 1.
+// For every P around the CQE's write, exactly one of the two must count the
+// CQE: the arm's index is past it, or the CQE raises an event. Cycle-exact
+// (every ready high), no randomness.
+void test_armed_sampled_after_pi(Tb &t) {
+    Cq &c = t.cq[6];
+    c = Cq{};
+    c.base = 0x60000;
+    c.log = 3;
+    c.en = true;
+    t.steady = true;
+    t.events.clear();
+    uint32_t w[4];
+    make_cqe(w, 0, QPNIC_CQE_STATUS_SUCCESS, false);
+    // a reference run, unarmed: where the last beat and the PI move fall
+    long start = t.now;
+    t.cqe(6, w);
+    CHECK(t.events.empty(), "an event from an unarmed CQ");
+    const long beat_off = t.last_beat_at - start;
+    const long pi_lag = t.pi_moved_at - t.last_beat_at;
+    CHECK(pi_lag == 2, "PI shows the CQE %ld cycles after its last beat, want 2 (done strobe, then the csr)", pi_lag);
+    bool saw_event = false, saw_none = false;
+    for (long k = -2; k <= 4; k++) {   // the armed bit shows from last beat + k
+        t.events.clear();
+        c.armed = false;
+        c.ci = c.pi;
+        const uint16_t idx = c.pi;
+        start = t.now;
+        t.arm_cq = 6;
+        t.arm_at = start + beat_off + k;
+        t.cqe(6, w);
+        t.arm_at = -1;
+        CHECK(t.last_beat_at - start == beat_off, "k %ld: the run is not cycle-exact (last beat at +%ld, want +%ld)", k,
+              t.last_beat_at - start, beat_off);
+        CHECK(c.armed, "k %ld: the test never armed the CQ", k);
+        // the ARM entered one cycle before its bit shows; its index is the PI
+        // driven then
+        const long arm_cycle = t.last_beat_at + k - 1;
+        const uint16_t arm_index = arm_cycle < t.pi_moved_at ? idx : (uint16_t)(idx + 1);
+        const bool arm_counts_cqe = arm_index != idx;
+        const bool raised = t.events.size() == 1;
+        CHECK(t.events.size() <= 1, "k %ld: %zu events for one CQE", k, t.events.size());
+        CHECK(raised != arm_counts_cqe,
+              "armed bit from last beat + %ld (PI moved at last beat + %ld): the arm's index 0x%04x %s the CQE at "
+              "0x%04x, and the writer %s",
+              k, pi_lag, arm_index, arm_counts_cqe ? "counts" : "does not count", idx,
+              raised ? "raised an event too" : "raised no event");
+        if (raised) {
+            CHECK(QPNIC_FIELD_GET(&t.events[0], QPNIC_EVENT_INDEX) == idx, "k %ld: event index 0x%04x, want 0x%04x", k,
+                  QPNIC_FIELD_GET(&t.events[0], QPNIC_EVENT_INDEX), idx);
+            saw_event = true;
+        } else {
+            saw_none = true;
+        }
+        // the cases the contract names: armed in the last beat's cycle or
+        // right after gives an event; armed only after the check, none
+        if (k == 0 || k == 1) CHECK(raised, "armed at last beat + %ld gave no event", k);
+        if (k >= 3) CHECK(!raised, "armed at last beat + %ld, after the check, gave an event", k);
+    }
+    CHECK(saw_event && saw_none, "the sweep did not cross the sampling point");
+    t.steady = false;
+    PASS("cqe_writer_armed_bit_sampled_after_pi_moved_never_neither");
 }
 
 }  // namespace
@@ -280,6 +409,8 @@ int main(int argc, char **argv) {
     test_wrap_phase(t);
     test_overrun(t);
     test_events(t);
+    test_event_index_wrap(t);
+    test_armed_sampled_after_pi(t);
     t.m->final();
     return 0;
 }

@@ -32,6 +32,7 @@
 #define QPNIC_WQE_SGE_WORD 4u /* WQE word where SGE 0 starts; SGE n starts at word 4 + 4n */
 #define QPNIC_DMA_DATA_BYTES 4u /* bytes per beat on the DMA and port streams (32-bit datapath) */
 #define QPNIC_NOTIFY_RING 256u /* entries of the simulator's notification ring */
+#define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 
 /* enum wqe_op: Operation code in a WQE (word 0, field opcode). */
 #define QPNIC_WQE_OP_NOP 0x0u /* invalid; completes with BAD_WQE */
@@ -78,8 +79,8 @@
 
 /* enum evt_type: Type of an event the hardware hands to the firmware (EVT_POP). */
 #define QPNIC_EVT_TYPE_NONE 0x0u /* no event was waiting */
-#define QPNIC_EVT_TYPE_ARM 0x1u /* the host armed a CQ; field trigger says for what */
-#define QPNIC_EVT_TYPE_CQE 0x2u /* a CQE was written to a CQ the firmware marked armed */
+#define QPNIC_EVT_TYPE_ARM 0x1u /* the host armed a CQ; field trigger says for what, field index where the CQ stood */
+#define QPNIC_EVT_TYPE_CQE 0x2u /* a CQE was written to a CQ whose armed bit is set */
 #define QPNIC_EVT_TYPE_OVERRUN 0x3u /* a CQE found its CQ full; the CQ is now in overrun */
 
 /* enum cq_trigger: What an arm waits for (N7); the NDK_CQ_NOTIFY values. */
@@ -220,28 +221,33 @@
 /* cqn: the CQ it concerns */
 #define QPNIC_EVENT_CQN_WORD 0u
 #define QPNIC_EVENT_CQN_SHIFT 0u
-#define QPNIC_EVENT_CQN_WIDTH 8u
-#define QPNIC_EVENT_CQN_MASK 0xFFu
+#define QPNIC_EVENT_CQN_WIDTH 4u
+#define QPNIC_EVENT_CQN_MASK 0xFu
 /* type: enum evt_type */
 #define QPNIC_EVENT_TYPE_WORD 0u
-#define QPNIC_EVENT_TYPE_SHIFT 8u
+#define QPNIC_EVENT_TYPE_SHIFT 4u
 #define QPNIC_EVENT_TYPE_WIDTH 4u
 #define QPNIC_EVENT_TYPE_MASK 0xFu
 /* error: CQE: its status is not SUCCESS */
 #define QPNIC_EVENT_ERROR_WORD 0u
-#define QPNIC_EVENT_ERROR_SHIFT 12u
+#define QPNIC_EVENT_ERROR_SHIFT 8u
 #define QPNIC_EVENT_ERROR_WIDTH 1u
 #define QPNIC_EVENT_ERROR_MASK 0x1u
 /* solicited: CQE: a solicited receive */
 #define QPNIC_EVENT_SOLICITED_WORD 0u
-#define QPNIC_EVENT_SOLICITED_SHIFT 13u
+#define QPNIC_EVENT_SOLICITED_SHIFT 9u
 #define QPNIC_EVENT_SOLICITED_WIDTH 1u
 #define QPNIC_EVENT_SOLICITED_MASK 0x1u
 /* trigger: ARM: enum cq_trigger */
 #define QPNIC_EVENT_TRIGGER_WORD 0u
-#define QPNIC_EVENT_TRIGGER_SHIFT 16u
+#define QPNIC_EVENT_TRIGGER_SHIFT 10u
 #define QPNIC_EVENT_TRIGGER_WIDTH 2u
 #define QPNIC_EVENT_TRIGGER_MASK 0x3u
+/* index: CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md) */
+#define QPNIC_EVENT_INDEX_WORD 0u
+#define QPNIC_EVENT_INDEX_SHIFT 12u
+#define QPNIC_EVENT_INDEX_WIDTH 16u
+#define QPNIC_EVENT_INDEX_MASK 0xFFFFu
 /* valid: 1 when an event was popped */
 #define QPNIC_EVENT_VALID_WORD 0u
 #define QPNIC_EVENT_VALID_SHIFT 31u
@@ -488,15 +494,15 @@
 /* host registers (byte offsets) */
 #define QPNIC_REG_ID 0x0000u /* ro: ID_VALUE */
 #define QPNIC_REG_VERSION 0x0004u /* ro: VERSION_VALUE */
-#define QPNIC_REG_CAPS0 0x0008u /* ro: num_qp[7:0] num_cq[15:8] num_mr[23:16] max_sge[27:24] */
-#define QPNIC_REG_CAPS1 0x000Cu /* ro: log_max_qp_depth[4:0] log_max_cq_depth[12:8] fetch_burst_wqes[23:16] */
-#define QPNIC_REG_STATUS 0x0010u /* ro: bit 0: firmware ready; bit 1: NIC idle */
+#define QPNIC_REG_CAPS0 0x0008u /* ro: struct caps0: the sizes of this build */
+#define QPNIC_REG_CAPS1 0x000Cu /* ro: struct caps1: the limits of this build */
+#define QPNIC_REG_STATUS 0x0010u /* ro: struct status: firmware ready, NIC idle */
 #define QPNIC_REG_SCRATCH 0x0014u /* rw: free for the host; tests the MMIO path */
 #define QPNIC_REG_CNT_DOORBELLS_LO 0x0100u /* ro: doorbell writes received (SQ and RQ producer indices); reading a _LO latches its _HI */
 #define QPNIC_REG_CNT_DOORBELLS_HI 0x0104u /* ro:  */
-#define QPNIC_REG_CNT_WQES_FETCHED_LO 0x0108u /* ro: WQEs fetched (SQ and RQ) */
+#define QPNIC_REG_CNT_WQES_FETCHED_LO 0x0108u /* ro: WQEs fetched (SQ and RQ): the SQ fetch engine's bursts plus one per RQ WQE the responder reads */
 #define QPNIC_REG_CNT_WQES_FETCHED_HI 0x010Cu /* ro:  */
-#define QPNIC_REG_CNT_WQE_FETCH_READS_LO 0x0110u /* ro: DMA read transactions that fetched WQEs */
+#define QPNIC_REG_CNT_WQE_FETCH_READS_LO 0x0110u /* ro: DMA read transactions that fetched WQEs (SQ and RQ): one per SQ fetch burst, one per RQ WQE */
 #define QPNIC_REG_CNT_WQE_FETCH_READS_HI 0x0114u /* ro:  */
 #define QPNIC_REG_CNT_DMA_READ_BYTES_LO 0x0118u /* ro: bytes read from host memory by DMA */
 #define QPNIC_REG_CNT_DMA_READ_BYTES_HI 0x011Cu /* ro:  */
@@ -527,8 +533,8 @@
 #define QPNIC_QPREG_SQ_BASE_HI 0x04u /* rw: device address of the SQ ring, high word */
 #define QPNIC_QPREG_RQ_BASE_LO 0x08u /* rw: device address of the RQ ring, low word (64-byte aligned) */
 #define QPNIC_QPREG_RQ_BASE_HI 0x0Cu /* rw: device address of the RQ ring, high word */
-#define QPNIC_QPREG_CFG 0x10u /* rw: sq_log_depth[4:0] rq_log_depth[12:8] send_cq[19:16] recv_cq[27:24] */
-#define QPNIC_QPREG_REMOTE 0x14u /* rw: remote QP number[7:0] on the loopback port */
+#define QPNIC_QPREG_CFG 0x10u /* rw: struct qp_cfg: ring depths, send and receive CQs */
+#define QPNIC_QPREG_REMOTE 0x14u /* rw: struct qp_remote: the connected QP on the loopback port */
 #define QPNIC_QPREG_STATE 0x18u /* rw: enum qp_state; writing RESET zeroes the indices below */
 #define QPNIC_QPREG_SQ_PI 0x1Cu /* rw: doorbell: SQ producer index (the host's count of WQEs written) */
 #define QPNIC_QPREG_RQ_PI 0x20u /* rw: doorbell: RQ producer index */
@@ -541,10 +547,10 @@
 #define QPNIC_CQREG(n, R) (QPNIC_CQ_BASE + (uint32_t)(n) * QPNIC_CQ_STRIDE + QPNIC_CQREG_##R)
 #define QPNIC_CQREG_BASE_LO 0x00u /* rw: device address of the CQ ring, low word (16-byte aligned) */
 #define QPNIC_CQREG_BASE_HI 0x04u /* rw: device address of the CQ ring, high word */
-#define QPNIC_CQREG_CFG 0x08u /* rw: log_depth[4:0]; enable[31]: setting it zeroes PI, CI and the overrun flag */
+#define QPNIC_CQREG_CFG 0x08u /* rw: struct cq_cfg: depth, enable (setting it zeroes PI, CI, the overrun flag and the marks) */
 #define QPNIC_CQREG_CI 0x0Cu /* rw: doorbell: consumer index (CQEs the host has taken) */
-#define QPNIC_CQREG_ARM 0x10u /* wo: doorbell: arm with enum cq_trigger; goes to the firmware as an ARM event */
+#define QPNIC_CQREG_ARM 0x10u /* wo: doorbell: struct cq_arm (enum cq_trigger); goes to the firmware as an ARM event */
 #define QPNIC_CQREG_PI 0x14u /* ro: producer index (CQEs the NIC has written) */
-#define QPNIC_CQREG_STATE 0x18u /* ro: bit 0 enabled, bit 1 overrun */
+#define QPNIC_CQREG_STATE 0x18u /* ro: struct cq_state: enabled, overrun */
 
 #endif
