@@ -15,7 +15,9 @@
 // parts report to qpnic_csr and qpnic_cqe_writer: qp_err from requester and
 // completer (one a cycle, the completer first, the other waits: none is
 // lost), RQ CQEs from the responder and SQ CQEs from the completer (round
-// robin, a presented CQE stays until taken).
+// robin, a presented CQE stays until taken), and the WQE fetch counts of the
+// SQ fetch engine and of the responder's RQ WQE reads (added, so that both in
+// one cycle lose nothing).
 //
 // Parameters
 //   NUM_QP, NUM_CQ, NUM_MR   sizes of the context vectors (NUM_CQ only sizes
@@ -29,8 +31,10 @@
 //   qp_err_valid, qp_err_qpn       strobe: set the QP's state to ERROR
 //   rq_ci_inc_valid, rq_ci_inc_qpn strobe: one RQ WQE consumed
 //   sq_ci_inc_valid, sq_ci_inc_qpn strobe: one SQ WQE completed
-//   cnt_fetch_read           strobe: one WQE fetch DMA read issued
-//   cnt_wqes_fetched         WQEs that read fetches (0 in other cycles)
+//   cnt_fetch_read           WQE fetch DMA reads issued this cycle: the SQ
+//                            fetch engine's plus the responder's RQ WQE
+//                            reads (0..2)
+//   cnt_wqes_fetched         WQEs those reads fetch (0 in other cycles)
 //   cqe_valid/ready, cqe_cqn, cqe_data   CQE requests to qpnic_cqe_writer
 //                            (word w at [32w+31:32w], phase bit 0)
 //   rd_*                     DMA read masters: 0 WQE fetch, 1 requester,
@@ -83,8 +87,8 @@ module qpnic_datapath #(
     output wire [7:0]           rq_ci_inc_qpn,
     output wire                 sq_ci_inc_valid,
     output wire [7:0]           sq_ci_inc_qpn,
-    output wire                 cnt_fetch_read,
-    output wire [3:0]           cnt_wqes_fetched,
+    output wire [1:0]           cnt_fetch_read,
+    output wire [4:0]           cnt_wqes_fetched,
     // CQE requests to qpnic_cqe_writer
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
@@ -121,6 +125,8 @@ module qpnic_datapath #(
     wire [7:0]  wqe_qpn;
     wire [15:0] wqe_index;
     wire        fetch_idle;
+    wire        sq_fetch_read;
+    wire [3:0]  sq_wqes_fetched;
 
     qpnic_wqe_fetch #(.NUM_QP(NUM_QP), .LOG_SLOTS(WQE_LOG_SLOTS)) u_fetch (
         .clk(clk), .rst(rst),
@@ -132,7 +138,7 @@ module qpnic_datapath #(
         .rd_rsp_data(rd_rsp_data), .rd_rsp_keep(rd_rsp_keep), .rd_rsp_last(rd_rsp_last),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
         .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index),
-        .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
+        .cnt_fetch_read(sq_fetch_read), .cnt_wqes_fetched(sq_wqes_fetched),
         .idle(fetch_idle));
 
     // ------------------------------------------------------------ requester
@@ -194,6 +200,7 @@ module qpnic_datapath #(
     wire [3:0]  rs_cqe_cqn;
     wire [127:0] rs_cqe_data;
     wire        rs_idle;
+    wire        rq_fetch_read;
 
     qpnic_responder #(.NUM_QP(NUM_QP), .NUM_MR(NUM_MR)) u_resp (
         .clk(clk), .rst(rst),
@@ -218,7 +225,7 @@ module qpnic_datapath #(
         .cqe_valid(rs_cqe_valid), .cqe_ready(rs_cqe_ready), .cqe_cqn(rs_cqe_cqn),
         .cqe_data(rs_cqe_data),
         .rq_ci_inc_valid(rq_ci_inc_valid), .rq_ci_inc_qpn(rq_ci_inc_qpn),
-        .idle(rs_idle));
+        .cnt_rq_fetch(rq_fetch_read), .idle(rs_idle));
 
     wire        cp_in_valid, cp_in_ready, cp_in_last;
     wire [31:0] cp_in_data;
@@ -256,6 +263,13 @@ module qpnic_datapath #(
         .sq_ci_inc_valid(sq_ci_inc_valid), .sq_ci_inc_qpn(sq_ci_inc_qpn),
         .qp_err_valid(cp_err_valid), .qp_err_ready(cp_err_ready),
         .qp_err_qpn(cp_err_qpn), .idle(cp_idle));
+
+    // ------------------------------------------- WQE fetch counts: added
+    // An RQ WQE read fetches one WQE. The two masters may issue in the same
+    // cycle (the arbiter here never does, but nothing here relies on it):
+    // the sum keeps both.
+    assign cnt_fetch_read   = {1'b0, sq_fetch_read} + {1'b0, rq_fetch_read};
+    assign cnt_wqes_fetched = {1'b0, sq_wqes_fetched} + {4'd0, rq_fetch_read};
 
     // ------------------------------------------------ qp_err: one a cycle
     // The csr takes a strobe every cycle; the completer goes first and the

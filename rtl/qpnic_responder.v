@@ -32,6 +32,8 @@
 //   wr_req_*, wr_dat_*   DMA write master (index 0): SEND and WRITE payloads
 //   cqe_valid/ready, cqe_cqn, cqe_data   RQ CQE requests (phase bit 0)
 //   rq_ci_inc_valid, rq_ci_inc_qpn       one-cycle strobe: one RQ WQE consumed
+//   cnt_rq_fetch     one-cycle strobe: the DMA read of one RQ WQE was issued
+//                    (counts as a WQE fetch read and one WQE fetched)
 //   idle             no packet in progress
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -91,6 +93,7 @@ module qpnic_responder #(
     output reg  [127:0]         cqe_data,
     output wire                 rq_ci_inc_valid,
     output wire [7:0]           rq_ci_inc_qpn,
+    output wire                 cnt_rq_fetch,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -336,6 +339,7 @@ module qpnic_responder #(
 
     assign rq_ci_inc_valid = (state == S_RQINC);
     assign rq_ci_inc_qpn   = dq;
+    assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
 
     assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle;
 

@@ -63,7 +63,7 @@ module qpnic_wqe_fetch #(
     localparam SLOTS      = 1 << LOG_SLOTS;
     localparam WQE_WORDS  = `QPNIC_WQE_WORDS;
     localparam WQE_BYTES  = `QPNIC_WQE_BYTES;
-    localparam LOG_WORDS  = LOG_SLOTS + 4;  // 16 words a WQE
+    localparam LOG_WORDS  = LOG_SLOTS + $clog2(WQE_WORDS);  // WQE_WORDS is a power of two
     // LAST_WORD = WQE_WORDS - 1 in 4 bits (16 words: 15)
     localparam [4:0] WQE_WORDS_5 = WQE_WORDS;
     localparam [3:0] LAST_WORD = WQE_WORDS_5[3:0] - 4'd1;

@@ -66,7 +66,7 @@ static ndk_status wait_fw_ready(ndk_adapter *ad)
         ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
         if (st != NDK_STATUS_SUCCESS)
             return st;
-        if (QPNIC_FIELD_GET(&status, HREG_STATUS_FW_READY))
+        if (QPNIC_FIELD_GET(&status, QPNIC_STATUS_FW_READY))
             return NDK_STATUS_SUCCESS;
         if (waited_ms >= FW_READY_TIMEOUT_MS)
             return NDK_STATUS_INTERNAL_ERROR; /* the firmware never came up */
@@ -83,13 +83,13 @@ static ndk_status read_caps(ndk_adapter *ad)
         st = qpnic_reg_read(ad, QPNIC_REG_CAPS1, &c1);
     if (st != NDK_STATUS_SUCCESS)
         return st;
-    ad->num_qp = QPNIC_FIELD_GET(&c0, HREG_CAPS0_NUM_QP);
-    ad->num_cq = QPNIC_FIELD_GET(&c0, HREG_CAPS0_NUM_CQ);
-    ad->num_mr = QPNIC_FIELD_GET(&c0, HREG_CAPS0_NUM_MR);
-    ad->max_sge = QPNIC_FIELD_GET(&c0, HREG_CAPS0_MAX_SGE);
-    ad->log_max_qp_depth = QPNIC_FIELD_GET(&c1, HREG_CAPS1_LOG_MAX_QP_DEPTH);
-    ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, HREG_CAPS1_LOG_MAX_CQ_DEPTH);
-    ad->fetch_burst_wqes = QPNIC_FIELD_GET(&c1, HREG_CAPS1_FETCH_BURST_WQES);
+    ad->num_qp = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_QP);
+    ad->num_cq = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_CQ);
+    ad->num_mr = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_MR);
+    ad->max_sge = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_MAX_SGE);
+    ad->log_max_qp_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_QP_DEPTH);
+    ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_CQ_DEPTH);
+    ad->fetch_burst_wqes = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_FETCH_BURST_WQES);
     /* What the layout can carry: CQ numbers are 4 bits in QP CFG, indices
      * 16 bits, SGEs at most MAX_SGE in a WQE, MR index below the tag. */
     if (ad->num_qp == 0 || ad->num_cq == 0 || ad->num_cq > 16 || ad->num_mr == 0 ||

@@ -59,7 +59,7 @@ static int free_slot(void **table, uint32_t n)
 /* Program CQ cqn's ring and enable it (enable zeroes its PI and CI). */
 static ndk_status cq_program(ndk_adapter *ad, ndk_cq *cq)
 {
-    uint32_t cfg = QPNIC_FIELD(HREG_CQCFG_LOG_DEPTH, cq->log_depth) | QPNIC_FIELD(HREG_CQCFG_ENABLE, 1);
+    uint32_t cfg = QPNIC_FIELD(QPNIC_CQ_CFG_LOG_DEPTH, cq->log_depth) | QPNIC_FIELD(QPNIC_CQ_CFG_ENABLE, 1);
     ndk_status st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, BASE_LO), (uint32_t)cq->ring.dev);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, BASE_HI), (uint32_t)(cq->ring.dev >> 32));
@@ -165,10 +165,10 @@ static ndk_status qp_check_args(ndk_pd *pd, ndk_cq *rcq, ndk_cq *scq, const ndk_
 static ndk_status qp_program(ndk_adapter *ad, ndk_qp *qp)
 {
     uint32_t n = qp->qpn;
-    uint32_t cfg = QPNIC_FIELD(HREG_QPCFG_SQ_LOG_DEPTH, qp->sq_log) |
-                   QPNIC_FIELD(HREG_QPCFG_RQ_LOG_DEPTH, qp->rq_log) |
-                   QPNIC_FIELD(HREG_QPCFG_SEND_CQ, qp->scq->cqn) |
-                   QPNIC_FIELD(HREG_QPCFG_RECV_CQ, qp->rcq->cqn);
+    uint32_t cfg = QPNIC_FIELD(QPNIC_QP_CFG_SQ_LOG, qp->sq_log) |
+                   QPNIC_FIELD(QPNIC_QP_CFG_RQ_LOG, qp->rq_log) |
+                   QPNIC_FIELD(QPNIC_QP_CFG_SEND_CQ, qp->scq->cqn) |
+                   QPNIC_FIELD(QPNIC_QP_CFG_RECV_CQ, qp->rcq->cqn);
     const struct {
         uint32_t reg, val;
     } seq[] = {
@@ -310,7 +310,7 @@ ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
         st = NDK_STATUS_INVALID_DEVICE_STATE; /* a QP connects once */
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, REMOTE),
-                                    QPNIC_FIELD(HREG_QPREMOTE_QPN, remote.qp_num));
+                                    QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, remote.qp_num));
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_RTS);
     if (st == NDK_STATUS_SUCCESS)

@@ -62,7 +62,7 @@ ndk_status ndk_sim_wait_idle(ndk_adapter *ad, int timeout_ms)
         ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
         if (st != NDK_STATUS_SUCCESS)
             return st;
-        if (QPNIC_FIELD_GET(&status, HREG_STATUS_IDLE))
+        if (QPNIC_FIELD_GET(&status, QPNIC_STATUS_IDLE))
             return NDK_STATUS_SUCCESS;
         if (now_ms() >= end)
             return NDK_STATUS_TIMEOUT;

@@ -17,7 +17,7 @@ static void cq_depth_rounded_and_programmed(void)
     CHECK_ST(ndk_create_cq(ad, 5, NULL, NULL, &cq), NDK_STATUS_SUCCESS);
     CHECK(cq->log_depth == 3, "depth 5 rounds to 8, log %u", cq->log_depth);
     uint32_t cfg = fake_last(f, QPNIC_CQREG(cq->cqn, CFG));
-    CHECK(QPNIC_FIELD_GET(&cfg, HREG_CQCFG_LOG_DEPTH) == 3 && QPNIC_FIELD_GET(&cfg, HREG_CQCFG_ENABLE) == 1,
+    CHECK(QPNIC_FIELD_GET(&cfg, QPNIC_CQ_CFG_LOG_DEPTH) == 3 && QPNIC_FIELD_GET(&cfg, QPNIC_CQ_CFG_ENABLE) == 1,
           "CQ CFG 0x%x", cfg);
     uint64_t base = ((uint64_t)fake_last(f, QPNIC_CQREG(cq->cqn, BASE_HI)) << 32) |
                     fake_last(f, QPNIC_CQREG(cq->cqn, BASE_LO));
@@ -76,8 +76,8 @@ static void qp_attr_granted_v6(void)
           "granted sq %u rq %u sge %u inline %u", a.sq_depth, a.rq_depth, a.max_sge, a.max_inline);
     uint32_t n = ndk_qp_num(qp);
     uint32_t cfg = fake_last(f, QPNIC_QPREG(n, CFG));
-    CHECK(QPNIC_FIELD_GET(&cfg, HREG_QPCFG_SQ_LOG_DEPTH) == 3 && QPNIC_FIELD_GET(&cfg, HREG_QPCFG_RQ_LOG_DEPTH) == 1 &&
-          QPNIC_FIELD_GET(&cfg, HREG_QPCFG_SEND_CQ) == scq->cqn && QPNIC_FIELD_GET(&cfg, HREG_QPCFG_RECV_CQ) == rcq->cqn,
+    CHECK(QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_SQ_LOG) == 3 && QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_RQ_LOG) == 1 &&
+          QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_SEND_CQ) == scq->cqn && QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_RECV_CQ) == rcq->cqn,
           "QP CFG 0x%x", cfg);
     CHECK(fake_last(f, QPNIC_QPREG(n, STATE)) == QPNIC_QP_STATE_RESET, "new QP is RESET");
     uint64_t sq = ((uint64_t)fake_last(f, QPNIC_QPREG(n, SQ_BASE_HI)) << 32) | fake_last(f, QPNIC_QPREG(n, SQ_BASE_LO));

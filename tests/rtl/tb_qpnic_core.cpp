@@ -18,13 +18,9 @@
 #include "Vqpnic_core.h"
 #include "verilated.h"
 #include "tb_util.h"
-#include "../../host/src/gen/qpnic_hw.h"
+#include "qpnic_hw.h"
 
 namespace {
-
-constexpr uint32_t STATUS_FW_READY = 1u << 0;   // layout: STATUS bit 0 (prose)
-constexpr uint32_t STATUS_IDLE = 1u << 1;       // layout: STATUS bit 1 (prose)
-constexpr uint32_t CQCFG_ENABLE = 1u << 31;     // layout: CQ CFG enable[31] (prose)
 
 struct Tb {
     std::unique_ptr<Vqpnic_core> m{new Vqpnic_core};
@@ -132,16 +128,16 @@ int main(int argc, char **argv) {
 
     uint64_t boot = t.run_to_idle(200000);
     uint32_t st = t.read(QPNIC_REG_STATUS);
-    CHECK(st & STATUS_FW_READY, "STATUS 0x%x: firmware not ready after boot", st);
-    CHECK(st & STATUS_IDLE, "STATUS 0x%x: idle bit clear once booted", st);
+    CHECK(QPNIC_FIELD_GET(&st, QPNIC_STATUS_FW_READY), "STATUS 0x%x: firmware not ready after boot", st);
+    CHECK(QPNIC_FIELD_GET(&st, QPNIC_STATUS_IDLE), "STATUS 0x%x: idle bit clear once booted", st);
     CHECK(t.read(QPNIC_REG_ID) == QPNIC_ID_VALUE, "ID");
     std::printf("firmware booted to idle in %llu cycles\n", (unsigned long long)boot);
     PASS("core_firmware_boots_ready_and_idle");
 
     t.write(QPNIC_CQREG(0, BASE_LO), 0x10000);
-    t.write(QPNIC_CQREG(0, CFG), CQCFG_ENABLE | 4);
+    t.write(QPNIC_CQREG(0, CFG), QPNIC_FIELD(QPNIC_CQ_CFG_ENABLE, 1) | QPNIC_FIELD(QPNIC_CQ_CFG_LOG_DEPTH, 4));
     t.run_to_idle(1000);
-    t.write(QPNIC_CQREG(0, ARM), QPNIC_CQ_TRIGGER_ANY);
+    t.write(QPNIC_CQREG(0, ARM), QPNIC_FIELD(QPNIC_CQ_ARM_TRIGGER, QPNIC_CQ_TRIGGER_ANY));
     m->clk = 0;
     m->eval();
     CHECK(!m->idle, "idle with an ARM event just queued");
@@ -149,7 +145,8 @@ int main(int argc, char **argv) {
     std::printf("ARM handled in %llu cycles\n", (unsigned long long)arm);
     CHECK(t.ntfs == 0, "a notification for an arm on an empty CQ (N3 needs a completion)");
     CHECK(t.dma_reqs == 0, "DMA requests with no QP in use");
-    CHECK(t.read(QPNIC_REG_STATUS) & STATUS_IDLE, "STATUS idle bit clear after the ARM");
+    st = t.read(QPNIC_REG_STATUS);
+    CHECK(QPNIC_FIELD_GET(&st, QPNIC_STATUS_IDLE), "STATUS 0x%x: idle bit clear after the ARM", st);
     PASS("core_arm_reaches_firmware_and_returns_to_idle");
     m->final();
     return 0;

@@ -13,14 +13,24 @@
 #include "Vqpnic_csr.h"
 #include "verilated.h"
 #include "tb_util.h"
-#include "../../host/src/gen/qpnic_hw.h"
+#include "qpnic_hw.h"
 
 namespace {
 
-// Prose-only register fields (spec/layout.toml documents them in text).
-constexpr uint32_t CQCFG_ENABLE = 1u << 31;
-constexpr uint32_t CQSTATE_EN = 1u << 0;
-constexpr uint32_t CQSTATE_OVR = 1u << 1;
+// Packed register words, built from the layout's register structs.
+uint32_t qp_cfg(unsigned sq_log, unsigned rq_log, unsigned scq, unsigned rcq) {
+    return QPNIC_FIELD(QPNIC_QP_CFG_SQ_LOG, sq_log) | QPNIC_FIELD(QPNIC_QP_CFG_RQ_LOG, rq_log) |
+           QPNIC_FIELD(QPNIC_QP_CFG_SEND_CQ, scq) | QPNIC_FIELD(QPNIC_QP_CFG_RECV_CQ, rcq);
+}
+uint32_t cq_cfg(bool enable, unsigned log_depth) {
+    return QPNIC_FIELD(QPNIC_CQ_CFG_ENABLE, enable) | QPNIC_FIELD(QPNIC_CQ_CFG_LOG_DEPTH, log_depth);
+}
+uint32_t cq_state(bool enabled, bool overrun) {
+    return QPNIC_FIELD(QPNIC_CQ_STATE_ENABLED, enabled) | QPNIC_FIELD(QPNIC_CQ_STATE_OVERRUN, overrun);
+}
+uint32_t status(bool fw_ready, bool idle) {
+    return QPNIC_FIELD(QPNIC_STATUS_FW_READY, fw_ready) | QPNIC_FIELD(QPNIC_STATUS_IDLE, idle);
+}
 
 template <std::size_t W>
 uint64_t bits(const VlWide<W> &v, int lsb, int width) {
@@ -103,24 +113,37 @@ struct Tb {
 void test_fixed(Tb &t) {
     CHECK(t.read(QPNIC_REG_ID) == QPNIC_ID_VALUE, "ID reads 0x%08x", t.read(QPNIC_REG_ID));
     CHECK(t.read(QPNIC_REG_VERSION) == QPNIC_VERSION_VALUE, "VERSION wrong");
+    // the csr runs with its default parameters: the layout's default build
     uint32_t c0 = t.read(QPNIC_REG_CAPS0);
-    CHECK((c0 & 0xFF) == 8 && ((c0 >> 8) & 0xFF) == 8 && ((c0 >> 16) & 0xFF) == 16 &&
-              ((c0 >> 24) & 0xF) == QPNIC_MAX_SGE,
+    CHECK(QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_QP) == QPNIC_NUM_QP &&
+              QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_CQ) == QPNIC_NUM_CQ &&
+              QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_MR) == QPNIC_NUM_MR &&
+              QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_MAX_SGE) == QPNIC_MAX_SGE,
           "CAPS0 = 0x%08x", c0);
+    CHECK(c0 == (QPNIC_FIELD(QPNIC_CAPS0_NUM_QP, QPNIC_NUM_QP) | QPNIC_FIELD(QPNIC_CAPS0_NUM_CQ, QPNIC_NUM_CQ) |
+                 QPNIC_FIELD(QPNIC_CAPS0_NUM_MR, QPNIC_NUM_MR) | QPNIC_FIELD(QPNIC_CAPS0_MAX_SGE, QPNIC_MAX_SGE)),
+          "CAPS0 = 0x%08x has bits outside its fields", c0);
     uint32_t c1 = t.read(QPNIC_REG_CAPS1);
-    CHECK((c1 & 0x1F) == QPNIC_LOG_MAX_QP_DEPTH && ((c1 >> 8) & 0x1F) == QPNIC_LOG_MAX_CQ_DEPTH &&
-              ((c1 >> 16) & 0xFF) == QPNIC_FETCH_BURST_WQES,
+    CHECK(QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_QP_DEPTH) == QPNIC_LOG_MAX_QP_DEPTH &&
+              QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_CQ_DEPTH) == QPNIC_LOG_MAX_CQ_DEPTH &&
+              QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_FETCH_BURST_WQES) == QPNIC_FETCH_BURST_WQES,
           "CAPS1 = 0x%08x", c1);
+    CHECK(c1 == (QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_QP_DEPTH, QPNIC_LOG_MAX_QP_DEPTH) |
+                 QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_CQ_DEPTH, QPNIC_LOG_MAX_CQ_DEPTH) |
+                 QPNIC_FIELD(QPNIC_CAPS1_FETCH_BURST_WQES, QPNIC_FETCH_BURST_WQES)),
+          "CAPS1 = 0x%08x has bits outside its fields", c1);
     CHECK(t.read(QPNIC_REG_SCRATCH) == 0, "SCRATCH not 0 after reset");
     t.write(QPNIC_REG_SCRATCH, 0xA5C3F00Du);
     CHECK(t.read(QPNIC_REG_SCRATCH) == 0xA5C3F00Du, "SCRATCH does not keep a write");
     CHECK(t.read(0x0800) == 0, "unmapped offset does not read 0");
     t.m->fw_ready = 1;
     t.m->nic_idle = 0;
-    CHECK(t.read(QPNIC_REG_STATUS) == 1, "STATUS with fw ready, busy: 0x%x", t.read(QPNIC_REG_STATUS));
+    CHECK(t.read(QPNIC_REG_STATUS) == status(true, false), "STATUS with fw ready, busy: 0x%x",
+          t.read(QPNIC_REG_STATUS));
     t.m->fw_ready = 0;
     t.m->nic_idle = 1;
-    CHECK(t.read(QPNIC_REG_STATUS) == 2, "STATUS with fw not ready, idle: 0x%x", t.read(QPNIC_REG_STATUS));
+    CHECK(t.read(QPNIC_REG_STATUS) == status(false, true), "STATUS with fw not ready, idle: 0x%x",
+          t.read(QPNIC_REG_STATUS));
     PASS("csr_fixed_registers_scratch_status");
 }
 
@@ -130,8 +153,8 @@ void test_qp(Tb &t) {
     t.write(QPNIC_QPREG(q, SQ_BASE_HI), 0x00000abcu);
     t.write(QPNIC_QPREG(q, RQ_BASE_LO), 0x0000f000u);
     t.write(QPNIC_QPREG(q, RQ_BASE_HI), 0x00000001u);
-    t.write(QPNIC_QPREG(q, CFG), (6u << 0) | (4u << 8) | (2u << 16) | (5u << 24));
-    t.write(QPNIC_QPREG(q, REMOTE), 7);
+    t.write(QPNIC_QPREG(q, CFG), qp_cfg(6, 4, 2, 5));
+    t.write(QPNIC_QPREG(q, REMOTE), QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, 7));
     t.write(QPNIC_QPREG(q, STATE), QPNIC_QP_STATE_RTS);
     auto *m = t.m.get();
     CHECK(bits(m->qp_sq_base, q * 64, 64) == 0x00000abc12345640ull, "qp_sq_base slice wrong");
@@ -142,8 +165,10 @@ void test_qp(Tb &t) {
     CHECK(bits(m->qp_state, q * 2, 2) == QPNIC_QP_STATE_RTS, "state not RTS");
     CHECK(bits(m->qp_sq_base, 2 * 64, 64) == 0 && bits(m->qp_state, 4 * 2, 2) == 0,
           "a write to QP 3 changed a neighbour");
-    CHECK(t.read(QPNIC_QPREG(q, CFG)) == ((6u << 0) | (4u << 8) | (2u << 16) | (5u << 24)),
-          "CFG read back 0x%08x", t.read(QPNIC_QPREG(q, CFG)));
+    CHECK(t.read(QPNIC_QPREG(q, CFG)) == qp_cfg(6, 4, 2, 5), "CFG read back 0x%08x",
+          t.read(QPNIC_QPREG(q, CFG)));
+    CHECK(t.read(QPNIC_QPREG(q, REMOTE)) == QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, 7), "REMOTE read back 0x%08x",
+          t.read(QPNIC_QPREG(q, REMOTE)));
     CHECK(t.read(QPNIC_QPREG(q, SQ_BASE_HI)) == 0xabc, "SQ_BASE_HI read back");
 
     uint64_t db0 = t.counter(QPNIC_REG_CNT_DOORBELLS_LO);
@@ -153,7 +178,7 @@ void test_qp(Tb &t) {
     CHECK(t.counter(QPNIC_REG_CNT_DOORBELLS_LO) == db0 + 3, "3 doorbells not counted as 3");
     CHECK(bits(m->qp_sq_pi, q * 16, 16) == 16 && bits(m->qp_rq_pi, q * 16, 16) == 9,
           "producer indices not on the flat outputs");
-    t.write(QPNIC_QPREG(q, REMOTE), 7);
+    t.write(QPNIC_QPREG(q, REMOTE), QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, 7));
     CHECK(t.counter(QPNIC_REG_CNT_DOORBELLS_LO) == db0 + 3, "a non-doorbell write was counted");
 
     // CI strobes, one per cycle, two QPs at once
@@ -231,10 +256,10 @@ void test_cq(Tb &t) {
     const int c = 2;
     t.write(QPNIC_CQREG(c, BASE_LO), 0x40000000u);
     t.write(QPNIC_CQREG(c, BASE_HI), 0x1u);
-    t.write(QPNIC_CQREG(c, CFG), CQCFG_ENABLE | 3);
+    t.write(QPNIC_CQREG(c, CFG), cq_cfg(true, 3));
     CHECK(bits(m->cq_base, c * 64, 64) == 0x140000000ull, "cq_base wrong");
     CHECK(bits(m->cq_log, c * 5, 5) == 3 && bits(m->cq_en, c, 1) == 1, "cq_log/cq_en wrong");
-    CHECK(t.read(QPNIC_CQREG(c, STATE)) == CQSTATE_EN, "STATE of an enabled CQ");
+    CHECK(t.read(QPNIC_CQREG(c, STATE)) == cq_state(true, false), "STATE of an enabled CQ");
 
     // the CQE writer wrote three CQEs: the second an error, the third solicited
     uint64_t cq0 = t.counter(QPNIC_REG_CNT_CQES_WRITTEN_LO);
@@ -257,15 +282,15 @@ void test_cq(Tb &t) {
     m->cqw_ovr_valid = 1;
     t.tick();
     m->cqw_ovr_valid = 0;
-    CHECK(t.read(QPNIC_CQREG(c, STATE)) == (CQSTATE_EN | CQSTATE_OVR), "overrun not in STATE");
+    CHECK(t.read(QPNIC_CQREG(c, STATE)) == cq_state(true, true), "overrun not in STATE");
 
     // re-enable zeroes PI, CI, overrun, marks
-    t.write(QPNIC_CQREG(c, CFG), CQCFG_ENABLE | 4);
+    t.write(QPNIC_CQREG(c, CFG), cq_cfg(true, 4));
     CHECK(t.read(QPNIC_CQREG(c, PI)) == 0 && t.read(QPNIC_CQREG(c, CI)) == 0, "enable did not zero PI/CI");
-    CHECK(t.read(QPNIC_CQREG(c, STATE)) == CQSTATE_EN, "enable did not clear overrun");
+    CHECK(t.read(QPNIC_CQREG(c, STATE)) == cq_state(true, false), "enable did not clear overrun");
     CHECK(bits(m->cq_err_valid, c, 1) == 0 && bits(m->cq_sol_valid, c, 1) == 0, "enable kept the marks");
-    CHECK(t.read(QPNIC_CQREG(c, CFG)) == (CQCFG_ENABLE | 4), "CFG read back");
-    t.write(QPNIC_CQREG(c, CFG), 4);
+    CHECK(t.read(QPNIC_CQREG(c, CFG)) == cq_cfg(true, 4), "CFG read back");
+    t.write(QPNIC_CQREG(c, CFG), cq_cfg(false, 4));
     CHECK(bits(m->cq_en, c, 1) == 0 && t.read(QPNIC_CQREG(c, STATE)) == 0, "disable");
     PASS("csr_cq_context_enable_pi_marks_overrun");
 }
@@ -277,7 +302,7 @@ void test_arm(Tb &t) {
     m->mmio_valid = 1;
     m->mmio_we = 1;
     m->mmio_addr = QPNIC_CQREG(6, ARM);
-    m->mmio_wdata = QPNIC_CQ_TRIGGER_SOLICITED;
+    m->mmio_wdata = QPNIC_FIELD(QPNIC_CQ_ARM_TRIGGER, QPNIC_CQ_TRIGGER_SOLICITED);
     for (int i = 0; i < 5; i++) {
         m->clk = 0;
         m->eval();
@@ -297,7 +322,7 @@ void test_arm(Tb &t) {
     t.write(QPNIC_REG_SCRATCH, 1);   // not stalled by the full FIFO
     CHECK(t.read(QPNIC_REG_SCRATCH) == 1, "SCRATCH write/read while event FIFO full");
     m->arm_evt_ready = 1;
-    int waited = t.write(QPNIC_CQREG(6, ARM), QPNIC_CQ_TRIGGER_ANY);
+    int waited = t.write(QPNIC_CQREG(6, ARM), QPNIC_FIELD(QPNIC_CQ_ARM_TRIGGER, QPNIC_CQ_TRIGGER_ANY));
     CHECK(waited == 0, "ARM write waited %d cycles with room in the FIFO", waited);
     PASS("csr_arm_doorbell_event_and_stall");
 }
@@ -320,6 +345,19 @@ void test_counters(Tb &t) {
     m->cnt_wr_valid = 0;
     CHECK(t.counter(QPNIC_REG_CNT_WQES_FETCHED_LO) == w0 + 15, "WQES_FETCHED want +15");
     CHECK(t.counter(QPNIC_REG_CNT_WQE_FETCH_READS_LO) == f0 + 5, "WQE_FETCH_READS want +5");
+    // an SQ burst and an RQ WQE read in the same cycle: 2 reads, up to 16
+    // WQEs (the 5-bit strobe's top bit) counted whole
+    m->cnt_fetch_read = 2;
+    m->cnt_wqes_fetched = 9;
+    t.tick();
+    m->cnt_wqes_fetched = 16;
+    t.tick();
+    m->cnt_fetch_read = 0;
+    m->cnt_wqes_fetched = 0;
+    CHECK(t.counter(QPNIC_REG_CNT_WQES_FETCHED_LO) == w0 + 15 + 25, "WQES_FETCHED want +25 for 9 and 16, got +%llu",
+          (unsigned long long)(t.counter(QPNIC_REG_CNT_WQES_FETCHED_LO) - w0 - 15));
+    CHECK(t.counter(QPNIC_REG_CNT_WQE_FETCH_READS_LO) == f0 + 5 + 4, "WQE_FETCH_READS want +4 for two cycles of 2, got +%llu",
+          (unsigned long long)(t.counter(QPNIC_REG_CNT_WQE_FETCH_READS_LO) - f0 - 5));
     CHECK(t.counter(QPNIC_REG_CNT_NOTIFICATIONS_LO) == n0 + 5, "NOTIFICATIONS want +5");
     CHECK(t.counter(QPNIC_REG_CNT_DMA_WRITE_BYTES_LO) == wb0 + 2560, "DMA_WRITE_BYTES want +2560");
 

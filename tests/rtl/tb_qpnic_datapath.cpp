@@ -7,13 +7,15 @@
 // byte for byte (every byte of host memory against a reference) and every
 // CQE field, then the error paths: LOC_PROT with no DMA at all, RNR,
 // REM_ACCESS, LOC_LEN/REM_OP, BAD_WQE, BAD_QP, FLUSHED; the 16-WQE chain in
-// two fetch reads; ring wrap; and a randomized mix.
+// two fetch reads; ring wrap; and a randomized mix. The WQE fetch counters
+// (wqe_fetch_reads, wqes_fetched) are checked to count the SQ fetch bursts and
+// every RQ WQE the responder reads, against the DMA log.
 // Usage: tb_qpnic_datapath [seed]; the seed is printed.
 #include "Vqpnic_datapath.h"
 #include "verilated.h"
 #include "tb_util.h"
 #include "tb_bits.h"
-#include "../../host/src/gen/qpnic_hw.h"
+#include "qpnic_hw.h"
 #include <cstring>
 #include <ctime>
 #include <deque>
@@ -188,7 +190,7 @@ static void sample() {
     }
     if (top->rq_ci_inc_valid) qp[top->rq_ci_inc_qpn].rq_ci++;
     if (top->sq_ci_inc_valid) qp[top->sq_ci_inc_qpn].sq_ci++;
-    if (top->cnt_fetch_read) cnt_fetch_reads++;
+    cnt_fetch_reads += top->cnt_fetch_read;  // SQ and RQ reads this cycle (0..2)
     cnt_wqes += top->cnt_wqes_fetched;
 }
 
@@ -223,8 +225,12 @@ static const uint64_t DATA_AT = 0x100000, DATA_STRIDE = 0x40000;
 static const uint64_t VA_BASE = 0x00007f5500000000ull;
 // MR i covers device DATA_AT + i*DATA_STRIDE, at VA_BASE + i*DATA_STRIDE.
 enum { MR_SRC = 1, MR_DST = 2, MR_LOCAL_ONLY = 3, MR_READ_ONLY = 4, MR_SMALL = 5 };
-static uint32_t lkey(int i) { return (0xA0u + i) << 8 | i; }
-static uint32_t rkey(int i) { return (0x50u + i) << 8 | i; }
+// A token holds its MR index in the low TOKEN_INDEX_BITS and a tag above;
+// TAG_ONE flips the tag's lowest bit (the right index, the wrong token).
+static const uint32_t TOKEN_INDEX_MASK = (1u << QPNIC_TOKEN_INDEX_BITS) - 1;
+static const uint32_t TAG_ONE = 1u << QPNIC_TOKEN_INDEX_BITS;
+static uint32_t lkey(int i) { return (0xA0u + i) << QPNIC_TOKEN_INDEX_BITS | i; }
+static uint32_t rkey(int i) { return (0x50u + i) << QPNIC_TOKEN_INDEX_BITS | i; }
 static uint64_t va_of(int i, uint32_t off) { return mr[i].va + off; }
 static uint64_t dev_of(int i, uint32_t off) { return mr[i].dma + off; }
 
@@ -255,13 +261,15 @@ static void build_wqe(uint32_t w[16], unsigned op, unsigned flags, const std::ve
 static uint16_t sq_written[NUM_QP];
 static uint16_t post_sq(int q, const uint32_t w[16]) {
     uint16_t idx = sq_written[q]++;
-    host_write(qp[q].sq_base + (uint64_t)(idx & ((1u << qp[q].sq_log) - 1)) * 64, w, 64);
+    host_write(qp[q].sq_base + (uint64_t)(idx & ((1u << qp[q].sq_log) - 1)) * QPNIC_WQE_BYTES, w,
+               QPNIC_WQE_BYTES);
     return idx;
 }
 static void ring_sq(int q) { qp[q].sq_pi = sq_written[q]; }
 static uint16_t post_rq(int q, const uint32_t w[16]) {
     uint16_t idx = qp[q].rq_pi;
-    host_write(qp[q].rq_base + (uint64_t)(idx & ((1u << qp[q].rq_log) - 1)) * 64, w, 64);
+    host_write(qp[q].rq_base + (uint64_t)(idx & ((1u << qp[q].rq_log) - 1)) * QPNIC_WQE_BYTES, w,
+               QPNIC_WQE_BYTES);
     qp[q].rq_pi++;
     return idx;
 }
@@ -275,7 +283,7 @@ static uint16_t post_recv(int q, const std::vector<Sge> &sges) {
 static std::vector<uint8_t> gather_ref(const std::vector<Sge> &sges) {
     std::vector<uint8_t> out;
     for (auto &s : sges) {
-        int i = s.token & 0xFF;
+        int i = s.token & TOKEN_INDEX_MASK;
         uint64_t d = mr[i].dma + (s.va - mr[i].va);
         out.insert(out.end(), ref.begin() + d, ref.begin() + d + s.len);
     }
@@ -285,7 +293,7 @@ static std::vector<uint8_t> gather_ref(const std::vector<Sge> &sges) {
 static void scatter_ref(const std::vector<Sge> &sges, const std::vector<uint8_t> &b, size_t n) {
     size_t p = 0;
     for (auto &s : sges) {
-        int i = s.token & 0xFF;
+        int i = s.token & TOKEN_INDEX_MASK;
         uint64_t d = mr[i].dma + (s.va - mr[i].va);
         for (uint32_t k = 0; k < s.len && p < n; k++) ref[d + k] = b[p++];
     }
@@ -371,10 +379,29 @@ static int reads_by(int m) {
     for (auto &r : reads) n += r.master == m;
     return n;
 }
+// The responder's reads of RQ WQEs: one WQE long, inside the RQ rings.
+static int rq_wqe_reads() {
+    int n = 0;
+    for (auto &r : reads)
+        n += r.master == 2 && r.len == QPNIC_WQE_BYTES && r.addr >= RQ_AT &&
+             r.addr < RQ_AT + NUM_QP * RING_STRIDE;
+    return n;
+}
+
+// The WQE fetch counters since a snapshot: reads and WQEs, SQ and RQ.
+struct FetchCount { uint64_t reads, wqes; };
+static FetchCount fetch_now() { return {cnt_fetch_reads, cnt_wqes}; }
+static void expect_fetched(const char *what, FetchCount from, uint64_t want_reads, uint64_t want_wqes) {
+    CHECK(cnt_fetch_reads - from.reads == want_reads, "%s: %llu WQE fetch reads counted, want %llu", what,
+          (unsigned long long)(cnt_fetch_reads - from.reads), (unsigned long long)want_reads);
+    CHECK(cnt_wqes - from.wqes == want_wqes, "%s: %llu WQEs fetched counted, want %llu", what,
+          (unsigned long long)(cnt_wqes - from.wqes), (unsigned long long)want_wqes);
+}
 
 // ------------------------------------------------------------ the tests
 static void test_send_recv() {
     setup();
+    FetchCount f0 = fetch_now();
     std::vector<Sge> rx = {{va_of(MR_DST, 3), 200, lkey(MR_DST)}, {va_of(MR_DST, 1001), 400, lkey(MR_DST)}};
     uint16_t ridx = post_recv(1, rx);
     std::vector<Sge> tx = {{va_of(MR_SRC, 1), 100, lkey(MR_SRC)},
@@ -393,6 +420,10 @@ static void test_send_recv() {
     expect_no_more_cqes("send_recv");
     CHECK(qp[0].sq_ci == 1 && qp[1].rq_ci == 1, "send_recv: sq_ci %u rq_ci %u, want 1 1", qp[0].sq_ci, qp[1].rq_ci);
     CHECK(qp[0].state == QPNIC_QP_STATE_RTS, "send_recv: QP 0 left RTS");
+    // the SQ WQE in one fetch read, the RQ WQE in one responder read: both counted
+    CHECK(reads_by(0) == 1 && rq_wqe_reads() == 1, "send_recv: %d SQ fetch reads, %d RQ WQE reads, want 1 1",
+          reads_by(0), rq_wqe_reads());
+    expect_fetched("send_recv", f0, 2, 2);
 
     // a zero-length SEND, not solicited: RQ CQE with 0 bytes, nothing written
     post_recv(1, rx);
@@ -404,7 +435,8 @@ static void test_send_recv() {
     expect_cqe("send_empty SQ", 0, 0, sidx, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_SUCCESS, 0);
     expect_cqe("send_empty RQ", 9, 1, 1, QPNIC_OP_TYPE_RECEIVE, QPNIC_CQE_STATUS_SUCCESS, 0, 0);
     expect_no_more_cqes("send_empty");
-    PASS("datapath_send_recv");
+    expect_fetched("send_recv then send_empty", f0, 4, 4);
+    PASS("datapath_send_recv_rq_fetch_counted");
 }
 
 static void test_write() {
@@ -492,7 +524,7 @@ static void test_bad_lkey() {
     std::vector<Sge> rx = {{va_of(MR_DST, 0), 1000, lkey(MR_DST)}};
     post_recv(1, rx);
     // second SGE's token has the right index but a wrong tag
-    std::vector<Sge> tx = {{va_of(MR_SRC, 0), 100, lkey(MR_SRC)}, {va_of(MR_SRC, 200), 100, lkey(MR_SRC) ^ 0x100}};
+    std::vector<Sge> tx = {{va_of(MR_SRC, 0), 100, lkey(MR_SRC)}, {va_of(MR_SRC, 200), 100, lkey(MR_SRC) ^ TAG_ONE}};
     uint32_t w[16];
     build_wqe(w, QPNIC_WQE_OP_SEND, 0, tx);
     uint16_t idx = post_sq(0, w);
@@ -541,12 +573,15 @@ static void test_bad_lkey() {
 
 static void test_rnr() {
     setup();
+    FetchCount f0 = fetch_now();
     std::vector<Sge> tx = {{va_of(MR_SRC, 0), 300, lkey(MR_SRC)}};
     uint32_t w[16];
     build_wqe(w, QPNIC_WQE_OP_SEND, 0, tx);
     uint16_t idx = post_sq(0, w);
     ring_sq(0);
     run("rnr");
+    CHECK(rq_wqe_reads() == 0, "rnr: %d RQ WQE reads with no receive posted", rq_wqe_reads());
+    expect_fetched("rnr (no RQ WQE to fetch)", f0, 1, 1);
     check_memory("rnr");
     CHECK(writes.empty(), "rnr: %zu DMA writes", writes.size());
     expect_cqe("rnr", 0, 0, idx, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_RNR, 0);
@@ -561,7 +596,7 @@ static void test_bad_rkey() {
     std::vector<Sge> tx = {{va_of(MR_SRC, 0), 64, lkey(MR_SRC)}};
     uint32_t w[16];
     // WRITE with a wrong rkey tag, on QP 0
-    build_wqe(w, QPNIC_WQE_OP_WRITE, 0, tx, rkey(MR_DST) ^ 0x1000, va_of(MR_DST, 0));
+    build_wqe(w, QPNIC_WQE_OP_WRITE, 0, tx, rkey(MR_DST) ^ (TAG_ONE << 4), va_of(MR_DST, 0));
     uint16_t i0 = post_sq(0, w);
     ring_sq(0);
     // WRITE into a region without REMOTE_WRITE, on QP 2
@@ -592,6 +627,7 @@ static void test_bad_rkey() {
 
 static void test_recv_errors() {
     setup();
+    FetchCount f0 = fetch_now();
     // SEND of 150 into receive buffers of 60 + 40: 100 written, LOC_LEN / REM_OP
     std::vector<Sge> rx = {{va_of(MR_DST, 10), 60, lkey(MR_DST)}, {va_of(MR_DST, 500), 40, lkey(MR_DST)}};
     uint16_t ridx = post_recv(1, rx);
@@ -615,7 +651,7 @@ static void test_recv_errors() {
     build_wqe(w, QPNIC_WQE_OP_SEND, 0, tx);
     sidx = post_sq(2, w);
     ring_sq(2);
-    std::vector<Sge> badrx = {{va_of(MR_DST, 0), 200, lkey(MR_DST) + 0x100}};
+    std::vector<Sge> badrx = {{va_of(MR_DST, 0), 200, lkey(MR_DST) + TAG_ONE}};
     uint16_t ridx5 = post_recv(5, badrx);
     uint16_t sidx4 = post_sq(4, w);
     ring_sq(4);
@@ -626,6 +662,9 @@ static void test_recv_errors() {
     expect_cqe("bad RQ lkey RQ", 13, 5, ridx5, QPNIC_OP_TYPE_RECEIVE, QPNIC_CQE_STATUS_LOC_PROT, 0);
     expect_cqe("bad RQ lkey SQ", 4, 4, sidx4, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_REM_OP, 0);
     expect_no_more_cqes("bad_rq_wqe");
+    // 3 SENDs on 3 QPs, 3 RQ WQEs read (a bad one is fetched all the same)
+    CHECK(rq_wqe_reads() == 3, "recv_errors: %d RQ WQE reads, want 3", rq_wqe_reads());
+    expect_fetched("recv_errors", f0, 6, 6);
     PASS("datapath_recv_errors_loc_len_bad_wqe");
 }
 
@@ -667,7 +706,7 @@ static void test_flush_after_nak() {
     std::vector<Sge> tx = {{va_of(MR_SRC, 0), 32, lkey(MR_SRC)}};
     build_wqe(w, QPNIC_WQE_OP_WRITE, 0, tx, rkey(MR_DST), va_of(MR_DST, 0));
     post_sq(0, w);
-    build_wqe(w, QPNIC_WQE_OP_WRITE, 0, tx, rkey(MR_DST) ^ 0x100, va_of(MR_DST, 0));
+    build_wqe(w, QPNIC_WQE_OP_WRITE, 0, tx, rkey(MR_DST) ^ TAG_ONE, va_of(MR_DST, 0));
     post_sq(0, w);
     for (int k = 0; k < 4; k++) {
         build_wqe(w, QPNIC_WQE_OP_WRITE, 0, tx, rkey(MR_DST), va_of(MR_DST, 64 + 64 * k));
@@ -688,6 +727,8 @@ static void test_flush_after_nak() {
 // SGE lists, random DMA stalls: every byte and every CQE checked.
 static void test_random_mix(int rounds) {
     setup(6, 6);
+    FetchCount f0 = fetch_now();
+    uint64_t sq_posted = 0, rq_posted = 0;
     for (int r = 0; r < rounds; r++) {
         struct Exp { unsigned cqn, qpn, idx, type; uint32_t bytes; };
         std::vector<Exp> exp;
@@ -714,6 +755,7 @@ static void test_random_mix(int rounds) {
                     std::vector<Sge> rx = {{va_of(MR_DST, base), a, lkey(MR_DST)},
                                            {va_of(MR_DST, base + a + 3), total - a, lkey(MR_DST)}};
                     uint16_t ri = post_recv(q + 1, rx);
+                    rq_posted++;
                     build_wqe(w, QPNIC_WQE_OP_SEND, 0, tx);
                     auto data = gather_ref(tx);
                     scatter_ref(rx, data, data.size());
@@ -740,6 +782,7 @@ static void test_random_mix(int rounds) {
                     type = QPNIC_OP_TYPE_READ;
                 }
                 uint16_t si = post_sq(q, w);
+                sq_posted++;
                 exp.push_back({(unsigned)q, (unsigned)q, si, type, total});
             }
             ring_sq(q);
@@ -752,6 +795,10 @@ static void test_random_mix(int rounds) {
             expect_cqe(what, e.cqn, e.qpn, e.idx, e.type, QPNIC_CQE_STATUS_SUCCESS, e.bytes);
         }
         expect_no_more_cqes("random_mix");
+        // every WQE fetched once; the reads are the SQ bursts and one per RQ WQE
+        CHECK(rq_wqe_reads() == (int)rq_posted, "random round %d: %d RQ WQE reads, %llu receives posted", r,
+              rq_wqe_reads(), (unsigned long long)rq_posted);
+        expect_fetched("random_mix", f0, (uint64_t)(reads_by(0) + rq_wqe_reads()), sq_posted + rq_posted);
     }
     PASS("datapath_random_mix");
 }
