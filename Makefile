@@ -15,6 +15,7 @@ PREFIX   ?= /usr/local
 JOBS     ?= 2
 
 .DEFAULT_GOAL := all
+SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
 # tools/setup.sh installs Debian and PyPI packages and writes build/setup.mk

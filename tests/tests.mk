@@ -8,9 +8,9 @@ RTL_TB_SRCS := $(sort $(wildcard tests/rtl/tb_*.cpp))
 RTL_TB_BINS := $(patsubst tests/rtl/tb_%.cpp,$(BUILD)/tests/rtl/tb_%,$(RTL_TB_SRCS))
 VERILATOR_TB_FLAGS = --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
     $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_$* -o ../tb_$* \
-    -CFLAGS "-O1 -std=c++17 -I$(CURDIR)/tests/rtl" rtl/lint.vlt
+    -CFLAGS "-O1 -std=c++17 -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen" rtl/lint.vlt
 
-$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) rtl/gen/qpnic_layout.vh
+$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) rtl/gen/qpnic_layout.vh host/src/gen/qpnic_hw.h
 	@mkdir -p $(dir $@)
 	verilator $(VERILATOR_TB_FLAGS) --top-module $* $(PICORV32_V) $(RTL_SRCS) $(abspath $<) > $(BUILD)/tests/rtl/tb_$*.build.log 2>&1 || { cat $(BUILD)/tests/rtl/tb_$*.build.log; exit 1; }
 
@@ -45,7 +45,12 @@ test-install: $(SIM_BIN) $(FW_HEX)
 	$(MAKE) --no-print-directory install PREFIX=$(INSTALL_TEST_PREFIX)
 	bash tests/install/test_install.sh $(INSTALL_TEST_PREFIX)
 
-# make test: every layer, cheapest first.
-.PHONY: test
-test: check-gen lint test-fw test-rtl test-host test-sim test-e2e test-install
-	@echo "make test: every layer passed"
+# make test: every layer, cheapest first, then the count of cases over all
+# layers as the closing line (tools/tally.py).
+TEST_LAYERS := check-gen lint test-fw test-fw-core test-rtl test-host test-sim test-e2e test-install
+.PHONY: test test-layers
+test-layers: $(TEST_LAYERS)
+test:
+	@mkdir -p $(BUILD)
+	@set -o pipefail; $(MAKE) --no-print-directory test-layers 2>&1 | tee $(BUILD)/test.log
+	@python3 tools/tally.py $(BUILD)/test.log

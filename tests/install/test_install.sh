@@ -20,6 +20,7 @@ done
 cc -std=c11 -Wall -Wextra -Werror -o outside-static outside.c $(pkg-config --cflags qpnic) \
    "$prefix/lib/libqpnic.a" $(pkg-config --libs-only-other --static qpnic) -pthread
 ./outside-static
+echo "PASS install_static_library_via_pkg_config"
 cc -std=c11 -Wall -Wextra -Werror -o outside-shared outside.c $(pkg-config --cflags --libs qpnic)
 LD_LIBRARY_PATH="$prefix/lib" ./outside-shared
-echo "test_install: 2 passed, 0 failed"
+echo "PASS install_shared_library_via_pkg_config"
