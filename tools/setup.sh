@@ -32,7 +32,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     # versions come from tools/debian-packages.txt, so a newer archive cannot change the build
     pins=()
     for m in "${missing[@]}"; do pins+=("$(grep -E "^$m=" "$here/debian-packages.txt" | awk '{print $1}')"); done
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${pins[@]}"
+    if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${pins[@]}"; then
+        # A Debian point release can replace a pinned version in the archive.
+        # Say so loudly, then take the release's current one of the same package.
+        echo "setup: WARNING: pinned versions not in the archive; installing Debian's current ones" >&2
+        "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
 fi
 
 venv="$build/venv"

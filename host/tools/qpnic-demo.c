@@ -57,7 +57,7 @@ static void counters_delta(const ndk_counters *a, const ndk_counters *b)
     printf("  doorbells          %6llu   (SQ doorbell writes: one for 17 requests)\n",
            (unsigned long long)(b->doorbells - a->doorbells));
     printf("  WQEs fetched       %6llu\n", (unsigned long long)(b->wqes_fetched - a->wqes_fetched));
-    printf("  WQE fetch reads    %6llu   (DMA reads that brought them in, bursts of up to 8)\n",
+    printf("  WQE fetch reads    %6llu   (SQ: bursts of up to 8 WQEs; RQ: one WQE a read)\n",
            (unsigned long long)(b->wqe_fetch_reads - a->wqe_fetch_reads));
     printf("  DMA bytes read     %6llu   (WQEs, payload)\n",
            (unsigned long long)(b->dma_read_bytes - a->dma_read_bytes));
