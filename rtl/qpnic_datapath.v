@@ -8,10 +8,12 @@
 //   rd master 0               rd master 1, qpnic_completer <-- port FIFO <-- qpnic_responder
 //                                       wr master 1              rd master 2, wr master 0
 //
-// The two port FIFOs are the loopback port (a packet keeps its order); each
-// holds PORT_LOG_DEPTH words, at least a MAX_DMA_BYTES read plus headers, so
-// the gathers in requester and responder can always issue a whole read when
-// the FIFO has drained (deadlock rule). The datapath also merges what its
+// The two port FIFOs are the loopback port (a packet keeps its order). The
+// responder's (responses) holds at least a MAX_DMA_BYTES read plus headers,
+// so its gather can always issue a whole read once the FIFO has drained
+// (deadlock rule); the requester's gather reads into the requester's own
+// staging FIFO, so the requester's port FIFO only decouples the two sides
+// and can be smaller (docs/performance-analysis.md). The datapath also merges what its
 // parts report to qpnic_csr and qpnic_cqe_writer: qp_err from requester and
 // completer (one a cycle, the completer first, the other waits: none is
 // lost), RQ CQEs from the responder and SQ CQEs from the completer (round
@@ -22,7 +24,8 @@
 // Parameters
 //   NUM_QP, NUM_CQ, NUM_MR   sizes of the context vectors (NUM_CQ only sizes
 //                            nothing here: CQ numbers are 4 bits on the ports)
-//   PORT_LOG_DEPTH           log2 of each port FIFO's words (>= 8)
+//   PORT_LOG_DEPTH           log2 of the response port FIFO's words (>= 8)
+//   REQ_PORT_LOG_DEPTH       log2 of the request port FIFO's words (>= 4)
 //   OST_LOG_DEPTH            log2 of outstanding entries (requests in flight)
 //   WQE_LOG_SLOTS            log2 of the WQE buffer in WQEs (>= 4)
 // Ports
@@ -48,16 +51,17 @@
 `include "qpnic_ost.vh"
 
 module qpnic_datapath #(
-    parameter NUM_QP         = 8,
+    parameter NUM_QP             = 8,
     // verilator lint_off UNUSEDPARAM
     // NUM_CQ is part of the boundary (docs/internals.md) but nothing here is
     // sized by it: CQ numbers pass through as 4-bit fields.
-    parameter NUM_CQ         = 8,
+    parameter NUM_CQ             = 8,
     // verilator lint_on UNUSEDPARAM
-    parameter NUM_MR         = 16,
-    parameter PORT_LOG_DEPTH = 8,
-    parameter OST_LOG_DEPTH  = 3,
-    parameter WQE_LOG_SLOTS  = 4
+    parameter NUM_MR             = 16,
+    parameter PORT_LOG_DEPTH     = 8,
+    parameter REQ_PORT_LOG_DEPTH = 6,
+    parameter OST_LOG_DEPTH      = 3,
+    parameter WQE_LOG_SLOTS      = 4
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -121,7 +125,7 @@ module qpnic_datapath #(
 
     // ---------------------------------------------------------------- fetch
     wire        wqe_valid, wqe_ready, wqe_last;
-    wire [31:0] wqe_data;
+    wire [63:0] wqe_data;
     wire [7:0]  wqe_qpn;
     wire [15:0] wqe_index;
     wire        fetch_idle;
@@ -145,8 +149,7 @@ module qpnic_datapath #(
     wire        rq_out_valid, rq_out_ready, rq_out_last;
     wire [31:0] rq_out_data;
     wire [3:0]  rq_out_keep;
-    wire [PORT_LOG_DEPTH:0] req_port_count;
-    wire [15:0] req_port_room = PORT_DEPTH[15:0] - {{(15-PORT_LOG_DEPTH){1'b0}}, req_port_count};
+    wire [REQ_PORT_LOG_DEPTH:0] req_port_count;
     wire        ost_in_valid, ost_in_ready, ost_out_valid, ost_out_ready;
     wire [OST_W-1:0] ost_in_data, ost_out_data;
     wire [OST_LOG_DEPTH:0] ost_count;
@@ -166,7 +169,7 @@ module qpnic_datapath #(
         .rd_rsp_valid(rd_rsp_valid[1]), .rd_rsp_ready(rd_rsp_ready[1]),
         .rd_rsp_data(rd_rsp_data), .rd_rsp_keep(rd_rsp_keep), .rd_rsp_last(rd_rsp_last),
         .out_valid(rq_out_valid), .out_ready(rq_out_ready), .out_data(rq_out_data),
-        .out_keep(rq_out_keep), .out_last(rq_out_last), .out_room(req_port_room),
+        .out_keep(rq_out_keep), .out_last(rq_out_last),
         .ost_valid(ost_in_valid), .ost_ready(ost_in_ready), .ost_data(ost_in_data),
         .qp_err_valid(req_err_valid), .qp_err_ready(req_err_ready),
         .qp_err_qpn(req_err_qpn), .idle(req_idle));
@@ -176,7 +179,7 @@ module qpnic_datapath #(
     wire [31:0] rs_in_data;
     wire [3:0]  rs_in_keep;
 
-    qpnic_fifo #(.WIDTH(37), .LOG_DEPTH(PORT_LOG_DEPTH)) u_port_req (
+    qpnic_fifo #(.WIDTH(37), .LOG_DEPTH(REQ_PORT_LOG_DEPTH)) u_port_req (
         .clk(clk), .rst(rst),
         .in_valid(rq_out_valid), .in_ready(rq_out_ready),
         .in_data({rq_out_last, rq_out_keep, rq_out_data}),

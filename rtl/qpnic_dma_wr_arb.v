@@ -22,7 +22,11 @@
 //
 // Combinational paths (pass-through of the owner's handshake, by design):
 // s_req_valid -> m_req_valid, m_req_ready -> s_req_ready, s_dat_valid ->
-// m_dat_valid, m_dat_ready -> s_dat_ready. The choice of owner is registered.
+// m_dat_valid, m_dat_ready -> s_dat_ready. While idle, the round-robin pick
+// among the raised s_req_valid is passed through in the same cycle, so a
+// request waiting when the channel frees is granted one cycle after the
+// previous last beat (a request's valid never depends on its ready, so
+// this makes no loop); the owner is registered from then on.
 `default_nettype none
 
 module qpnic_dma_wr_arb #(
@@ -58,12 +62,13 @@ module qpnic_dma_wr_arb #(
 );
     localparam IW = (N > 1) ? $clog2(N) : 1;
 
-    localparam [1:0] S_IDLE = 2'd0,   // choose the next owner
+    localparam [1:0] S_IDLE = 2'd0,   // choose the next owner, pass its request
                      S_REQ  = 2'd1,   // pass the owner's request
                      S_DAT  = 2'd2;   // pass the owner's data until last
 
     reg [1:0]    state;
     reg [IW-1:0] owner;
+    wire [IW-1:0] sel;   // the master whose signals pass: pick while idle
 
     // Round robin: the lowest requesting master above the last owner, else
     // the lowest requesting master.
@@ -85,6 +90,8 @@ module qpnic_dma_wr_arb #(
         end
     end
 
+    assign sel = (state == S_IDLE) ? pick : owner;
+
     always @* begin
         s_req_ready = {N{1'b0}};
         s_dat_ready = {N{1'b0}};
@@ -96,13 +103,13 @@ module qpnic_dma_wr_arb #(
         m_dat_keep  = 4'd0;
         m_dat_last  = 1'b0;
         for (k = 0; k < N; k = k + 1) begin
-            if (owner == k[IW-1:0]) begin
+            if (sel == k[IW-1:0]) begin
                 m_req_addr = s_req_addr[k*64 +: 64];
                 m_req_len  = s_req_len[k*16 +: 16];
                 m_dat_data = s_dat_data[k*32 +: 32];
                 m_dat_keep = s_dat_keep[k*4 +: 4];
                 m_dat_last = s_dat_last[k];
-                if (state == S_REQ) begin
+                if (state == S_REQ || (state == S_IDLE && pick_ok)) begin
                     m_req_valid    = s_req_valid[k];
                     s_req_ready[k] = m_req_ready;
                 end
@@ -126,7 +133,7 @@ module qpnic_dma_wr_arb #(
             case (state)
             S_IDLE: if (pick_ok) begin
                 owner <= pick;
-                state <= S_REQ;
+                state <= m_req_ready ? S_DAT : S_REQ;
             end
             S_REQ: if (m_req_valid && m_req_ready) state <= S_DAT;
             S_DAT: if (m_dat_valid && m_dat_ready && m_dat_last) state <= S_IDLE;

@@ -67,14 +67,23 @@ module qpnic_gather #(
     reg [15:0]           chunk_len;
     reg                  final_chunk;  // the read in flight ends the job
 
-    // later_zero: every segment after seg_i is empty.
-    reg later_zero;
+    // later_zero: every segment after seg_i is empty; start_later_zero: every
+    // segment of the job offered after segment 0 is empty.
+    reg later_zero, start_later_zero;
     integer k;
     always @* begin
-        later_zero = 1'b1;
-        for (k = 0; k < MAX_SGE; k = k + 1)
+        later_zero       = 1'b1;
+        start_later_zero = 1'b1;
+        for (k = 0; k < MAX_SGE; k = k + 1) begin
             if (k > seg_i && seg_len[k*32 +: 32] != 32'd0) later_zero = 1'b0;
+            if (k > 0 && start_len[k*32 +: 32] != 32'd0) start_later_zero = 1'b0;
+        end
     end
+
+    // The first read of a job whose segment 0 is not empty goes out without
+    // a pass through S_NEXT.
+    wire [31:0] start_len0 = start_len[31:0];
+    wire [15:0] start_first = (start_len0 < MAX_DMA_BYTES) ? start_len0[15:0] : MAX_DMA_BYTES[15:0];
 
     wire [15:0] next_len   = (cur_rem < MAX_DMA_BYTES) ? cur_rem[15:0] : MAX_DMA_BYTES[15:0];
     wire [15:0] chunk_words = (chunk_len + 16'd3) >> 2;
@@ -111,8 +120,17 @@ module qpnic_gather #(
                     seg_addr   <= start_addr;
                     seg_len    <= start_len;
                     seg_i      <= 8'd0;
-                    cur_loaded <= 1'b0;
-                    state      <= S_NEXT;
+                    if (start_len0 != 32'd0) begin
+                        cur_addr    <= start_addr[63:0];
+                        cur_rem     <= start_len0;
+                        cur_loaded  <= 1'b1;
+                        chunk_len   <= start_first;
+                        final_chunk <= ({16'd0, start_first} == start_len0) && start_later_zero;
+                        state       <= S_REQ;
+                    end else begin
+                        cur_loaded <= 1'b0;
+                        state      <= S_NEXT;
+                    end
                 end
             S_NEXT:
                 if (!cur_loaded) begin
@@ -138,8 +156,16 @@ module qpnic_gather #(
                     state    <= S_DATA;
                 end
             S_DATA:
-                if (rd_rsp_valid && rd_rsp_ready && rd_rsp_last)
-                    state <= final_chunk ? S_IDLE : S_NEXT;
+                if (rd_rsp_valid && rd_rsp_ready && rd_rsp_last) begin
+                    if (final_chunk)
+                        state <= S_IDLE;
+                    else if (cur_rem != 32'd0) begin  // the segment's next read
+                        chunk_len   <= next_len;
+                        final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
+                        state       <= S_REQ;
+                    end else
+                        state <= S_NEXT;
+                end
             default: state <= S_IDLE;
             endcase
         end

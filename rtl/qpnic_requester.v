@@ -15,25 +15,42 @@
 // the SGEs by qpnic_gather. Header words have full keep; last marks the
 // packet's final beat.
 //
+// Two stages, so that a stream of messages keeps the DMA read channel busy
+// (docs/performance-analysis.md):
+//   - the front end takes a WQE, checks it, pushes its outstanding entry and
+//     starts the gather of its payload (once the gather is free), hands the
+//     packet's header fields to the back end as a job (once the one job
+//     register is free), then takes the next WQE; so the gather can run a
+//     message ahead of the header the back end is sending;
+//   - the back end sends each job's header, then its payload from the
+//     staging FIFO, which the gather fills ahead of it.
+// The gather's reads sink into the staging FIFO, never into the port: a
+// read is issued only when the staging FIFO has room for its whole response
+// (the deadlock rule of docs/internals.md), so the back end's header words
+// and the next message's payload reads overlap. Jobs, payloads and
+// outstanding entries all keep WQE order.
+//
 // Parameters
-//   NUM_QP, NUM_MR   sizes of the flat context vectors
+//   NUM_QP, NUM_MR    sizes of the flat context vectors
+//   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold one
+//                     MAX_DMA_BYTES read (512 bytes: 7)
 // Ports
 //   qp_state, qp_remote             QP contexts from qpnic_csr
 //   mr_*                            the MR table from qpnic_csr
-//   wqe_*                           WQE words from qpnic_wqe_fetch
+//   wqe_*                           WQE word pairs from qpnic_wqe_fetch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
-//   out_*                           packets to the port FIFO; out_room is the
-//                                   FIFO's free words (deadlock rule)
+//   out_*                           packets to the port FIFO
 //   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
 //   qp_err_valid/ready, qp_err_qpn  set this QP to ERROR (held until ready)
-//   idle                            no WQE in progress
+//   idle                            no WQE in progress, nothing staged
 `default_nettype none
 `include "qpnic_layout.vh"
 `include "qpnic_ost.vh"
 
 module qpnic_requester #(
-    parameter NUM_QP = 8,
-    parameter NUM_MR = 16
+    parameter NUM_QP          = 8,
+    parameter NUM_MR          = 16,
+    parameter STAGE_LOG_DEPTH = 7
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -48,7 +65,7 @@ module qpnic_requester #(
     input  wire [NUM_MR*3-1:0]  mr_access,
     input  wire                 wqe_valid,
     output wire                 wqe_ready,
-    input  wire [31:0]          wqe_data,
+    input  wire [63:0]          wqe_data,
     input  wire                 wqe_last,
     input  wire [7:0]           wqe_qpn,
     input  wire [15:0]          wqe_index,
@@ -66,7 +83,6 @@ module qpnic_requester #(
     output reg  [31:0]          out_data,
     output reg  [3:0]           out_keep,
     output reg                  out_last,
-    input  wire [15:0]          out_room,
     output wire                 ost_valid,
     input  wire                 ost_ready,
     output wire [`QPNIC_OST_WIDTH-1:0] ost_data,
@@ -85,18 +101,24 @@ module qpnic_requester #(
     localparam [3:0] HDR_PLAIN = RETH_AT;                      // LRH + BTH
     localparam [3:0] HDR_RETH  = RETH_AT + `QPNIC_RETH_WORDS;  // + RETH
 
-    localparam [2:0] S_LOAD   = 3'd0,  // take the 16 words of the next WQE
+    localparam STAGE_DEPTH = 1 << STAGE_LOG_DEPTH;
+
+    // front end
+    localparam [2:0] S_LOAD   = 3'd0,  // take the next WQE, two words a cycle
                      S_DECODE = 3'd1,  // state, opcode and nsge checks
                      S_CHECK  = 3'd2,  // one SGE a cycle through qpnic_mr_check
-                     S_OST    = 3'd3,  // push the outstanding entry
+                     S_OST    = 3'd3,  // push the outstanding entry, start the gather
                      S_ERR    = 3'd4,  // QP to ERROR (local failures)
-                     S_HDR    = 3'd5,  // header words onto the port
-                     S_GSTART = 3'd6,  // start the gather
-                     S_GDATA  = 3'd7;  // payload onto the port
+                     S_JOB    = 3'd5;  // hand the packet's header fields to the back end
+    // back end
+    localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
+                     B_HDR    = 2'd1,  // header words onto the port
+                     B_DATA   = 2'd2;  // payload from the staging FIFO
 
     reg [2:0]    state;
+    reg [1:0]    bstate;
     reg [511:0]  wqe;           // the WQE, word w at [32w +: 32]
-    reg [3:0]    ld_word;
+    reg [2:0]    ld_pair;
     reg [7:0]    qpn;
     reg [15:0]   index;
     reg [1:0]    sge_i;
@@ -107,6 +129,12 @@ module qpnic_requester #(
     reg [MAX_SGE*32-1:0] seg_len;
     reg [3:0]    hdr_i;
     reg [NUM_QP*24-1:0] psn;    // per QP: next packet sequence number
+    // the job: what the back end needs of a WQE for its packet's header
+    reg          job_valid;
+    reg [7:0]    job_qpn;
+    reg          job_write, job_read, job_se;
+    reg [31:0]   job_total;
+    reg [31:0]   job_rtoken, job_rva_lo, job_rva_hi;
     reg [NUM_QP-1:0]    err_sticky;  // QP set to ERROR here, until RESET
 
     // --- WQE fields ---
@@ -169,11 +197,11 @@ module qpnic_requester #(
         endcase
     end
 
-    // --- the packet header ---
-    wire       has_reth    = is_write || is_read;
+    // --- the packet header, from the job ---
+    wire       has_reth    = job_write || job_read;
     wire [3:0] hdr_words   = has_reth ? HDR_RETH : HDR_PLAIN;
-    wire [31:0] payload    = is_read ? 32'd0 : total[31:0];
-    wire [23:0] cur_psn    = psn[qpn*24 +: 24];
+    wire [31:0] payload    = job_read ? 32'd0 : job_total;
+    wire [23:0] cur_psn    = psn[job_qpn*24 +: 24];
     reg [255:0] hdr;
     reg [31:0]  t;
     always @* begin
@@ -182,23 +210,23 @@ module qpnic_requester #(
         hdr[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32] = t;
         // BTH: opcode, se and pkey share word 0 (asserted by the layout)
         t = 32'd0;
-        t[`QPNIC_BTH_OPCODE] = is_write ? `QPNIC_IB_OPCODE_WRITE_ONLY :
-                               is_read  ? `QPNIC_IB_OPCODE_READ_REQUEST :
-                                          `QPNIC_IB_OPCODE_SEND_ONLY;
-        t[`QPNIC_BTH_SE]     = is_send && ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
+        t[`QPNIC_BTH_OPCODE] = job_write ? `QPNIC_IB_OPCODE_WRITE_ONLY :
+                               job_read  ? `QPNIC_IB_OPCODE_READ_REQUEST :
+                                           `QPNIC_IB_OPCODE_SEND_ONLY;
+        t[`QPNIC_BTH_SE]     = job_se;
         t[`QPNIC_BTH_PKEY]   = 16'hFFFF;
         hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = {16'd0, qp_remote[qpn*8 +: 8]};
+        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = {16'd0, qp_remote[job_qpn*8 +: 8]};
         hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32] = t;
         t = 32'd0; t[`QPNIC_BTH_PSN] = cur_psn; t[`QPNIC_BTH_ACKREQ] = 1'b1;
         hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_VA_HI] = rva_hi;
+        t = 32'd0; t[`QPNIC_RETH_VA_HI] = job_rva_hi;
         hdr[32*(RETH_AT + `QPNIC_RETH_VA_HI_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_VA_LO] = rva_lo;
+        t = 32'd0; t[`QPNIC_RETH_VA_LO] = job_rva_lo;
         hdr[32*(RETH_AT + `QPNIC_RETH_VA_LO_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_RKEY] = rtoken;
+        t = 32'd0; t[`QPNIC_RETH_RKEY] = job_rtoken;
         hdr[32*(RETH_AT + `QPNIC_RETH_RKEY_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_DMA_LEN] = total[31:0];
+        t = 32'd0; t[`QPNIC_RETH_DMA_LEN] = job_total;
         hdr[32*(RETH_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32] = t;
     end
 
@@ -216,22 +244,27 @@ module qpnic_requester #(
         ost[`QPNIC_OST_SEG_LEN_LSB +: 32*MAX_SGE]  = seg_len;
         ost[`QPNIC_OST_SEG_ADDR_LSB +: 64*MAX_SGE] = seg_addr;
     end
-    assign ost_valid = (state == S_OST);
+    // A packet's entry and the start of its gather go together.
+    wire has_payload = !is_read && total != 34'd0;
+    wire ost_go      = (state == S_OST) && (is_local || !has_payload || g_start_ready);
+    assign ost_valid = ost_go;
     assign ost_data  = ost;
 
     assign qp_err_valid = (state == S_ERR);
     assign qp_err_qpn   = qpn;
 
-    // --- the gather (SEND and WRITE payloads) ---
-    wire        g_out_valid, g_out_last, g_idle;
+    // --- the gather (SEND and WRITE payloads) into the staging FIFO ---
+    wire        g_out_valid, g_out_ready, g_out_last, g_idle;
     wire [31:0] g_out_data;
     wire [3:0]  g_out_keep;
     wire        g_start_ready;
-    wire        g_out_ready = (state == S_GDATA) && out_ready;
+    wire [STAGE_LOG_DEPTH:0] st_count;
+    wire [15:0] st_room = STAGE_DEPTH[15:0] - {{(15-STAGE_LOG_DEPTH){1'b0}}, st_count};
     qpnic_gather u_gather (
         .clk(clk), .rst(rst),
-        .start_valid(state == S_GSTART), .start_ready(g_start_ready),
-        .start_addr(seg_addr), .start_len(seg_len), .room(out_room),
+        .start_valid(ost_go && ost_ready && !is_local && has_payload),
+        .start_ready(g_start_ready),
+        .start_addr(seg_addr), .start_len(seg_len), .room(st_room),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(rd_req_addr), .rd_req_len(rd_req_len),
         .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(rd_rsp_ready),
@@ -241,27 +274,41 @@ module qpnic_requester #(
         .out_data(g_out_data), .out_keep(g_out_keep), .out_last(g_out_last),
         .idle(g_idle));
 
+    wire        st_valid, st_last;
+    wire [31:0] st_data;
+    wire [3:0]  st_keep;
+    wire        st_ready = (bstate == B_DATA) && out_ready;
+    qpnic_fifo #(.WIDTH(37), .LOG_DEPTH(STAGE_LOG_DEPTH)) u_stage (
+        .clk(clk), .rst(rst),
+        .in_valid(g_out_valid), .in_ready(g_out_ready),
+        .in_data({g_out_last, g_out_keep, g_out_data}),
+        .out_valid(st_valid), .out_ready(st_ready),
+        .out_data({st_last, st_keep, st_data}),
+        .count(st_count));
+
+    // --- the back end: header, then the staged payload ---
     wire hdr_final = (hdr_i == hdr_words - 4'd1);
     always @* begin
         out_valid = 1'b0;
         out_data  = 32'd0;
         out_keep  = 4'd0;
         out_last  = 1'b0;
-        if (state == S_HDR) begin
+        if (bstate == B_HDR) begin
             out_valid = 1'b1;
             out_data  = hdr[32*hdr_i +: 32];
             out_keep  = 4'hF;
             out_last  = hdr_final && (payload == 32'd0);
-        end else if (state == S_GDATA) begin
-            out_valid = g_out_valid;
-            out_data  = g_out_data;
-            out_keep  = g_out_keep;
-            out_last  = g_out_last;
+        end else if (bstate == B_DATA) begin
+            out_valid = st_valid;
+            out_data  = st_data;
+            out_keep  = st_keep;
+            out_last  = st_last;
         end
     end
 
     assign wqe_ready = (state == S_LOAD);
-    assign idle      = (state == S_LOAD) && g_idle;
+    assign idle      = (state == S_LOAD) && (ld_pair == 3'd0) && !job_valid &&
+                       (bstate == B_IDLE) && g_idle && (st_count == 0);
 
     // A local completion: status s, QP to ERROR unless s is FLUSHED.
     task finish_local(input [7:0] s);
@@ -277,7 +324,7 @@ module qpnic_requester #(
         if (rst) begin
             state      <= S_LOAD;
             wqe        <= 512'd0;
-            ld_word    <= 4'd0;
+            ld_pair    <= 3'd0;
             qpn        <= 8'd0;
             index      <= 16'd0;
             sge_i      <= 2'd0;
@@ -289,14 +336,24 @@ module qpnic_requester #(
             hdr_i      <= 4'd0;
             psn        <= 0;
             err_sticky <= 0;
+            bstate     <= B_IDLE;
+            job_valid  <= 1'b0;
+            job_qpn    <= 8'd0;
+            job_write  <= 1'b0;
+            job_read   <= 1'b0;
+            job_se     <= 1'b0;
+            job_total  <= 32'd0;
+            job_rtoken <= 32'd0;
+            job_rva_lo <= 32'd0;
+            job_rva_hi <= 32'd0;
         end else begin
             case (state)
             S_LOAD:
                 if (wqe_valid) begin
-                    wqe[32*ld_word +: 32] <= wqe_data;
-                    ld_word <= ld_word + 4'd1;
+                    wqe[64*ld_pair +: 64] <= wqe_data;
+                    ld_pair <= ld_pair + 3'd1;
                     if (wqe_last) begin
-                        ld_word <= 4'd0;
+                        ld_pair <= 3'd0;
                         qpn     <= wqe_qpn;
                         index   <= wqe_index;
                         state   <= S_DECODE;
@@ -309,7 +366,6 @@ module qpnic_requester #(
                 seg_addr <= 0;
                 seg_len  <= 0;
                 sge_i    <= 2'd0;
-                hdr_i    <= 4'd0;
                 if (cur_state == `QPNIC_QP_STATE_RESET)
                     state <= S_LOAD;
                 else if (cur_in_err)
@@ -338,9 +394,10 @@ module qpnic_requester #(
                     end
                 end
             S_OST:
-                if (ost_ready) begin
+                // ost_go: a packet with payload also needs the gather
+                if (ost_go && ost_ready) begin
                     if (!is_local)
-                        state <= S_HDR;
+                        state <= S_JOB;
                     else if (status == `QPNIC_CQE_STATUS_FLUSHED)
                         state <= S_LOAD;
                     else
@@ -351,19 +408,46 @@ module qpnic_requester #(
                     err_sticky[qpn*1 +: 1] <= 1'b1;
                     state <= S_LOAD;
                 end
-            S_HDR:
+            S_JOB:
+                if (!job_valid) state <= S_LOAD;
+            default: state <= S_LOAD;
+            endcase
+
+            // the job register: filled by the front end, freed by the back
+            // end once the header is out
+            if (state == S_JOB && !job_valid) begin
+                job_valid  <= 1'b1;
+                job_qpn    <= qpn;
+                job_write  <= is_write;
+                job_read   <= is_read;
+                job_se     <= is_send && ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
+                job_total  <= total[31:0];
+                job_rtoken <= rtoken;
+                job_rva_lo <= rva_lo;
+                job_rva_hi <= rva_hi;
+            end
+
+            case (bstate)
+            B_IDLE:
+                if (job_valid) begin
+                    hdr_i  <= 4'd0;
+                    bstate <= B_HDR;
+                end
+            B_HDR:
                 if (out_ready) begin
                     hdr_i <= hdr_i + 4'd1;
                     if (hdr_final) begin
-                        psn[qpn*24 +: 24] <= cur_psn + 24'd1;
-                        state <= (payload == 32'd0) ? S_LOAD : S_GSTART;
+                        psn[job_qpn*24 +: 24] <= cur_psn + 24'd1;
+                        job_valid <= 1'b0;
+                        bstate    <= (payload == 32'd0) ? B_IDLE : B_DATA;
                     end
                 end
-            S_GSTART:
-                if (g_start_ready) state <= S_GDATA;
-            S_GDATA:
-                if (g_out_valid && out_ready && g_out_last) state <= S_LOAD;
-            default: state <= S_LOAD;
+            B_DATA:
+                if (st_valid && out_ready && st_last) begin
+                    hdr_i  <= 4'd0;  // straight on to the next job's header
+                    bstate <= job_valid ? B_HDR : B_IDLE;
+                end
+            default: bstate <= B_IDLE;
             endcase
 
             // A QP in RESET starts over: PSN 0, no error remembered.

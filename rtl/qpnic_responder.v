@@ -18,7 +18,12 @@
 //     READ_RESPONSE_ONLY (AETH ACK) carries the data, gathered by DMA; an
 //     ACK packet carrying NAK_REM_ACC otherwise.
 // Responses: LRH, BTH (dest_qp = the QP's remote, psn = the request's),
-// AETH (syndrome; msn = the request's psn), then any payload.
+// AETH (syndrome; msn = the request's psn), then any payload. A response's
+// header is handed to a small emitter that sends its words while the FSM
+// goes on to the next packet (an ACK costs the FSM one cycle, not five); a
+// READ's data follows once the emitter has sent its header, and the next
+// response waits for the emitter, so responses keep packet order.
+// A WRITE whose payload is accepted starts the scatter as it is dispatched.
 //
 // Parameters
 //   NUM_QP, NUM_MR   sizes of the flat context vectors
@@ -121,7 +126,8 @@ module qpnic_responder #(
                      S_RQINC    = 4'd9,   // rq_ci_inc strobe
                      S_RESP     = 4'd10,  // response header words
                      S_GSTART   = 4'd11,  // start the READ's gather
-                     S_GDATA    = 4'd12;  // READ data onto the port
+                     S_GDATA    = 4'd12,  // READ data onto the port
+                     S_RWAIT    = 4'd13;  // READ: wait for its header to go out
 
     reg [3:0]    state;
     reg [255:0]  hdr;          // request header, word w at [32w +: 32]
@@ -139,6 +145,14 @@ module qpnic_responder #(
     reg [7:0]    rq_status;
     reg [7:0]    syn;          // AETH syndrome of the response
     reg          read_resp;    // answer with READ_RESPONSE_ONLY + data
+    // the response emitter: the header fields it sends, latched
+    reg          r_busy;       // header words still to send
+    reg [2:0]    r_i;          // next word
+    reg          r_read;       // READ_RESPONSE_ONLY (else ACK)
+    reg [7:0]    r_syn;
+    reg [23:0]   r_psn;
+    reg [23:0]   r_dqp;
+    reg [31:0]   r_len;        // payload bytes (READ)
 
     // --- request header fields ---
     // Whole words are taken so that each field comes out through its layout
@@ -211,13 +225,22 @@ module qpnic_responder #(
     wire reth_ok = (reth_len == 32'd0) || mr_ok;
 
     // --- scatter (write master) and gather (READ data) ---
-    wire s_start_ready, s_done, s_idle;
-    wire s_in_ready;
+    // A WRITE with an accepted, non-empty payload starts the scatter from
+    // S_DISPATCH, with the checked RETH as its one segment.
+    wire        s_start_ready, s_done, s_idle;
+    wire        s_in_ready;
+    wire [31:0] w_total   = (payload < reth_len) ? payload : reth_len;
+    wire        w_fast    = (state == S_DISPATCH) && dq_rts && is_write && reth_ok &&
+                            has_payload && (w_total != 32'd0) && s_start_ready;
+    wire [MAX_SGE*64-1:0] wf_addr = {{(MAX_SGE*64-64){1'b0}}, mr_dev};
+    wire [MAX_SGE*32-1:0] wf_len  = {{(MAX_SGE*32-32){1'b0}}, reth_len};
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
-        .start_valid(state == S_DATA && scat_total != 32'd0 && has_payload),
+        .start_valid(w_fast || (state == S_DATA && scat_total != 32'd0 && has_payload)),
         .start_ready(s_start_ready),
-        .start_addr(seg_addr), .start_len(seg_len), .start_total(scat_total),
+        .start_addr(w_fast ? wf_addr : seg_addr),
+        .start_len(w_fast ? wf_len : seg_len),
+        .start_total(w_fast ? w_total : scat_total),
         .in_valid(in_valid && state == S_SCAT), .in_ready(s_in_ready),
         .in_data(in_data), .in_keep(in_keep), .in_last(in_last),
         .wr_req_valid(wr_req_valid), .wr_req_ready(wr_req_ready),
@@ -262,7 +285,8 @@ module qpnic_responder #(
     end
 
     // --- the response header: ACK, or READ_RESPONSE_ONLY with the data ---
-    wire [31:0] resp_payload = read_resp ? reth_len : 32'd0;
+    // Built from the emitter's latched fields (S_RESP latches them).
+    wire [31:0] resp_payload = r_read ? r_len : 32'd0;
     reg [159:0] resp;
     reg [31:0]  t;
     always @* begin
@@ -271,28 +295,31 @@ module qpnic_responder #(
         resp[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32] = t;
         // BTH opcode and pkey share word 0 (layout)
         t = 32'd0;
-        t[`QPNIC_BTH_OPCODE] = read_resp ? `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY
-                                         : `QPNIC_IB_OPCODE_ACK;
+        t[`QPNIC_BTH_OPCODE] = r_read ? `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY
+                                      : `QPNIC_IB_OPCODE_ACK;
         t[`QPNIC_BTH_PKEY] = 16'hFFFF;
         resp[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = dq_in ? {16'd0, qp_remote[dq*8 +: 8]} : 24'd0;
+        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = r_dqp;
         resp[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_PSN] = req_psn;
+        t = 32'd0; t[`QPNIC_BTH_PSN] = r_psn;
         resp[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32] = t;
         // AETH: syndrome and msn share its one word
-        t = 32'd0; t[`QPNIC_AETH_SYNDROME] = syn; t[`QPNIC_AETH_MSN] = req_psn;
+        t = 32'd0; t[`QPNIC_AETH_SYNDROME] = r_syn; t[`QPNIC_AETH_MSN] = r_psn;
         resp[32*(EXT_AT + `QPNIC_AETH_SYNDROME_WORD) +: 32] = t;
     end
-    wire resp_final = (hdr_i == RESP_WORDS - 4'd1);
+    localparam [2:0] RESP_LAST = RESP_WORDS[2:0] - 3'd1;
+    wire resp_final = (r_i == RESP_LAST);
 
+    // The emitter has the port while it sends; the READ's data (S_GDATA)
+    // comes only after it has finished.
     always @* begin
         out_valid = 1'b0;
         out_data  = 32'd0;
         out_keep  = 4'd0;
         out_last  = 1'b0;
-        if (state == S_RESP) begin
+        if (r_busy) begin
             out_valid = 1'b1;
-            out_data  = resp[32*hdr_i +: 32];
+            out_data  = resp[32*r_i +: 32];
             out_keep  = 4'hF;
             out_last  = resp_final && (resp_payload == 32'd0);
         end else if (state == S_GDATA) begin
@@ -341,7 +368,7 @@ module qpnic_responder #(
     assign rq_ci_inc_qpn   = dq;
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
 
-    assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle;
+    assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy;
 
     wire [33:0] payload34 = {2'b00, payload};
 
@@ -363,7 +390,20 @@ module qpnic_responder #(
             rq_status   <= `QPNIC_CQE_STATUS_SUCCESS;
             syn         <= `QPNIC_AETH_SYNDROME_ACK;
             read_resp   <= 1'b0;
+            r_busy      <= 1'b0;
+            r_i         <= 3'd0;
+            r_read      <= 1'b0;
+            r_syn       <= `QPNIC_AETH_SYNDROME_ACK;
+            r_psn       <= 24'd0;
+            r_dqp       <= 24'd0;
+            r_len       <= 32'd0;
         end else begin
+            // the emitter: one header word a cycle while the port takes it
+            if (r_busy && out_ready) begin
+                r_i <= r_i + 3'd1;
+                if (resp_final) r_busy <= 1'b0;
+            end
+
             case (state)
             S_HDR:
                 if (in_valid) begin
@@ -400,9 +440,10 @@ module qpnic_responder #(
                 else begin
                     seg_addr[63:0] <= mr_dev;
                     seg_len[31:0]  <= reth_len;
-                    if (is_write)
-                        scat_total <= (payload < reth_len) ? payload : reth_len;
-                    else
+                    if (is_write) begin
+                        scat_total <= w_total;
+                        if (w_fast) state <= S_SCAT;  // the scatter took it
+                    end else
                         read_resp <= 1'b1;
                 end
             end
@@ -462,13 +503,19 @@ module qpnic_responder #(
             S_RQINC:
                 state <= S_RESP;
             S_RESP:
-                if (out_ready) begin
-                    hdr_i <= hdr_i + 4'd1;
-                    if (resp_final) begin
-                        hdr_i <= 4'd0;
-                        state <= (resp_payload != 32'd0) ? S_GSTART : S_HDR;
-                    end
+                // hand the header to the emitter once it is free
+                if (!r_busy) begin
+                    r_busy <= 1'b1;
+                    r_i    <= 3'd0;
+                    r_read <= read_resp;
+                    r_syn  <= syn;
+                    r_psn  <= req_psn;
+                    r_dqp  <= dq_in ? {16'd0, qp_remote[dq*8 +: 8]} : 24'd0;
+                    r_len  <= reth_len;
+                    state  <= (read_resp && reth_len != 32'd0) ? S_RWAIT : S_HDR;
                 end
+            S_RWAIT:
+                if (!r_busy) state <= S_GSTART;
             S_GSTART:
                 if (g_start_ready) state <= S_GDATA;
             S_GDATA:

@@ -110,6 +110,13 @@ module qpnic_scatter #(
     // Next write: min(segment left, MAX_DMA_BYTES, total left).
     wire [31:0] lim_a     = (cur_rem < total_rem) ? cur_rem : total_rem;
     wire [15:0] next_len  = (lim_a < MAX_DMA_BYTES) ? lim_a[15:0] : MAX_DMA_BYTES[15:0];
+    // The first write of a job whose segment 0 is not empty is chosen as the
+    // job is taken, without a pass through S_NEXT.
+    wire [31:0] start_len0  = start_len[31:0];
+    wire [31:0] start_lim   = (start_len0 < start_total) ? start_len0 : start_total;
+    wire [15:0] start_first = (start_lim < MAX_DMA_BYTES) ? start_lim[15:0] : MAX_DMA_BYTES[15:0];
+    // The stream's last beat is consumed by now (or in this cycle's beat).
+    wire        last_in     = seen_last || (beat_fits && in_last);
 
     assign start_ready  = (state == S_IDLE);
     assign idle         = (state == S_IDLE);
@@ -154,7 +161,15 @@ module qpnic_scatter #(
                     total_rem  <= start_total;
                     used       <= 4'd0;
                     seen_last  <= 1'b0;
-                    state      <= S_NEXT;
+                    if (start_lim != 32'd0) begin
+                        cur_addr   <= start_addr[63:0];
+                        cur_rem    <= start_len0;
+                        cur_loaded <= 1'b1;
+                        chunk_len  <= start_first;
+                        chunk_rem  <= start_first;
+                        state      <= S_REQ;
+                    end else
+                        state <= S_NEXT;
                 end
             S_NEXT:
                 if (total_rem == 32'd0) begin
@@ -191,7 +206,21 @@ module qpnic_scatter #(
                         if (in_last) seen_last <= 1'b1;
                     end else
                         used <= used | take_mask;
-                    if (wr_dat_last) state <= S_NEXT;
+                    // what S_NEXT would decide, decided now
+                    if (wr_dat_last) begin
+                        if (total_rem == 32'd0) begin
+                            if (last_in) begin
+                                done  <= 1'b1;
+                                state <= S_IDLE;
+                            end else
+                                state <= S_DRAIN;
+                        end else if (cur_rem != 32'd0) begin
+                            chunk_len <= next_len;
+                            chunk_rem <= next_len;
+                            state     <= S_REQ;
+                        end else
+                            state <= S_NEXT;
+                    end
                 end
             S_DRAIN:
                 if (in_valid) begin

@@ -5,9 +5,9 @@
 // n = min(new WQEs, FETCH_BURST_WQES, WQEs to the ring's end, free buffer
 // slots) WQEs with one DMA read into its WQE buffer (waiting, while the
 // buffer is nearly full, until the first three terms fit, so reads go out
-// full), and hands them to the
-// requester one 32-bit word at a time, with the QP number and free-running
-// WQE index of each. QPs in ERROR are fetched too: their WQEs must be
+// full), and hands them to the requester two 32-bit words (64 bits) at a
+// time, so a WQE takes 8 cycles, with the QP number and free-running WQE
+// index of each. QPs in ERROR are fetched too: their WQEs must be
 // flushed. A QP's fetch pointer is held at 0 while the QP is in RESET. A
 // buffer slot is reserved when its read is issued, so the read's response
 // always has room (the deadlock rule of docs/internals.md).
@@ -21,8 +21,9 @@
 //   qp_sq_base, qp_sq_log, qp_state, qp_sq_pi   QP contexts from qpnic_csr
 //   rd_req_*, rd_rsp_*   DMA read master (index 0); responses are whole
 //                        32-bit words (rings are 64-byte aligned)
-//   wqe_valid/wqe_ready  WQE words out, word 0 first; wqe_last on word 15
-//   wqe_data             the word
+//   wqe_valid/wqe_ready  WQE word pairs out, pair 0 (words 0, 1) first;
+//                        wqe_last on pair 7 (words 14, 15)
+//   wqe_data             the pair: word 2p at [31:0], word 2p+1 at [63:32]
 //   wqe_qpn, wqe_index   the QP and free-running SQ index of that WQE
 //   cnt_fetch_read       one-cycle strobe: a WQE fetch read was issued
 //   cnt_wqes_fetched     WQEs that read fetches (valid with the strobe, else 0)
@@ -52,7 +53,7 @@ module qpnic_wqe_fetch #(
     input  wire                 rd_rsp_last,
     output wire                 wqe_valid,
     input  wire                 wqe_ready,
-    output wire [31:0]          wqe_data,
+    output wire [63:0]          wqe_data,
     output wire                 wqe_last,
     output wire [7:0]           wqe_qpn,
     output wire [15:0]          wqe_index,
@@ -63,10 +64,11 @@ module qpnic_wqe_fetch #(
     localparam SLOTS      = 1 << LOG_SLOTS;
     localparam WQE_WORDS  = `QPNIC_WQE_WORDS;
     localparam WQE_BYTES  = `QPNIC_WQE_BYTES;
-    localparam LOG_WORDS  = LOG_SLOTS + $clog2(WQE_WORDS);  // WQE_WORDS is a power of two
-    // LAST_WORD = WQE_WORDS - 1 in 4 bits (16 words: 15)
+    localparam LOG_PAIRS  = LOG_SLOTS + $clog2(WQE_WORDS / 2);  // WQE_WORDS is a power of two
+    // LAST_WORD = WQE_WORDS - 1 in 4 bits (16 words: 15), LAST_PAIR its pair
     localparam [4:0] WQE_WORDS_5 = WQE_WORDS;
     localparam [3:0] LAST_WORD = WQE_WORDS_5[3:0] - 4'd1;
+    localparam [2:0] LAST_PAIR = LAST_WORD[3:1];
 
     localparam [1:0] S_PICK = 2'd0,  // choose a QP and a burst
                      S_REQ  = 2'd1,  // DMA read request out
@@ -82,7 +84,8 @@ module qpnic_wqe_fetch #(
     reg [3:0]            req_n;
     reg [3:0]            in_word;     // word within the arriving WQE
     reg [LOG_SLOTS:0]    reserved;    // slots held by fetched or in-flight WQEs
-    reg [3:0]            out_word;    // word within the WQE being handed out
+    reg [2:0]            out_pair;    // pair within the WQE being handed out
+    reg [31:0]           even_word;   // an arrived even word, waiting for its pair
 
     // --- the choice: first pending QP after rr_last, and its burst size ---
     reg        pick_found;
@@ -130,8 +133,8 @@ module qpnic_wqe_fetch #(
     wire [15:0]        ring_mask  = 16'hFFFF >> (16 - qp_sq_log[pick_qpn*5 +: 5]);
     wire               do_pick    = (state == S_PICK) && pick_found && burst_fits;
 
-    // --- the WQE buffer: words, plus one (qpn, index) entry per WQE ---
-    wire [LOG_WORDS:0] words_count;
+    // --- the WQE buffer: word pairs, plus one (qpn, index) entry per WQE ---
+    wire [LOG_PAIRS:0] words_count;
     wire [LOG_SLOTS:0] meta_count;
     wire               words_in_ready, meta_in_ready, meta_out_valid;
     wire               rsp_fire  = rd_rsp_valid && rd_rsp_ready;
@@ -140,9 +143,12 @@ module qpnic_wqe_fetch #(
 
     assign rd_rsp_ready = (state == S_DATA);
 
-    qpnic_fifo #(.WIDTH(32), .LOG_DEPTH(LOG_WORDS)) u_words (
+    // A pair goes in as its odd word arrives (WQE reads are whole WQEs, so
+    // pairs never straddle reads).
+    qpnic_fifo #(.WIDTH(64), .LOG_DEPTH(LOG_PAIRS)) u_words (
         .clk(clk), .rst(rst),
-        .in_valid(rsp_fire), .in_ready(words_in_ready), .in_data(rd_rsp_data),
+        .in_valid(rsp_fire && in_word[0]), .in_ready(words_in_ready),
+        .in_data({rd_rsp_data, even_word}),
         .out_valid(wqe_valid), .out_ready(wqe_ready), .out_data(wqe_data),
         .count(words_count));
 
@@ -154,7 +160,7 @@ module qpnic_wqe_fetch #(
         .out_data({wqe_index, wqe_qpn}),
         .count(meta_count));
 
-    assign wqe_last = (out_word == LAST_WORD);
+    assign wqe_last = (out_pair == LAST_PAIR);
 
     assign rd_req_valid     = (state == S_REQ);
     assign rd_req_addr      = req_addr;
@@ -177,7 +183,8 @@ module qpnic_wqe_fetch #(
             req_n     <= 4'd0;
             in_word   <= 4'd0;
             reserved  <= 0;
-            out_word  <= 4'd0;
+            out_pair  <= 3'd0;
+            even_word <= 32'd0;
         end else begin
             case (state)
             S_PICK:
@@ -197,6 +204,7 @@ module qpnic_wqe_fetch #(
             S_DATA:
                 if (rsp_fire) begin
                     in_word <= in_word + 4'd1;
+                    if (!in_word[0]) even_word <= rd_rsp_data;
                     if (in_word == LAST_WORD) cur_index <= cur_index + 16'd1;
                     if (rd_rsp_last) state <= S_PICK;
                 end
@@ -205,7 +213,7 @@ module qpnic_wqe_fetch #(
 
             reserved <= reserved + (do_pick ? burst_n[LOG_SLOTS:0] : 0)
                                  - (wqe_done ? 1 : 0);
-            if (wqe_fire) out_word <= out_word + 4'd1;
+            if (wqe_fire) out_pair <= out_pair + 3'd1;
 
             // A QP in RESET starts over at index 0 (its rings were zeroed).
             for (j = 0; j < NUM_QP; j = j + 1)

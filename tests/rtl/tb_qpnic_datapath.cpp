@@ -9,7 +9,10 @@
 // REM_ACCESS, LOC_LEN/REM_OP, BAD_WQE, BAD_QP, FLUSHED; the 16-WQE chain in
 // two fetch reads; ring wrap; and a randomized mix. The WQE fetch counters
 // (wqe_fetch_reads, wqes_fetched) are checked to count the SQ fetch bursts and
-// every RQ WQE the responder reads, against the DMA log.
+// every RQ WQE the responder reads, against the DMA log. Last, issue 3's
+// throughput case: a steady stream of 64-byte WRITEs with the DMA servers
+// in core_like timing, cycles/op printed and held within 1.25x of the bound
+// (docs/performance-analysis.md).
 // Usage: tb_qpnic_datapath [seed]; the seed is printed.
 #include "Vqpnic_datapath.h"
 #include "verilated.h"
@@ -30,6 +33,16 @@ static std::mt19937 rng;
 static unsigned rnd(unsigned n) { return n ? rng() % n : 0; }
 static unsigned stall_pct = 25;  // chance a DMA/CQE handshake is held off
 static bool stall() { return rnd(100) < stall_pct; }
+// core_like: the servers keep the timing of qpnic_core's arbiters, the
+// simulator harness and qpnic_cqe_writer instead of stalling at random: a
+// request is granted no sooner than one cycle after the previous transaction
+// ended (the arbiter's S_IDLE passes its pick through), a read's data
+// starts rd_latency cycles after the request cycle's successor (qpnic-sim
+// --dma-latency), and each CQE costs a 16-byte DMA write on the shared write
+// channel plus the writer's bookkeeping cycles before cqe_ready. Used by the
+// throughput cases so that their cycle counts are those of the core.
+static bool core_like = false;
+static unsigned rd_latency = 0;
 
 // ------------------------------------------------------------ csr model
 struct Qp {
@@ -81,15 +94,57 @@ struct RdServer {
     bool busy = false;
     int owner = 0, rr = 2;
     std::deque<std::pair<uint32_t, unsigned>> beats;  // data, keep
+    uint64_t data_at = 0, free_at = 0;  // core_like: first beat, next grant
 } rds;
+// Write master 2 exists only in core_like mode: the CQE writer's DMA.
 struct WrServer {
     bool busy = false;
     int owner = 0, rr = 1;
     uint64_t addr = 0;
     uint32_t len = 0, got = 0;
+    uint64_t free_at = 0;
 } wrs;
+// core_like: the CQE writer. WANT: waiting for the write channel; DMA: its
+// four beats; BOOK: PI/armed-bit cycles, then cqe_ready.
+struct CqeWriter {
+    enum { IDLE, WANT, DMA, BOOK } st = IDLE;
+    uint64_t want_at = 0, beat_at = 0, ready_at = 0;
+} cqw;
+// Channel counters for the throughput cases.
+struct ChanStats { uint64_t rd_beats = 0, rd_reqs = 0, wr_beats = 0, wr_reqs = 0, cqe_beats = 0; } chs;
 struct Cqe { unsigned cqn; uint32_t w[4]; };
 static std::deque<Cqe> cqes;
+
+static uint64_t cycles = 0;
+
+// core_like write channel: masters 0, 1 of the datapath and 2, the CQE
+// writer, round robin, one grant per arbiter pass.
+static void drive_core_like_writes() {
+    top->cqe_ready = cqw.st == CqeWriter::BOOK && cycles >= cqw.ready_at;
+    if (wrs.busy) {
+        if (wrs.owner < 2) top->wr_dat_ready = 1 << wrs.owner;
+        return;
+    }
+    if (cycles < wrs.free_at) return;
+    unsigned cand = top->wr_req_valid & 3;
+    if (cqw.st == CqeWriter::WANT && cycles >= cqw.want_at) cand |= 4;
+    for (int k = 1; k <= 3; k++) {
+        int m = (wrs.rr + k) % 3;
+        if (!(cand >> m & 1)) continue;
+        if (m < 2) {
+            top->wr_req_ready = 1 << m;
+        } else {  // the CQE writer's 16-byte write starts now
+            wrs.busy = true;
+            wrs.owner = 2;
+            wrs.rr = 2;
+            wrs.len = QPNIC_CQE_BYTES;
+            wrs.got = 0;
+            cqw.st = CqeWriter::DMA;
+            cqw.beat_at = cycles + 1;
+        }
+        break;
+    }
+}
 
 // Decide this cycle's readies and responses from the outputs now visible.
 static void drive_dma() {
@@ -98,18 +153,24 @@ static void drive_dma() {
     top->wr_req_ready = 0;
     top->wr_dat_ready = 0;
     if (!rds.busy) {
+        unsigned cand = top->rd_req_valid;
+        if (core_like && cycles < rds.free_at) cand = 0;
         for (int k = 1; k <= 3; k++) {
             int m = (rds.rr + k) % 3;
-            if ((top->rd_req_valid >> m & 1) && !stall()) {
+            if ((cand >> m & 1) && !stall()) {
                 top->rd_req_ready = 1 << m;
                 break;
             }
         }
-    } else if (!rds.beats.empty() && !stall()) {
+    } else if (!rds.beats.empty() && (!core_like || cycles >= rds.data_at) && !stall()) {
         top->rd_rsp_valid = 1 << rds.owner;
         top->rd_rsp_data = rds.beats.front().first;
         top->rd_rsp_keep = rds.beats.front().second;
         top->rd_rsp_last = rds.beats.size() == 1;
+    }
+    if (core_like) {
+        drive_core_like_writes();
+        return;
     }
     if (!wrs.busy) {
         for (int k = 1; k <= 2; k++) {
@@ -124,6 +185,24 @@ static void drive_dma() {
     top->cqe_ready = !stall();
 }
 
+// core_like: the CQE writer's side of this cycle (before the edge).
+static void sample_core_like_cqe() {
+    if (cqw.st == CqeWriter::IDLE && top->cqe_valid) {
+        cqw.st = CqeWriter::WANT;   // its request is up from the next cycle
+        cqw.want_at = cycles + 1;
+    } else if (cqw.st == CqeWriter::DMA && cycles >= cqw.beat_at) {  // one beat a cycle
+        wrs.got += 4;
+        chs.cqe_beats++;
+        if (wrs.got == wrs.len) {
+            wrs.busy = false;
+            wrs.free_at = cycles + 1;
+            cqw.st = CqeWriter::BOOK;
+            cqw.ready_at = cycles + 3;  // S_PI, S_CHK, S_DONE
+        }
+    } else if (cqw.st == CqeWriter::BOOK && top->cqe_ready)
+        cqw.st = CqeWriter::IDLE;
+}
+
 // After the combinational settle: the handshakes of this cycle.
 static void sample() {
     for (int m = 0; m < 3; m++)
@@ -134,6 +213,8 @@ static void sample() {
             CHECK(a + l <= MEM_BYTES, "read master %d: 0x%llx+%u outside memory", m,
                   (unsigned long long)a, l);
             reads.push_back({m, a, l});
+            chs.rd_reqs++;
+            rds.data_at = cycles + 1 + rd_latency;
             rds.busy = true;
             rds.owner = m;
             rds.rr = m;
@@ -149,7 +230,11 @@ static void sample() {
         }
     if (rds.busy && (top->rd_rsp_valid >> rds.owner & 1) && (top->rd_rsp_ready >> rds.owner & 1)) {
         rds.beats.pop_front();
-        if (rds.beats.empty()) rds.busy = false;
+        chs.rd_beats++;
+        if (rds.beats.empty()) {
+            rds.busy = false;
+            rds.free_at = cycles + 1;  // arbiter: S_IDLE passes the next request
+        }
     }
     for (int m = 0; m < 2; m++)
         if ((top->wr_req_valid >> m & 1) && (top->wr_req_ready >> m & 1)) {
@@ -158,12 +243,16 @@ static void sample() {
             CHECK(wrs.len >= 1 && wrs.len <= QPNIC_MAX_DMA_BYTES, "write master %d: len %u", m, wrs.len);
             CHECK(wrs.addr + wrs.len <= MEM_BYTES, "write master %d: outside memory", m);
             writes.push_back({m, wrs.addr, wrs.len});
+            chs.wr_reqs++;
             wrs.busy = true;
             wrs.owner = m;
             wrs.rr = m;
             wrs.got = 0;
         }
-    if (wrs.busy && (top->wr_dat_valid >> wrs.owner & 1) && (top->wr_dat_ready >> wrs.owner & 1)) {
+    if (core_like) sample_core_like_cqe();
+    if (wrs.busy && wrs.owner < 2 && (top->wr_dat_valid >> wrs.owner & 1) &&
+        (top->wr_dat_ready >> wrs.owner & 1)) {
+        chs.wr_beats++;
         uint32_t d = (uint32_t)getb(top->wr_dat_data, wrs.owner * 32, 32);
         unsigned keep = (unsigned)getb(top->wr_dat_keep, wrs.owner * 4, 4);
         for (int lane = 0; lane < 4; lane++)
@@ -174,6 +263,7 @@ static void sample() {
         if (getb(top->wr_dat_last, wrs.owner, 1)) {
             CHECK(wrs.got == wrs.len, "write master %d: last after %u of %u bytes", wrs.owner, wrs.got, wrs.len);
             wrs.busy = false;
+            wrs.free_at = cycles + 1;
         }
     }
     if (top->cqe_valid && top->cqe_ready) {
@@ -194,8 +284,41 @@ static void sample() {
     cnt_wqes += top->cnt_wqes_fetched;
 }
 
-static uint64_t cycles = 0;
+#ifdef TB_PROFILE
+// Diagnostic build only (-DTB_PROFILE, see docs/performance-analysis.md): a
+// histogram of each engine's FSM state over the throughput cases, read from
+// Verilator's internal names, which change with the RTL.
+#include "Vqpnic_datapath___024root.h"
+static uint64_t prof[6][16];
+static bool prof_on = false;
+static void profile() {
+    if (!prof_on) return;
+    auto *r = top->rootp;
+    prof[0][r->qpnic_datapath__DOT__u_fetch__DOT__state]++;
+    prof[1][r->qpnic_datapath__DOT__u_req__DOT__bstate]++;
+    prof[2][r->qpnic_datapath__DOT__u_req__DOT__u_gather__DOT__state]++;
+    prof[3][r->qpnic_datapath__DOT__u_resp__DOT__state]++;
+    prof[4][r->qpnic_datapath__DOT__u_resp__DOT__u_scatter__DOT__state]++;
+    prof[5][r->qpnic_datapath__DOT__u_comp__DOT__state]++;
+}
+static void profile_print(int ops) {
+    const char *names[6] = {"fetch", "req back end", "req gather", "responder", "resp scatter", "completer"};
+    for (int m = 0; m < 6; m++) {
+        std::printf("  %-12s", names[m]);
+        for (int k = 0; k < 16; k++)
+            if (prof[m][k]) std::printf(" s%d:%.1f", k, (double)prof[m][k] / ops);
+        std::printf("\n");
+    }
+    std::memset(prof, 0, sizeof prof);
+}
+#else
+static void profile() {}
+static void profile_print(int) {}
+static bool prof_on = false;
+#endif
+
 static void cycle() {
+    profile();
     drive_contexts();
     top->clk = 0;
     top->eval();
@@ -803,6 +926,86 @@ static void test_random_mix(int rounds) {
     PASS("datapath_random_mix");
 }
 
+// Issue 3's benchmark: a steady stream of 64-byte WRITEs, posted in chains
+// of 64 with one doorbell each (the host posts the next chain as soon as the
+// SQ ring has room for it), on nqp QPs at once, with the servers in
+// core_like mode. Cycles per op from the first doorbell to the last CQE.
+// The bound (docs/performance-analysis.md, "WRITE bound") is the read
+// channel's 32 beats per op: the 64-byte WQE and the 64-byte payload.
+static const int TP_CHAIN = 64;
+// The guard: within 1.25x of the bound (the issue's target is 2x; the
+// datapath measured 36.7 at latency 0 and 37.3 at latency 2 when written).
+static const double TP_MAX_CYCLES_PER_OP = 1.25 * 32;
+static double test_throughput(int nqp, int total, unsigned latency, double max_cycles_per_op) {
+    core_like = false;
+    setup(7, 5);  // 128-deep SQ: two chains of 64 in the ring
+    core_like = true;
+    rd_latency = latency;
+    chs = ChanStats();
+    const int per_qp = total / nqp;
+    int posted[NUM_QP] = {0};
+    auto post_chain = [&](int q) {
+        uint32_t w[16];
+        for (int k = 0; k < TP_CHAIN; k++) {
+            int n = posted[q] + k;
+            uint32_t off = (uint32_t)(q * per_qp + n) * 64;
+            std::vector<Sge> tx = {{va_of(MR_SRC, off), 64, lkey(MR_SRC)}};
+            build_wqe(w, QPNIC_WQE_OP_WRITE, 0, tx, rkey(MR_DST), va_of(MR_DST, off));
+            post_sq(q, w);
+            std::memcpy(&ref[dev_of(MR_DST, off)], &ref[dev_of(MR_SRC, off)], 64);
+        }
+        posted[q] += TP_CHAIN;
+        ring_sq(q);  // one doorbell a chain (D8)
+    };
+    uint64_t t0 = cycles, t_last = cycles;
+    prof_on = true;
+    size_t seen = 0;
+    for (uint64_t guard = 0; (int)cqes.size() < total; guard++) {
+        CHECK(guard < 200000ull * total, "throughput: %zu of %d CQEs", cqes.size(), total);
+        for (int i = 0; i < nqp; i++) {
+            int q = 2 * i;
+            unsigned depth = 1u << qp[q].sq_log;
+            if (posted[q] < per_qp && (unsigned)(uint16_t)(sq_written[q] - qp[q].sq_ci) + TP_CHAIN <= depth)
+                post_chain(q);
+        }
+        cycle();
+        if (cqes.size() != seen) {
+            seen = cqes.size();
+            t_last = cycles;
+        }
+    }
+    const ChanStats st = chs;
+    prof_on = false;
+    run("throughput");
+    core_like = false;
+    rd_latency = 0;
+    check_memory("throughput");
+    for (int i = 0; i < nqp; i++)
+        for (int n = 0; n < per_qp; n++) {
+            char what[64];
+            std::snprintf(what, sizeof what, "throughput qp %d op %d", 2 * i, n);
+            expect_cqe(what, 2 * i, 2 * i, n, QPNIC_OP_TYPE_WRITE, QPNIC_CQE_STATUS_SUCCESS, 64);
+        }
+    expect_no_more_cqes("throughput");
+    double span = (double)(t_last - t0), per_op = span / total;
+    std::printf("throughput: %d QP, %d WRITEs of 64 B, DMA latency %u: %.0f cycles, %.1f cycles/op "
+                "(bound 32); read channel %.1f beats/op in %.2f reads/op (%.0f%% busy), "
+                "write channel %.1f beats/op + %.1f CQE beats/op\n",
+                nqp, total, latency, span, per_op, (double)st.rd_beats / total, (double)st.rd_reqs / total,
+                100.0 * st.rd_beats / span, (double)st.wr_beats / total, (double)st.cqe_beats / total);
+    profile_print(total);
+    CHECK(per_op <= max_cycles_per_op, "throughput: %.1f cycles/op on %d QP (latency %u), want <= %.1f", per_op,
+          nqp, latency, max_cycles_per_op);
+    return per_op;
+}
+
+static void test_throughput_all() {
+    stall_pct = 0;
+    for (unsigned lat : {0u, 2u})
+        for (int nqp : {1, 2, 4}) test_throughput(nqp, 256, lat, TP_MAX_CYCLES_PER_OP);
+    PASS("datapath_write_stream_throughput");
+}
+
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
     unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], nullptr, 0) : (unsigned)time(nullptr);
@@ -826,6 +1029,7 @@ int main(int argc, char **argv) {
     test_random_mix(3);
     stall_pct = 50;
     test_random_mix(6);
+    test_throughput_all();
     std::printf("tb_qpnic_datapath: %llu cycles\n", (unsigned long long)cycles);
     delete top;
     return 0;
