@@ -112,19 +112,18 @@ static enum arm_action fire(struct arm_cq *cq, uint16_t pi)
     return ARM_ACT_NOTIFY;
 }
 
-enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
-                           const struct arm_cq_view *arm_view)
+bool arm_needs_view(const struct arm_cq *cq, uint16_t pi_at_arm)
 {
-    struct arm_cq_view clamped = *arm_view;
-    const struct arm_cq_view *view = &clamped;
+    /* A dead CQ at index 0 may have been re-enabled: only the view tells. */
+    return pi_at_arm != cq->pi_at_cb || (cq->dead && pi_at_arm == 0);
+}
+
+enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
+                           const struct arm_cq_view *view)
+{
     uint8_t merged;
 
-    /* The host may have taken CQEs written after the arm: CI can be past the
-     * arm's index. Nothing below the arm's index is left then. */
-    if (ring_dist(view->pi, view->ci) != 0 && ring_dist(view->pi, view->ci) < 0x8000u)
-        clamped.ci = view->pi;
-
-    if (view_is_fresh(view)) {
+    if (view->pi == 0 && view_is_fresh(view)) {
         /* The CQ was (re-)enabled: forget an overrun and an old callback
          * index of its previous life. A pending arm is kept (N6 merges). */
         cq->dead = false;
@@ -134,8 +133,18 @@ enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
         return ARM_ACT_DISARM; /* N8: an overrun CQ completes nothing again */
 
     merged = cq->pending ? arm_merge(cq->trigger, trigger) : trigger_norm(trigger);
-    if (window_has_match(view, merged, arm_window_start(cq, view)))
-        return fire(cq, view->pi); /* N3 */
+    /* N3 can only hold when a CQE came after the last callback: most arms
+     * (made right after a callback) skip the window arithmetic, which is
+     * slow on a core without a barrel shifter. */
+    if (view->pi != cq->pi_at_cb) {
+        struct arm_cq_view clamped = *view;
+        /* The host may have taken CQEs written after the arm: CI can be past
+         * the arm's index. Nothing below the arm's index is left then. */
+        if (ring_dist(view->pi, view->ci) != 0 && ring_dist(view->pi, view->ci) < 0x8000u)
+            clamped.ci = view->pi;
+        if (window_has_match(&clamped, merged, arm_window_start(cq, &clamped)))
+            return fire(cq, view->pi); /* N3 */
+    }
     cq->pending = true;
     cq->trigger = merged;
     return ARM_ACT_NONE;

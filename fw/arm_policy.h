@@ -104,6 +104,14 @@ uint8_t arm_merge(uint8_t first, uint8_t second);
  * SOLICITED: solicited or an error. Unknown triggers count as ANY. */
 bool arm_trigger_matches(uint8_t trigger, bool error, bool solicited);
 
+/* Whether arm_on_arm needs the CQ's ci and marks for an arm at pi_at_arm.
+ * Not when the last callback's index is the arm's index: then no CQE can lie
+ * between them, the window of N3 is empty whatever ci and the marks say, and
+ * the firmware saves four register accesses on its most common arm (the one
+ * made right after a callback). A dead CQ at index 0 needs them: it may have
+ * been enabled afresh. */
+bool arm_needs_view(const struct arm_cq *cq, uint16_t pi_at_arm);
+
 /* An ARM event with `trigger`. view->pi is the CQ's producer index when the
  * arm doorbell reached the NIC (the event's index); CQEs from there on raise
  * their own CQE events, queued behind this one, because the doorbell set the

@@ -66,7 +66,12 @@ static void notify(uint32_t cqn, uint32_t status)
                                       QPNIC_FIELD(QPNIC_NOTIFY_STATUS, status));
 }
 
-/* Carry out what the policy decided for cqn. */
+/* Carry out what the policy decided for cqn.
+ *
+ * The notification goes out before the armed bit is cleared: it is what the
+ * host waits for (the notification latency counters time it). The order is
+ * safe: an arm the host makes in between queues an ARM event, and ARMED_CLR
+ * is ignored while one is queued, so the new arm keeps its CQE events. */
 static void act(uint32_t cqn, enum arm_action action)
 {
     switch (action) {
@@ -76,12 +81,12 @@ static void act(uint32_t cqn, enum arm_action action)
         reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
         break;
     case ARM_ACT_NOTIFY:
-        reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
         notify(cqn, QPNIC_NTF_STATUS_SUCCESS);
+        reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
         break;
     case ARM_ACT_OVERFLOW:
-        reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
         notify(cqn, QPNIC_NTF_STATUS_OVERFLOW); /* N8 */
+        reg_write(QPNIC_FWREG_ARMED_CLR, cqn);
         break;
     }
 }
@@ -90,7 +95,13 @@ static void handle_arm(uint32_t cqn, uint8_t trigger, uint16_t pi_at_arm)
 {
     struct arm_cq_view view;
 
-    read_cq_view(cqn, pi_at_arm, &view);
+    if (arm_needs_view(&cqs[cqn], pi_at_arm)) {
+        read_cq_view(cqn, pi_at_arm, &view);
+    } else { /* nothing can be in the window: an empty CQ says the same */
+        view.pi = view.ci = pi_at_arm;
+        view.last_err.valid = view.last_sol.valid = false;
+        view.last_err.index = view.last_sol.index = 0;
+    }
     act(cqn, arm_on_arm(&cqs[cqn], trigger, &view));
 }
 

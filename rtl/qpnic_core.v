@@ -186,7 +186,7 @@ module qpnic_core #(
         .cqw_cqn(cqw_cqn), .cqw_err(cqw_err), .cqw_sol(cqw_sol),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
-        .cnt_notify(cnt_notify),
+        .cnt_notify(cnt_notify), .cnt_notify_cqn(ntf_data[`QPNIC_NOTIFY_CQN]),
         .cycles_lo(cycles_lo)
     );
 

@@ -45,6 +45,9 @@
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
+//   cnt_notify_cqn            its CQ (struct notify, field cqn): the
+//                             notification latency counters charge it the
+//                             cycles since that CQ's newest CQE was written
 //   cycles_lo                 low word of the cycle counter (firmware CYCLES)
 //
 // Choices the layout leaves open:
@@ -54,6 +57,14 @@
 //     and both marks go to 0, whether or not it was enabled before;
 //   - a host write to a register and an update strobe for the same register
 //     in the same cycle: the host write wins;
+//   - notification latency (NTF_LATENCY_SUM, NTF_LATENCY_MAX): per CQ the
+//     low 32 bits of CYCLES when its newest CQE was written (cqw_done_valid)
+//     are kept; a notification leaving (cnt_notify) adds CYCLES - that stamp
+//     to the sum and raises the max. The difference is taken modulo 2^32
+//     (right for any latency under 2^32 cycles, 43 s at 100 MHz); the max
+//     is 32 bits wide, its _HI reads 0. A notification for a CQ that never
+//     had a CQE since reset counts the cycles since reset; one for a CQ
+//     number >= NUM_CQ counts 0;
 //   - accesses to unmapped offsets read 0 and writes to them are ignored, as
 //     are writes to read-only registers and MR_CMD on an MR_IDX >= NUM_MR.
 //
@@ -137,6 +148,7 @@ module qpnic_csr #(
     input  wire                   cnt_wr_valid,
     input  wire [15:0]            cnt_wr_bytes,
     input  wire                   cnt_notify,
+    input  wire [7:0]             cnt_notify_cqn,
 
     output wire [31:0]            cycles_lo
 );
@@ -230,6 +242,8 @@ module qpnic_csr #(
     reg [63:0] cnt_cqes;
     reg [63:0] cnt_ntf;
     reg [63:0] cnt_cycles;
+    reg [63:0] cnt_lat_sum;
+    reg [31:0] cnt_lat_max;
     reg [31:0] hi_latch;
     reg [31:0] scratch;
 
@@ -311,10 +325,13 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_CQES_WRITTEN_LO:    begin rd_word = cnt_cqes[31:0];        rd_latch = 1'b1; rd_hi = cnt_cqes[63:32];        end
             `QPNIC_REG_CNT_NOTIFICATIONS_LO:   begin rd_word = cnt_ntf[31:0];         rd_latch = 1'b1; rd_hi = cnt_ntf[63:32];         end
             `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0];      rd_latch = 1'b1; rd_hi = cnt_cycles[63:32];      end
+            `QPNIC_REG_CNT_NTF_LATENCY_SUM_LO: begin rd_word = cnt_lat_sum[31:0];     rd_latch = 1'b1; rd_hi = cnt_lat_sum[63:32];     end
+            `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;           rd_latch = 1'b1;                                 end
             `QPNIC_REG_CNT_DOORBELLS_HI, `QPNIC_REG_CNT_WQES_FETCHED_HI,
             `QPNIC_REG_CNT_WQE_FETCH_READS_HI, `QPNIC_REG_CNT_DMA_READ_BYTES_HI,
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_HI, `QPNIC_REG_CNT_CQES_WRITTEN_HI,
-            `QPNIC_REG_CNT_NOTIFICATIONS_HI, `QPNIC_REG_CNT_CYCLES_HI:
+            `QPNIC_REG_CNT_NOTIFICATIONS_HI, `QPNIC_REG_CNT_CYCLES_HI,
+            `QPNIC_REG_CNT_NTF_LATENCY_SUM_HI, `QPNIC_REG_CNT_NTF_LATENCY_MAX_HI:
                 rd_word = hi_latch;
             `QPNIC_REG_MR_IDX:    rd_word[7:0] = mr_idx;
             `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
@@ -537,6 +554,38 @@ module qpnic_csr #(
             if (cnt_wr_valid)   cnt_wr_total    <= cnt_wr_total + {48'd0, cnt_wr_bytes};
             if (cqw_done_valid) cnt_cqes        <= cnt_cqes + 64'd1;
             if (cnt_notify)     cnt_ntf         <= cnt_ntf + 64'd1;
+        end
+    end
+
+    // ---- notification latency ------------------------------------------------
+    // Per CQ, the cycle its newest CQE was written; a notification leaving
+    // for that CQ is charged the cycles since (see the choices above).
+    reg  [31:0] cqe_stamp [0:NUM_CQ-1];
+    reg  [31:0] ntf_stamp;   // the notified CQ's stamp
+    always @* begin
+        ntf_stamp = cnt_cycles[31:0];  // no such CQ: latency 0
+        for (j = 0; j < NUM_CQ; j = j + 1)
+            if (cnt_notify_cqn == j[7:0]) ntf_stamp = cqe_stamp[j];
+    end
+    wire [31:0] ntf_latency = cnt_cycles[31:0] - ntf_stamp;
+
+    always @(posedge clk) begin
+        for (i = 0; i < NUM_CQ; i = i + 1)
+            if (rst)
+                cqe_stamp[i] <= 32'd0;
+            else if (cqw_done_valid && cqw_cqn == i[3:0])
+                cqe_stamp[i] <= cnt_cycles[31:0];
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            cnt_lat_sum <= 64'd0;
+            cnt_lat_max <= 32'd0;
+        end else begin
+            if (cnt_notify) begin
+                cnt_lat_sum <= cnt_lat_sum + {32'd0, ntf_latency};
+                if (ntf_latency > cnt_lat_max) cnt_lat_max <= ntf_latency;
+            end
         end
     end
 endmodule

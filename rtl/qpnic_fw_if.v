@@ -32,8 +32,14 @@
 //
 // Ports
 //   clk, rst                      clock, synchronous active-high reset
-//   bus_valid/ready               one access from the soft core; ready is a
-//                                 registered one-cycle pulse, with bus_rdata
+//   bus_valid/ready               one access from the soft core, answered
+//                                 in the cycle it is made: ready is high
+//                                 with valid (a NOTIFY write: once the
+//                                 notification FIFO has room) and the access
+//                                 acts on the edge that ends that cycle.
+//                                 Combinational path: bus_valid, bus_addr,
+//                                 bus_wstrb -> bus_ready, bus_rdata (the
+//                                 core's bus outputs are registers).
 //   bus_addr, bus_wstrb, bus_wdata   byte offset from FW_IO_BASE, byte
 //                                 strobes (0: read), data
 //   bus_rdata                     read data, valid while bus_ready is high
@@ -61,11 +67,11 @@ module qpnic_fw_if #(
     input  wire                  rst,
 
     input  wire                  bus_valid,
-    output reg                   bus_ready,
+    output wire                  bus_ready,
     input  wire [7:0]            bus_addr,
     input  wire [3:0]            bus_wstrb,
     input  wire [31:0]           bus_wdata,
-    output reg  [31:0]           bus_rdata,
+    output wire [31:0]           bus_rdata,
 
     input  wire                  arm_evt_valid,
     output wire                  arm_evt_ready,
@@ -119,15 +125,19 @@ module qpnic_fw_if #(
     assign evt_empty = evt_count == 0;
 
     // ---- bus decode --------------------------------------------------------
-    wire bus_new = bus_valid && !bus_ready;   // not yet answered
-    wire bus_wr  = bus_new && bus_wstrb != 4'd0;
-    wire bus_rd  = bus_new && bus_wstrb == 4'd0;
+    // Every access is answered at once except a NOTIFY write finding the
+    // notification FIFO full, which waits; bus_wr and bus_rd are the
+    // accesses that complete (and act) this cycle.
+    wire ntf_in_ready;
+    wire is_notify = bus_addr == `QPNIC_FWREG_NOTIFY;
+    assign bus_ready = bus_valid && (bus_wstrb == 4'd0 || !is_notify || ntf_in_ready);
+    wire bus_wr = bus_ready && bus_wstrb != 4'd0;
+    wire bus_rd = bus_ready && bus_wstrb == 4'd0;
 
     assign evt_pop = bus_rd && bus_addr == `QPNIC_FWREG_EVT_POP && evt_out_valid;
 
     // ---- notification FIFO -------------------------------------------------
-    wire ntf_push = bus_wr && bus_addr == `QPNIC_FWREG_NOTIFY;
-    wire ntf_in_ready;
+    wire ntf_push = bus_wr && is_notify;
     wire [NTF_LOG_DEPTH:0] ntf_count;
 
     qpnic_fifo #(.WIDTH(32), .LOG_DEPTH(NTF_LOG_DEPTH)) ntf_fifo (
@@ -162,6 +172,7 @@ module qpnic_fw_if #(
 
     // ---- read mux -------------------------------------------------------------
     reg [31:0] rd_word;
+    assign bus_rdata = rd_word;
     always @* begin
         rd_word = 32'd0;
         case (bus_addr)
@@ -212,21 +223,12 @@ module qpnic_fw_if #(
     // ---- bus side, registers ---------------------------------------------------
     always @(posedge clk) begin
         if (rst) begin
-            bus_ready  <= 1'b0;
-            bus_rdata  <= 32'd0;
             cq_sel     <= 8'd0;
             fw_ready   <= 1'b0;
             fw_waiting <= 1'b0;
             last_arm   <= 1'b0;
         end else begin
-            bus_ready <= 1'b0;
-            if (bus_rd) begin
-                bus_ready <= 1'b1;
-                bus_rdata <= rd_word;
-            end
-            if (bus_wr && (!ntf_push || ntf_in_ready)) begin
-                bus_ready <= 1'b1;
-                bus_rdata <= 32'd0;
+            if (bus_wr) begin
                 case (bus_addr)
                 `QPNIC_FWREG_CQ_SEL:    cq_sel <= bus_wdata[7:0];
                 `QPNIC_FWREG_FW_READY:  fw_ready <= bus_wdata[0];

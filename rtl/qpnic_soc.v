@@ -4,9 +4,11 @@
 // qpnic_fw_if.
 //
 // Memory map of the core's native bus:
-//   0 .. FW_WORDS*4-1     RAM: reads and byte-strobed writes, one cycle
+//   0 .. FW_WORDS*4-1     RAM: reads and byte-strobed writes, answered in
+//                         the cycle they are made (the RAM acts on the
+//                         core's look-ahead announcement, one cycle early)
 //   FW_IO_BASE + 0..255   firmware registers (io_*), answered when qpnic_fw_if
-//                         raises io_ready (a NOTIFY write may wait)
+//                         raises io_ready (at once, but a NOTIFY write may wait)
 //   anything else         writes are ignored and reads return 0, answered in
 //                         one cycle (a stray firmware access never hangs the
 //                         bus; a wild jump traps on the zero instruction)
@@ -60,14 +62,15 @@ module qpnic_soc #(
     wire [3:0]  mem_wstrb;
     wire [31:0] mem_rdata;
 
-    // Outputs of PicoRV32 this system does not use (look-ahead interface,
-    // PCPI, IRQ, trace): connected so that no pin is left open, unused on
-    // purpose.
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire        mem_instr;
+    // The look-ahead interface: the next access, one cycle before mem_valid.
     wire        la_read, la_write;
     wire [31:0] la_addr, la_wdata;
     wire [3:0]  la_wstrb;
+
+    // Outputs of PicoRV32 this system does not use (PCPI, IRQ, trace):
+    // connected so that no pin is left open, unused on purpose.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire        mem_instr;
     wire        pcpi_valid;
     wire [31:0] pcpi_insn, pcpi_rs1, pcpi_rs2;
     wire [31:0] eoi;
@@ -80,7 +83,9 @@ module qpnic_soc #(
         .ENABLE_COUNTERS64(1'b0),
         .ENABLE_REGS_16_31(1'b1),
         .ENABLE_REGS_DUALPORT(1'b1),
-        .BARREL_SHIFTER(1'b0),
+        // The barrel shifter costs ~157 iCE40 cells and cuts the notification
+        // latency from ~280 to ~220 cycles (docs/performance-analysis.md).
+        .BARREL_SHIFTER(1'b1),
         .COMPRESSED_ISA(1'b0),
         .ENABLE_MUL(1'b0),
         .ENABLE_DIV(1'b0),
@@ -135,8 +140,17 @@ module qpnic_soc #(
     assign mem_rdata = ram_ready ? ram_rdata : io_ready ? io_rdata : 32'd0;
 
     // ---- RAM ----------------------------------------------------------------
+    // PicoRV32 announces every access one cycle early on its look-ahead
+    // outputs (mem_la_read / mem_la_write, with mem_la_addr, _wdata, _wstrb).
+    // The RAM acts on that announcement, so the word is there in the cycle
+    // mem_valid rises and ram_ready answers the access in that same cycle: a
+    // RAM access, instruction fetches included, costs one cycle instead of
+    // two. (The price: mem_la_addr is combinational inside the core, so its
+    // path now ends at the RAM's address pins; see docs/performance-analysis.md.)
     reg [31:0] ram [0:FW_WORDS-1];
-    wire [AW-1:0] word = mem_addr[AW+1:2];
+    wire          la_is_ram = la_addr < RAM_BYTES;
+    wire [AW-1:0] la_word   = la_addr[AW+1:2];
+    wire          la_wr     = la_write && la_is_ram;
 
 `ifdef VERILATOR
     reg [8*1024-1:0] fw_path;
@@ -154,13 +168,11 @@ module qpnic_soc #(
 `endif
 
     always @(posedge clk) begin
-        if (mem_valid && !busy && is_ram) begin
-            if (mem_wstrb[0]) ram[word][7:0]   <= mem_wdata[7:0];
-            if (mem_wstrb[1]) ram[word][15:8]  <= mem_wdata[15:8];
-            if (mem_wstrb[2]) ram[word][23:16] <= mem_wdata[23:16];
-            if (mem_wstrb[3]) ram[word][31:24] <= mem_wdata[31:24];
-            ram_rdata <= ram[word];
-        end
+        if (la_wr && la_wstrb[0]) ram[la_word][7:0]   <= la_wdata[7:0];
+        if (la_wr && la_wstrb[1]) ram[la_word][15:8]  <= la_wdata[15:8];
+        if (la_wr && la_wstrb[2]) ram[la_word][23:16] <= la_wdata[23:16];
+        if (la_wr && la_wstrb[3]) ram[la_word][31:24] <= la_wdata[31:24];
+        ram_rdata <= ram[la_word];
     end
 
     always @(posedge clk) begin
@@ -168,7 +180,7 @@ module qpnic_soc #(
             ram_ready <= 1'b0;
             nul_ready <= 1'b0;
         end else begin
-            ram_ready <= mem_valid && !busy && is_ram;
+            ram_ready <= (la_read || la_write) && la_is_ram;
             nul_ready <= mem_valid && !busy && !is_ram && !is_io;
         end
     end

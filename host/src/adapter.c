@@ -255,6 +255,8 @@ ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
         { QPNIC_REG_CNT_CQES_WRITTEN_LO, &c->cqes_written },
         { QPNIC_REG_CNT_NOTIFICATIONS_LO, &c->notifications },
         { QPNIC_REG_CNT_CYCLES_LO, &c->cycles },
+        { QPNIC_REG_CNT_NTF_LATENCY_SUM_LO, &c->ntf_latency_sum },
+        { QPNIC_REG_CNT_NTF_LATENCY_MAX_LO, &c->ntf_latency_max },
     };
     memset(c, 0, sizeof *c);
     ndk_status st = NDK_STATUS_SUCCESS;

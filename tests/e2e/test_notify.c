@@ -80,6 +80,32 @@ static void N2_arm_fires_on_a_completion_and_is_cleared(void)
     e2e_pair_close(&p);
 }
 
+/* The NIC counts, per notification, the cycles from the newest CQE of the
+ * notified CQ to the notification leaving it (ndk_counters.ntf_latency_*).
+ * An arm waiting on an empty CQ, then one completion: the latency is the
+ * firmware's whole path, CQE event to NOTIFY, a few hundred cycles. */
+static void N2_notification_latency_is_counted(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_arm_cq(p.b.rcq, NDK_CQ_NOTIFY_ANY);
+    settle(&p);
+    ndk_counters c0, c1;
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c0), NDK_STATUS_SUCCESS);
+    make_receive(&p, PLAIN, 0);
+    EXPECT(e2e_wait_calls(&p.b.rcq_cb, 1, 5000) == 1, "the arm did not fire on a completion");
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c1), NDK_STATUS_SUCCESS);
+    uint64_t n = c1.notifications - c0.notifications;
+    uint64_t lat = c1.ntf_latency_sum - c0.ntf_latency_sum;
+    EXPECT(n == 1, "%llu notifications counted for one callback", (unsigned long long)n);
+    printf("N2: notification latency %llu cycles (max so far %llu)\n", (unsigned long long)lat,
+           (unsigned long long)c1.ntf_latency_max);
+    EXPECT(lat > 0 && lat < 2000, "latency %llu cycles: want 0 < latency < 2000", (unsigned long long)lat);
+    EXPECT(c1.ntf_latency_max >= lat, "max %llu below this notification's %llu",
+           (unsigned long long)c1.ntf_latency_max, (unsigned long long)lat);
+    e2e_pair_close(&p);
+}
+
 static void N3_arm_with_new_completions_is_satisfied_at_once(void)
 {
     e2e_pair p;
@@ -306,6 +332,7 @@ int main(int argc, char **argv)
         C(N1_V4_no_arm_no_callback_but_completions_poll),
         C(N1_one_callback_per_arm),
         C(N2_arm_fires_on_a_completion_and_is_cleared),
+        C(N2_notification_latency_is_counted),
         C(N3_arm_with_new_completions_is_satisfied_at_once),
         C(N4_arm_with_only_old_completions_waits),
         C(N5_callbacks_never_overlap),

@@ -238,9 +238,15 @@ static void adapter_info_from_caps(void)
           "info from CAPS");
     f->regs[QPNIC_REG_CNT_CYCLES_LO / 4] = 5;
     f->regs[QPNIC_REG_CNT_CYCLES_HI / 4] = 7;
+    f->regs[QPNIC_REG_CNT_NTF_LATENCY_SUM_LO / 4] = 300;
+    f->regs[QPNIC_REG_CNT_NTF_LATENCY_SUM_HI / 4] = 2;
+    f->regs[QPNIC_REG_CNT_NTF_LATENCY_MAX_LO / 4] = 250;
     ndk_counters c;
     CHECK_ST(ndk_query_counters(ad, &c), NDK_STATUS_SUCCESS);
     CHECK(c.cycles == ((7ull << 32) | 5), "cycles 0x%llx", (unsigned long long)c.cycles);
+    CHECK(c.ntf_latency_sum == ((2ull << 32) | 300), "ntf_latency_sum 0x%llx, want 0x20000012c",
+          (unsigned long long)c.ntf_latency_sum);
+    CHECK(c.ntf_latency_max == 250, "ntf_latency_max %llu, want 250", (unsigned long long)c.ntf_latency_max);
     CHECK_ST(ndk_close_adapter(ad), NDK_STATUS_SUCCESS);
 }
 

@@ -1,7 +1,8 @@
 // tb_qpnic_csr: unit test of rtl/qpnic_csr.v, the host register block.
 //
 // Checks, through MMIO alone plus the flat outputs: the fixed registers,
-// SCRATCH, counters (doorbells, every strobe-fed counter, _LO latching _HI),
+// SCRATCH, counters (doorbells, every strobe-fed counter, _LO latching _HI,
+// the notification latency sum and max),
 // QP contexts (flat outputs, read-back, doorbells, CI strobes, ERROR strobe,
 // RESET zeroing the indices), MR staging and commit, CQ contexts (enable
 // zeroing, CQE-writer strobes moving PI and the marks, overrun), and the ARM
@@ -327,6 +328,65 @@ void test_arm(Tb &t) {
     PASS("csr_arm_doorbell_event_and_stall");
 }
 
+// NTF_LATENCY_SUM/MAX: a notification leaving for a CQ is charged the cycles
+// since that CQ's newest CQE was written. Runs right after reset, before any
+// other test pulses cnt_notify, so the max starts at 0.
+void test_ntf_latency(Tb &t) {
+    auto *m = t.m.get();
+    // a CQE strobe for cq, then `gap` idle cycles, then a notification for
+    // ntf_cq: latency gap + 1 when ntf_cq == cq (the stamp is the strobe's cycle)
+    auto cqe_then_notify = [&](unsigned cq, int gap, unsigned ntf_cq) {
+        m->cqw_cqn = cq;
+        m->cqw_done_valid = 1;
+        t.tick();
+        m->cqw_done_valid = 0;
+        for (int i = 0; i < gap; i++) t.tick();
+        m->cnt_notify_cqn = ntf_cq;
+        m->cnt_notify = 1;
+        t.tick();
+        m->cnt_notify = 0;
+    };
+    CHECK(t.counter(QPNIC_REG_CNT_NTF_LATENCY_SUM_LO) == 0 && t.counter(QPNIC_REG_CNT_NTF_LATENCY_MAX_LO) == 0,
+          "latency counters not 0 after reset");
+
+    cqe_then_notify(3, 40, 3);
+    uint64_t sum = t.counter(QPNIC_REG_CNT_NTF_LATENCY_SUM_LO);
+    uint64_t max = t.counter(QPNIC_REG_CNT_NTF_LATENCY_MAX_LO);
+    CHECK(sum == 41 && max == 41, "one notification 41 cycles after its CQE: sum %llu max %llu",
+          (unsigned long long)sum, (unsigned long long)max);
+
+    // a quicker one: the sum grows, the max stays
+    cqe_then_notify(3, 9, 3);
+    sum = t.counter(QPNIC_REG_CNT_NTF_LATENCY_SUM_LO);
+    max = t.counter(QPNIC_REG_CNT_NTF_LATENCY_MAX_LO);
+    CHECK(sum == 41 + 10 && max == 41, "then one 10 cycles after: sum %llu (want 51) max %llu (want 41)",
+          (unsigned long long)sum, (unsigned long long)max);
+
+    // per CQ: a CQE on CQ 5 does not move CQ 3's stamp
+    m->cqw_cqn = 3;
+    m->cqw_done_valid = 1;
+    t.tick();
+    m->cqw_done_valid = 0;
+    for (int i = 0; i < 99; i++) t.tick();      // CQ 3's CQE is 100 cycles old at the notification
+    cqe_then_notify(5, 0, 3);                   // CQ 5 CQE at 100, notify CQ 3 at 101
+    max = t.counter(QPNIC_REG_CNT_NTF_LATENCY_MAX_LO);
+    CHECK(max == 101, "CQ 3 notified 101 cycles after its CQE, with a CQ 5 CQE in between: max %llu",
+          (unsigned long long)max);
+    sum = t.counter(QPNIC_REG_CNT_NTF_LATENCY_SUM_LO);
+    CHECK(sum == 51 + 101, "sum %llu, want 152", (unsigned long long)sum);
+
+    // a CQ number the NIC does not have counts nothing
+    cqe_then_notify(3, 5, QPNIC_NUM_CQ);
+    CHECK(t.counter(QPNIC_REG_CNT_NTF_LATENCY_SUM_LO) == sum, "a notification of CQ %u (>= NUM_CQ) was charged",
+          QPNIC_NUM_CQ);
+    // no notification: nothing counted, however old the CQE
+    for (int i = 0; i < 20; i++) t.tick();
+    CHECK(t.counter(QPNIC_REG_CNT_NTF_LATENCY_SUM_LO) == sum, "latency counted without a notification");
+    CHECK(t.read(QPNIC_REG_CNT_NTF_LATENCY_MAX_LO) == 101 && t.read(QPNIC_REG_CNT_NTF_LATENCY_MAX_HI) == 0,
+          "MAX _HI is not 0");
+    PASS("csr_notification_latency_sum_and_max");
+}
+
 void test_counters(Tb &t) {
     auto *m = t.m.get();
     uint64_t w0 = t.counter(QPNIC_REG_CNT_WQES_FETCHED_LO);
@@ -403,6 +463,7 @@ int main(int argc, char **argv) {
     Tb t;
     t.reset();
     test_fixed(t);
+    test_ntf_latency(t);
     test_qp(t);
     test_mr(t);
     test_cq(t);

@@ -41,7 +41,8 @@ struct Tb {
         m->eval();
     }
 
-    // One bus access; *waited is how many cycles it waited beyond the first.
+    // One bus access; *waited is how many cycles it waited beyond the first
+    // (0: answered in the cycle it was made, as every access with room is).
     uint32_t access(uint32_t off, unsigned wstrb, uint32_t wdata, int *waited = nullptr, int max = 50) {
         m->bus_valid = 1;
         m->bus_addr = off;
@@ -58,7 +59,7 @@ struct Tb {
                 m->eval();
                 m->bus_valid = 0;
                 m->bus_wstrb = 0;
-                if (waited) *waited = n - 1;
+                if (waited) *waited = n;
                 return d;
             }
             if (m->cnt_notify) notified++;
@@ -243,7 +244,7 @@ void test_regs(Tb &t) {
 
 struct Step {
     bool arm_took, cqe_took, bus_done;
-    bool bus_first;        // the first cycle of a bus access: when it acts
+    bool bus_acts;         // a bus access takes effect on this cycle's edge
     uint32_t rdata;
     uint32_t armed_after;
 };
@@ -258,7 +259,7 @@ Step step(Tb &t) {
     s.arm_took = m->arm_evt_valid && m->arm_evt_ready;
     s.cqe_took = m->cqe_evt_valid && m->cqe_evt_ready;
     s.bus_done = m->bus_valid && m->bus_ready;
-    s.bus_first = m->bus_valid && !m->bus_ready;
+    s.bus_acts = m->bus_valid && m->bus_ready;   // it acts as it completes
     s.rdata = m->bus_rdata;
     if (m->cnt_notify) t.notified++;
     m->clk = 1;
@@ -402,7 +403,7 @@ void test_clr_while_arm_queued(Tb &t) {
     m->bus_wstrb = 0xF;
     m->bus_wdata = 3;
     Step s = step(t);
-    CHECK(s.arm_took && s.bus_first, "setup: the ARM and the clear did not meet in one cycle");
+    CHECK(s.arm_took && s.bus_acts, "setup: the ARM and the clear did not meet in one cycle");
     CHECK(armed(t, 3), "an ARMED_CLR in the cycle an ARM of CQ 3 entered left it unarmed");
     for (int n = 0; n < 5 && m->bus_valid; n++) step(t);
     CHECK(!m->bus_valid && armed(t, 3), "CQ 3 unarmed after the clear completed");
@@ -502,7 +503,7 @@ void test_armed_random(Tb &t, unsigned seed) {
         CHECK(!(s.arm_took || s.cqe_took) || before < 16, "cycle %d: an event taken into a full FIFO", cyc);
         // the model, as of this cycle (queued counts from before it)
         uint32_t next = model;
-        if (s.bus_first && !is_pop && clr_cqn < 8) {
+        if (s.bus_acts && !is_pop && clr_cqn < 8) {
             if (queued[clr_cqn]) {
                 clr_ignored++;
             } else {
@@ -510,7 +511,7 @@ void test_armed_random(Tb &t, unsigned seed) {
                 next &= ~(1u << clr_cqn);
             }
         }
-        if (s.bus_first && is_pop) {
+        if (s.bus_acts && is_pop) {
             CHECK(!rd_pending, "a second pop before the first returned");
             rd_pending = true;
             expect_rd = 0;

@@ -137,6 +137,12 @@ typedef struct {
     uint64_t cqes_written;     /* CQEs written */
     uint64_t notifications;    /* notifications sent to the host */
     uint64_t cycles;           /* NIC clock cycles since reset */
+    /* Notification latency, in NIC clock cycles: for each notification, the
+     * cycles from the newest CQE written to the notified CQ to the
+     * notification leaving the NIC (the firmware's arm policy included, the
+     * host's event thread not). Mean = ntf_latency_sum / notifications. */
+    uint64_t ntf_latency_sum;  /* sum over all notifications */
+    uint64_t ntf_latency_max;  /* the largest one */
 } ndk_counters;
 
 /* QP attributes, in/out (V6): the caller sets what it wants, a successful

@@ -514,6 +514,10 @@
 #define QPNIC_REG_CNT_NOTIFICATIONS_HI 0x0134u /* ro:  */
 #define QPNIC_REG_CNT_CYCLES_LO 0x0138u /* ro: clock cycles since reset */
 #define QPNIC_REG_CNT_CYCLES_HI 0x013Cu /* ro:  */
+#define QPNIC_REG_CNT_NTF_LATENCY_SUM_LO 0x0140u /* ro: sum over notifications of the cycles from the newest CQE written to that CQ to the notification leaving the NIC (divide by CNT_NOTIFICATIONS for the mean) */
+#define QPNIC_REG_CNT_NTF_LATENCY_SUM_HI 0x0144u /* ro:  */
+#define QPNIC_REG_CNT_NTF_LATENCY_MAX_LO 0x0148u /* ro: the largest such latency */
+#define QPNIC_REG_CNT_NTF_LATENCY_MAX_HI 0x014Cu /* ro:  */
 #define QPNIC_REG_MR_IDX 0x0200u /* rw: MR table entry the next MR_CMD acts on */
 #define QPNIC_REG_MR_VA_LO 0x0204u /* rw: staging: first virtual address of the region, low word */
 #define QPNIC_REG_MR_VA_HI 0x0208u /* rw: staging: first virtual address, high word */
