@@ -43,6 +43,7 @@ include fw/fw.mk
 include sim/sim.mk
 include host/host.mk
 include host/tools/tools.mk
+include bench/bench.mk
 include tests/tests.mk
 
 .PHONY: all gen check-gen lint demo wave test install clean

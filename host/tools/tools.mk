@@ -1,7 +1,13 @@
 # host/tools/tools.mk: the command-line programs built on libqpnic.
 DEMO_BIN := $(BUILD)/bin/qpnic-demo
+PERF_BIN := $(BUILD)/bin/qpnic-perf
 
 $(DEMO_BIN): host/tools/qpnic-demo.c host/include/qpnic/ndk.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) -pthread
+
+# qpnic-perf: the benchmark (issue 3; bench/bench.mk runs its sweep).
+$(PERF_BIN): host/tools/qpnic-perf.c host/include/qpnic/ndk.h host/include/qpnic/ndk_sim.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) -pthread
 
