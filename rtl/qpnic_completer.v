@@ -55,7 +55,7 @@ module qpnic_completer #(
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
     output wire [3:0]           cqe_cqn,
-    output reg  [127:0]         cqe_data,
+    output wire [127:0]         cqe_data,
     output wire                 sq_ci_inc_valid,
     output wire [7:0]           sq_ci_inc_qpn,
     output wire                 qp_err_valid,
@@ -150,25 +150,9 @@ module qpnic_completer #(
     end
 
     // --- the SQ CQE ---
-    reg [31:0] c;
-    always @* begin
-        cqe_data = 128'd0;
-        c = cqe_data[32*`QPNIC_CQE_BYTE_COUNT_WORD +: 32];
-        c[`QPNIC_CQE_BYTE_COUNT] = (status == `QPNIC_CQE_STATUS_SUCCESS) ? e_bytes : 32'd0;
-        cqe_data[32*`QPNIC_CQE_BYTE_COUNT_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_QPN_WORD +: 32];
-        c[`QPNIC_CQE_QPN] = {8'd0, e_qpn};
-        cqe_data[32*`QPNIC_CQE_QPN_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_WQE_INDEX_WORD +: 32];
-        c[`QPNIC_CQE_WQE_INDEX] = e_index;
-        cqe_data[32*`QPNIC_CQE_WQE_INDEX_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_TYPE_WORD +: 32];
-        c[`QPNIC_CQE_TYPE] = e_type;
-        cqe_data[32*`QPNIC_CQE_TYPE_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_STATUS_WORD +: 32];
-        c[`QPNIC_CQE_STATUS] = status;
-        cqe_data[32*`QPNIC_CQE_STATUS_WORD +: 32] = c;
-    end
+    qpnic_cqe_pack u_cqe (
+        .byte_count(e_bytes), .qpn(e_qpn), .wqe_index(e_index), .inv_token(32'd0),
+        .op_type(e_type), .status(status), .solicited(1'b0), .cqe(cqe_data));
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
     assign cqe_valid       = (state == S_CQE) && qp_live;

@@ -71,25 +71,11 @@ module qpnic_dma_rd_arb #(
     reg [IW-1:0] owner;
     wire [IW-1:0] sel;   // the master whose signals pass: pick while idle
 
-    // Round robin: the lowest requesting master above the last owner, else
-    // the lowest requesting master.
-    reg [IW-1:0] pick;
-    reg          pick_ok;
+    wire [IW-1:0] pick;
+    wire          pick_ok;
+    qpnic_rr_pick #(.N(N), .IW(IW)) u_pick (
+        .valid(s_req_valid), .last(owner), .pick(pick), .pick_ok(pick_ok));
     integer k;
-    always @* begin
-        pick    = owner;
-        pick_ok = 1'b0;
-        for (k = N - 1; k >= 0; k = k - 1) begin
-            if (s_req_valid[k]) begin
-                pick    = k[IW-1:0];
-                pick_ok = 1'b1;
-            end
-        end
-        for (k = N - 1; k >= 0; k = k - 1) begin
-            if (s_req_valid[k] && k[IW-1:0] > owner)
-                pick = k[IW-1:0];
-        end
-    end
 
     assign sel = (state == S_IDLE) ? pick : owner;
 

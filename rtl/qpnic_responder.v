@@ -95,7 +95,7 @@ module qpnic_responder #(
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
     output wire [3:0]           cqe_cqn,
-    output reg  [127:0]         cqe_data,
+    output wire [127:0]         cqe_data,
     output wire                 rq_ci_inc_valid,
     output wire [7:0]           rq_ci_inc_qpn,
     output wire                 cnt_rq_fetch,
@@ -339,28 +339,10 @@ module qpnic_responder #(
     end
 
     // --- the RQ CQE ---
-    reg [31:0] c;
-    always @* begin
-        cqe_data = 128'd0;
-        c = cqe_data[32*`QPNIC_CQE_BYTE_COUNT_WORD +: 32];
-        c[`QPNIC_CQE_BYTE_COUNT] = (rq_status == `QPNIC_CQE_STATUS_SUCCESS) ? payload : 32'd0;
-        cqe_data[32*`QPNIC_CQE_BYTE_COUNT_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_QPN_WORD +: 32];
-        c[`QPNIC_CQE_QPN] = {8'd0, dq};
-        cqe_data[32*`QPNIC_CQE_QPN_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_WQE_INDEX_WORD +: 32];
-        c[`QPNIC_CQE_WQE_INDEX] = rq_ci;
-        cqe_data[32*`QPNIC_CQE_WQE_INDEX_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_TYPE_WORD +: 32];
-        c[`QPNIC_CQE_TYPE] = `QPNIC_OP_TYPE_RECEIVE;
-        cqe_data[32*`QPNIC_CQE_TYPE_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_STATUS_WORD +: 32];
-        c[`QPNIC_CQE_STATUS] = rq_status;
-        cqe_data[32*`QPNIC_CQE_STATUS_WORD +: 32] = c;
-        c = cqe_data[32*`QPNIC_CQE_SOLICITED_WORD +: 32];
-        c[`QPNIC_CQE_SOLICITED] = se;   // N7
-        cqe_data[32*`QPNIC_CQE_SOLICITED_WORD +: 32] = c;
-    end
+    qpnic_cqe_pack u_cqe (
+        .byte_count(payload), .qpn(dq), .wqe_index(rq_ci), .inv_token(32'd0),
+        .op_type(`QPNIC_OP_TYPE_RECEIVE), .status(rq_status), .solicited(se), // N7
+        .cqe(cqe_data));
     assign cqe_valid = (state == S_CQE);
     assign cqe_cqn   = qp_rcq[dq*4 +: 4];
 

@@ -54,6 +54,7 @@ def gen_verilog(d):
             o.append(f"`define {n}_WORD {f['word']}")
             o.append(f"`define {n}_WIDTH {f['width']}")
             o.append(f"`define {n} {hi}:{f['lsb']}  // {f['doc']}")
+            o.append(f"`define {n}_FLAT {32 * f['word'] + hi}:{32 * f['word'] + f['lsb']}")
     o += ["", "// host registers (16-bit byte offsets)"]
     for r in d["regs"]["list"]:
         o.append(f"`define QPNIC_REG_{r['name']} 16'h{r['offset']:04X}")
@@ -142,7 +143,10 @@ def gen_doc(d):
          "simulator, as `spec/layout.toml` describes it. Names in code are the",
          "upper-case forms shown here with a `QPNIC_` prefix (`QPNIC_CQE_STATUS`,",
          "`QPNIC_REG_CNT_CYCLES_LO`, `QPNIC_QPREG_SQ_PI`); Verilog uses the same",
-         "names as `` `define `` macros from `rtl/gen/qpnic_layout.vh`.", "",
+         "names as `` `define `` macros from `rtl/gen/qpnic_layout.vh`, where",
+         "`` `QPNIC_CQE_STATUS `` is the field's bit range in its word and",
+         "`` `QPNIC_CQE_STATUS_FLAT `` its range in the whole structure as one vector",
+         "(word w at bits 32w+31:32w).", "",
          "## Constants", "", "| name | value | meaning |", "|---|---|---|"]
     for name, c in d["consts"].items():
         o.append(f"| `{name}` | {c['value']} | {c['doc']} |")
@@ -216,7 +220,7 @@ def check_layout(d):
     for sname, s in d["structs"].items():
         claim(f"{up(sname)}_WORDS", f"struct {sname} size")
         for f in s["fields"]:
-            for suffix in ("", "_WORD", "_SHIFT", "_WIDTH", "_MASK"):
+            for suffix in ("", "_WORD", "_SHIFT", "_WIDTH", "_MASK", "_FLAT"):
                 claim(f"{up(sname)}_{up(f['name'])}{suffix}", f"field {sname}.{f['name']}")
 
 

@@ -110,246 +110,310 @@
 `define QPNIC_WQE_OPCODE_WORD 0
 `define QPNIC_WQE_OPCODE_WIDTH 8
 `define QPNIC_WQE_OPCODE 7:0  // enum wqe_op
+`define QPNIC_WQE_OPCODE_FLAT 7:0
 `define QPNIC_WQE_NSGE_WORD 0
 `define QPNIC_WQE_NSGE_WIDTH 4
 `define QPNIC_WQE_NSGE 11:8  // SGEs used, 0..MAX_SGE
+`define QPNIC_WQE_NSGE_FLAT 11:8
 `define QPNIC_WQE_FLAGS_WORD 0
 `define QPNIC_WQE_FLAGS_WIDTH 16
 `define QPNIC_WQE_FLAGS 31:16  // enum op_flag bits
+`define QPNIC_WQE_FLAGS_FLAT 31:16
 `define QPNIC_WQE_RTOKEN_WORD 1
 `define QPNIC_WQE_RTOKEN_WIDTH 32
 `define QPNIC_WQE_RTOKEN 31:0  // WRITE/READ: the remote token; SEND_INV: the token to invalidate
+`define QPNIC_WQE_RTOKEN_FLAT 63:32
 `define QPNIC_WQE_RVA_LO_WORD 2
 `define QPNIC_WQE_RVA_LO_WIDTH 32
 `define QPNIC_WQE_RVA_LO 31:0  // WRITE/READ: remote virtual address, low word
+`define QPNIC_WQE_RVA_LO_FLAT 95:64
 `define QPNIC_WQE_RVA_HI_WORD 3
 `define QPNIC_WQE_RVA_HI_WIDTH 32
 `define QPNIC_WQE_RVA_HI 31:0  // WRITE/READ: remote virtual address, high word
+`define QPNIC_WQE_RVA_HI_FLAT 127:96
 
 // struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n.
 `define QPNIC_SGE_WORDS 4
 `define QPNIC_SGE_VA_LO_WORD 0
 `define QPNIC_SGE_VA_LO_WIDTH 32
 `define QPNIC_SGE_VA_LO 31:0  // virtual address inside a registered region, low word
+`define QPNIC_SGE_VA_LO_FLAT 31:0
 `define QPNIC_SGE_VA_HI_WORD 1
 `define QPNIC_SGE_VA_HI_WIDTH 32
 `define QPNIC_SGE_VA_HI 31:0  // virtual address, high word
+`define QPNIC_SGE_VA_HI_FLAT 63:32
 `define QPNIC_SGE_LEN_WORD 2
 `define QPNIC_SGE_LEN_WIDTH 32
 `define QPNIC_SGE_LEN 31:0  // length in bytes (0 is allowed and moves nothing)
+`define QPNIC_SGE_LEN_FLAT 95:64
 `define QPNIC_SGE_TOKEN_WORD 3
 `define QPNIC_SGE_TOKEN_WIDTH 32
 `define QPNIC_SGE_TOKEN 31:0  // local token of the region
+`define QPNIC_SGE_TOKEN_FLAT 127:96
 
 // struct cqe (4 words): Completion queue entry, 16 bytes, in a CQ ring. The NIC writes it with one DMA in address order, so word 3, which holds the phase bit, lands last: a CQE whose phase bit the host expects is whole.
 `define QPNIC_CQE_WORDS 4
 `define QPNIC_CQE_BYTE_COUNT_WORD 0
 `define QPNIC_CQE_BYTE_COUNT_WIDTH 32
 `define QPNIC_CQE_BYTE_COUNT 31:0  // bytes transferred; valid only when status is SUCCESS (V7)
+`define QPNIC_CQE_BYTE_COUNT_FLAT 31:0
 `define QPNIC_CQE_QPN_WORD 1
 `define QPNIC_CQE_QPN_WIDTH 16
 `define QPNIC_CQE_QPN 15:0  // QP number the request belongs to (V3)
+`define QPNIC_CQE_QPN_FLAT 47:32
 `define QPNIC_CQE_WQE_INDEX_WORD 1
 `define QPNIC_CQE_WQE_INDEX_WIDTH 16
 `define QPNIC_CQE_WQE_INDEX 31:16  // free-running index of the WQE in its SQ or RQ
+`define QPNIC_CQE_WQE_INDEX_FLAT 63:48
 `define QPNIC_CQE_INV_TOKEN_WORD 2
 `define QPNIC_CQE_INV_TOKEN_WIDTH 32
 `define QPNIC_CQE_INV_TOKEN 31:0  // RECEIVE_AND_INVALIDATE: the invalidated token
+`define QPNIC_CQE_INV_TOKEN_FLAT 95:64
 `define QPNIC_CQE_TYPE_WORD 3
 `define QPNIC_CQE_TYPE_WIDTH 16
 `define QPNIC_CQE_TYPE 15:0  // enum op_type; RECEIVE and RECEIVE_AND_INVALIDATE come from the RQ, the rest from the SQ
+`define QPNIC_CQE_TYPE_FLAT 111:96
 `define QPNIC_CQE_STATUS_WORD 3
 `define QPNIC_CQE_STATUS_WIDTH 8
 `define QPNIC_CQE_STATUS 23:16  // enum cqe_status
+`define QPNIC_CQE_STATUS_FLAT 119:112
 `define QPNIC_CQE_SOLICITED_WORD 3
 `define QPNIC_CQE_SOLICITED_WIDTH 1
 `define QPNIC_CQE_SOLICITED 24:24  // a receive of a send that asked for a solicited event
+`define QPNIC_CQE_SOLICITED_FLAT 120:120
 `define QPNIC_CQE_PHASE_WORD 3
 `define QPNIC_CQE_PHASE_WIDTH 1
 `define QPNIC_CQE_PHASE 31:31  // owner bit: 1 on the first pass through the ring, 0 on the second, and so on
+`define QPNIC_CQE_PHASE_FLAT 127:127
 
 // struct event (1 words): One event as the firmware reads it from EVT_POP.
 `define QPNIC_EVENT_WORDS 1
 `define QPNIC_EVENT_CQN_WORD 0
 `define QPNIC_EVENT_CQN_WIDTH 4
 `define QPNIC_EVENT_CQN 3:0  // the CQ it concerns
+`define QPNIC_EVENT_CQN_FLAT 3:0
 `define QPNIC_EVENT_TYPE_WORD 0
 `define QPNIC_EVENT_TYPE_WIDTH 4
 `define QPNIC_EVENT_TYPE 7:4  // enum evt_type
+`define QPNIC_EVENT_TYPE_FLAT 7:4
 `define QPNIC_EVENT_ERROR_WORD 0
 `define QPNIC_EVENT_ERROR_WIDTH 1
 `define QPNIC_EVENT_ERROR 8:8  // CQE: its status is not SUCCESS
+`define QPNIC_EVENT_ERROR_FLAT 8:8
 `define QPNIC_EVENT_SOLICITED_WORD 0
 `define QPNIC_EVENT_SOLICITED_WIDTH 1
 `define QPNIC_EVENT_SOLICITED 9:9  // CQE: a solicited receive
+`define QPNIC_EVENT_SOLICITED_FLAT 9:9
 `define QPNIC_EVENT_TRIGGER_WORD 0
 `define QPNIC_EVENT_TRIGGER_WIDTH 2
 `define QPNIC_EVENT_TRIGGER 11:10  // ARM: enum cq_trigger
+`define QPNIC_EVENT_TRIGGER_FLAT 11:10
 `define QPNIC_EVENT_INDEX_WORD 0
 `define QPNIC_EVENT_INDEX_WIDTH 16
 `define QPNIC_EVENT_INDEX 27:12  // CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md)
+`define QPNIC_EVENT_INDEX_FLAT 27:12
 `define QPNIC_EVENT_VALID_WORD 0
 `define QPNIC_EVENT_VALID_WIDTH 1
 `define QPNIC_EVENT_VALID 31:31  // 1 when an event was popped
+`define QPNIC_EVENT_VALID_FLAT 31:31
 
 // struct notify (1 words): One notification, as the firmware writes it to NOTIFY and as the host receives it.
 `define QPNIC_NOTIFY_WORDS 1
 `define QPNIC_NOTIFY_CQN_WORD 0
 `define QPNIC_NOTIFY_CQN_WIDTH 8
 `define QPNIC_NOTIFY_CQN 7:0  // the CQ whose callback runs
+`define QPNIC_NOTIFY_CQN_FLAT 7:0
 `define QPNIC_NOTIFY_STATUS_WORD 0
 `define QPNIC_NOTIFY_STATUS_WIDTH 8
 `define QPNIC_NOTIFY_STATUS 15:8  // enum ntf_status
+`define QPNIC_NOTIFY_STATUS_FLAT 15:8
 
 // struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went.
 `define QPNIC_CQ_MARK_WORDS 1
 `define QPNIC_CQ_MARK_INDEX_WORD 0
 `define QPNIC_CQ_MARK_INDEX_WIDTH 16
 `define QPNIC_CQ_MARK_INDEX 15:0  // free-running CQ index the CQE was written at
+`define QPNIC_CQ_MARK_INDEX_FLAT 15:0
 `define QPNIC_CQ_MARK_VALID_WORD 0
 `define QPNIC_CQ_MARK_VALID_WIDTH 1
 `define QPNIC_CQ_MARK_VALID 31:31  // such a CQE has been written since the CQ was enabled
+`define QPNIC_CQ_MARK_VALID_FLAT 31:31
 
 // struct caps0 (1 words): Host register CAPS0: the sizes of this build.
 `define QPNIC_CAPS0_WORDS 1
 `define QPNIC_CAPS0_NUM_QP_WORD 0
 `define QPNIC_CAPS0_NUM_QP_WIDTH 8
 `define QPNIC_CAPS0_NUM_QP 7:0  // queue pairs
+`define QPNIC_CAPS0_NUM_QP_FLAT 7:0
 `define QPNIC_CAPS0_NUM_CQ_WORD 0
 `define QPNIC_CAPS0_NUM_CQ_WIDTH 8
 `define QPNIC_CAPS0_NUM_CQ 15:8  // completion queues
+`define QPNIC_CAPS0_NUM_CQ_FLAT 15:8
 `define QPNIC_CAPS0_NUM_MR_WORD 0
 `define QPNIC_CAPS0_NUM_MR_WIDTH 8
 `define QPNIC_CAPS0_NUM_MR 23:16  // memory-region table entries
+`define QPNIC_CAPS0_NUM_MR_FLAT 23:16
 `define QPNIC_CAPS0_MAX_SGE_WORD 0
 `define QPNIC_CAPS0_MAX_SGE_WIDTH 4
 `define QPNIC_CAPS0_MAX_SGE 27:24  // SGEs a WQE holds
+`define QPNIC_CAPS0_MAX_SGE_FLAT 27:24
 
 // struct caps1 (1 words): Host register CAPS1: the limits of this build.
 `define QPNIC_CAPS1_WORDS 1
 `define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WORD 0
 `define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH 5
 `define QPNIC_CAPS1_LOG_MAX_QP_DEPTH 4:0  // log2 of the deepest SQ or RQ
+`define QPNIC_CAPS1_LOG_MAX_QP_DEPTH_FLAT 4:0
 `define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WORD 0
 `define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WIDTH 5
 `define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH 12:8  // log2 of the deepest CQ
+`define QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_FLAT 12:8
 `define QPNIC_CAPS1_FETCH_BURST_WQES_WORD 0
 `define QPNIC_CAPS1_FETCH_BURST_WQES_WIDTH 8
 `define QPNIC_CAPS1_FETCH_BURST_WQES 23:16  // WQEs one fetch read brings at most
+`define QPNIC_CAPS1_FETCH_BURST_WQES_FLAT 23:16
 
 // struct status (1 words): Host register STATUS.
 `define QPNIC_STATUS_WORDS 1
 `define QPNIC_STATUS_FW_READY_WORD 0
 `define QPNIC_STATUS_FW_READY_WIDTH 1
 `define QPNIC_STATUS_FW_READY 0:0  // the firmware has initialised
+`define QPNIC_STATUS_FW_READY_FLAT 0:0
 `define QPNIC_STATUS_IDLE_WORD 0
 `define QPNIC_STATUS_IDLE_WIDTH 1
 `define QPNIC_STATUS_IDLE 1:1  // nothing in flight
+`define QPNIC_STATUS_IDLE_FLAT 1:1
 
 // struct qp_cfg (1 words): Per-QP register CFG.
 `define QPNIC_QP_CFG_WORDS 1
 `define QPNIC_QP_CFG_SQ_LOG_WORD 0
 `define QPNIC_QP_CFG_SQ_LOG_WIDTH 5
 `define QPNIC_QP_CFG_SQ_LOG 4:0  // log2 of the SQ depth
+`define QPNIC_QP_CFG_SQ_LOG_FLAT 4:0
 `define QPNIC_QP_CFG_RQ_LOG_WORD 0
 `define QPNIC_QP_CFG_RQ_LOG_WIDTH 5
 `define QPNIC_QP_CFG_RQ_LOG 12:8  // log2 of the RQ depth
+`define QPNIC_QP_CFG_RQ_LOG_FLAT 12:8
 `define QPNIC_QP_CFG_SEND_CQ_WORD 0
 `define QPNIC_QP_CFG_SEND_CQ_WIDTH 4
 `define QPNIC_QP_CFG_SEND_CQ 19:16  // CQ of SQ completions
+`define QPNIC_QP_CFG_SEND_CQ_FLAT 19:16
 `define QPNIC_QP_CFG_RECV_CQ_WORD 0
 `define QPNIC_QP_CFG_RECV_CQ_WIDTH 4
 `define QPNIC_QP_CFG_RECV_CQ 27:24  // CQ of RQ completions
+`define QPNIC_QP_CFG_RECV_CQ_FLAT 27:24
 
 // struct qp_remote (1 words): Per-QP register REMOTE.
 `define QPNIC_QP_REMOTE_WORDS 1
 `define QPNIC_QP_REMOTE_QPN_WORD 0
 `define QPNIC_QP_REMOTE_QPN_WIDTH 8
 `define QPNIC_QP_REMOTE_QPN 7:0  // the connected QP's number on the loopback port
+`define QPNIC_QP_REMOTE_QPN_FLAT 7:0
 
 // struct cq_cfg (1 words): Per-CQ register CFG.
 `define QPNIC_CQ_CFG_WORDS 1
 `define QPNIC_CQ_CFG_LOG_DEPTH_WORD 0
 `define QPNIC_CQ_CFG_LOG_DEPTH_WIDTH 5
 `define QPNIC_CQ_CFG_LOG_DEPTH 4:0  // log2 of the CQ depth
+`define QPNIC_CQ_CFG_LOG_DEPTH_FLAT 4:0
 `define QPNIC_CQ_CFG_ENABLE_WORD 0
 `define QPNIC_CQ_CFG_ENABLE_WIDTH 1
 `define QPNIC_CQ_CFG_ENABLE 31:31  // 1: in use; writing it zeroes PI, CI, overrun and the marks
+`define QPNIC_CQ_CFG_ENABLE_FLAT 31:31
 
 // struct cq_state (1 words): Per-CQ register STATE.
 `define QPNIC_CQ_STATE_WORDS 1
 `define QPNIC_CQ_STATE_ENABLED_WORD 0
 `define QPNIC_CQ_STATE_ENABLED_WIDTH 1
 `define QPNIC_CQ_STATE_ENABLED 0:0  // CFG.enable
+`define QPNIC_CQ_STATE_ENABLED_FLAT 0:0
 `define QPNIC_CQ_STATE_OVERRUN_WORD 0
 `define QPNIC_CQ_STATE_OVERRUN_WIDTH 1
 `define QPNIC_CQ_STATE_OVERRUN 1:1  // a CQE found the CQ full; the CQ writes nothing more
+`define QPNIC_CQ_STATE_OVERRUN_FLAT 1:1
 
 // struct cq_arm (1 words): Per-CQ register ARM (write).
 `define QPNIC_CQ_ARM_WORDS 1
 `define QPNIC_CQ_ARM_TRIGGER_WORD 0
 `define QPNIC_CQ_ARM_TRIGGER_WIDTH 2
 `define QPNIC_CQ_ARM_TRIGGER 1:0  // enum cq_trigger
+`define QPNIC_CQ_ARM_TRIGGER_FLAT 1:0
 
 // struct lrh (1 words): Port header, 1 word, in front of every packet. The port is a word stream, so the length a link layer would carry travels here.
 `define QPNIC_LRH_WORDS 1
 `define QPNIC_LRH_PAYLOAD_BYTES_WORD 0
 `define QPNIC_LRH_PAYLOAD_BYTES_WIDTH 32
 `define QPNIC_LRH_PAYLOAD_BYTES 31:0  // payload bytes after the transport headers
+`define QPNIC_LRH_PAYLOAD_BYTES_FLAT 31:0
 
 // struct bth (3 words): Base transport header, 3 words, after the LRH of every packet (InfiniBand BTH field positions, one 32-bit word a beat).
 `define QPNIC_BTH_WORDS 3
 `define QPNIC_BTH_PKEY_WORD 0
 `define QPNIC_BTH_PKEY_WIDTH 16
 `define QPNIC_BTH_PKEY 15:0  // partition key (0xFFFF)
+`define QPNIC_BTH_PKEY_FLAT 15:0
 `define QPNIC_BTH_TVER_WORD 0
 `define QPNIC_BTH_TVER_WIDTH 4
 `define QPNIC_BTH_TVER 19:16  // transport version (0)
+`define QPNIC_BTH_TVER_FLAT 19:16
 `define QPNIC_BTH_PADCNT_WORD 0
 `define QPNIC_BTH_PADCNT_WIDTH 2
 `define QPNIC_BTH_PADCNT 21:20  // pad count (0: payloads are byte-exact on the port)
+`define QPNIC_BTH_PADCNT_FLAT 21:20
 `define QPNIC_BTH_MIG_WORD 0
 `define QPNIC_BTH_MIG_WIDTH 1
 `define QPNIC_BTH_MIG 22:22  // migration state (0)
+`define QPNIC_BTH_MIG_FLAT 22:22
 `define QPNIC_BTH_SE_WORD 0
 `define QPNIC_BTH_SE_WIDTH 1
 `define QPNIC_BTH_SE 23:23  // solicited event (N7)
+`define QPNIC_BTH_SE_FLAT 23:23
 `define QPNIC_BTH_OPCODE_WORD 0
 `define QPNIC_BTH_OPCODE_WIDTH 8
 `define QPNIC_BTH_OPCODE 31:24  // enum ib_opcode
+`define QPNIC_BTH_OPCODE_FLAT 31:24
 `define QPNIC_BTH_DEST_QP_WORD 1
 `define QPNIC_BTH_DEST_QP_WIDTH 24
 `define QPNIC_BTH_DEST_QP 23:0  // destination QP number
+`define QPNIC_BTH_DEST_QP_FLAT 55:32
 `define QPNIC_BTH_PSN_WORD 2
 `define QPNIC_BTH_PSN_WIDTH 24
 `define QPNIC_BTH_PSN 23:0  // packet sequence number
+`define QPNIC_BTH_PSN_FLAT 87:64
 `define QPNIC_BTH_ACKREQ_WORD 2
 `define QPNIC_BTH_ACKREQ_WIDTH 1
 `define QPNIC_BTH_ACKREQ 31:31  // acknowledge requested
+`define QPNIC_BTH_ACKREQ_FLAT 95:95
 
 // struct reth (4 words): RDMA extended transport header, 4 words, after the BTH of WRITE_ONLY and READ_REQUEST.
 `define QPNIC_RETH_WORDS 4
 `define QPNIC_RETH_VA_HI_WORD 0
 `define QPNIC_RETH_VA_HI_WIDTH 32
 `define QPNIC_RETH_VA_HI 31:0  // remote virtual address, high word
+`define QPNIC_RETH_VA_HI_FLAT 31:0
 `define QPNIC_RETH_VA_LO_WORD 1
 `define QPNIC_RETH_VA_LO_WIDTH 32
 `define QPNIC_RETH_VA_LO 31:0  // remote virtual address, low word
+`define QPNIC_RETH_VA_LO_FLAT 63:32
 `define QPNIC_RETH_RKEY_WORD 2
 `define QPNIC_RETH_RKEY_WIDTH 32
 `define QPNIC_RETH_RKEY 31:0  // remote token
+`define QPNIC_RETH_RKEY_FLAT 95:64
 `define QPNIC_RETH_DMA_LEN_WORD 3
 `define QPNIC_RETH_DMA_LEN_WIDTH 32
 `define QPNIC_RETH_DMA_LEN 31:0  // bytes to write or read
+`define QPNIC_RETH_DMA_LEN_FLAT 127:96
 
 // struct aeth (1 words): ACK extended transport header, 1 word, after the BTH of ACK and READ_RESPONSE_ONLY.
 `define QPNIC_AETH_WORDS 1
 `define QPNIC_AETH_MSN_WORD 0
 `define QPNIC_AETH_MSN_WIDTH 24
 `define QPNIC_AETH_MSN 23:0  // message sequence number
+`define QPNIC_AETH_MSN_FLAT 23:0
 `define QPNIC_AETH_SYNDROME_WORD 0
 `define QPNIC_AETH_SYNDROME_WIDTH 8
 `define QPNIC_AETH_SYNDROME 31:24  // enum aeth_syndrome
+`define QPNIC_AETH_SYNDROME_FLAT 31:24
 
 // host registers (16-bit byte offsets)
 `define QPNIC_REG_ID 16'h0000
