@@ -134,8 +134,9 @@ enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
 
     merged = cq->pending ? arm_merge(cq->trigger, trigger) : trigger_norm(trigger);
     /* N3 can only hold when a CQE came after the last callback: most arms
-     * (made right after a callback) skip the window arithmetic, which is
-     * slow on a core without a barrel shifter. */
+     * (made right after a callback) skip the window arithmetic: it is on
+     * the notification latency's path when an arm and its completion come
+     * back to back (docs/performance-analysis.md). */
     if (view->pi != cq->pi_at_cb) {
         struct arm_cq_view clamped = *view;
         /* The host may have taken CQEs written after the arm: CI can be past

@@ -20,3 +20,4 @@ WAVE_FILE ?= $(BUILD)/demo.fst
 wave: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX)
 	QPNIC_SIM_ARGS="--wave $(abspath $(WAVE_FILE))" $(DEMO_BIN)
 	@echo "waveform: $(WAVE_FILE)  (open with: gtkwave $(WAVE_FILE) docs/demo.gtkw)"
+	@command -v gtkwave >/dev/null || echo "gtkwave is not installed: sudo apt-get install gtkwave (Debian 12: 3.3.118)"

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Measure the demo's last SEND in its waveform: the table of docs/walkthrough.md.
+
+    make wave                                          # writes build/demo.fst
+    python3 tools/wave_table.py build/demo.fst         # the table's rows (Markdown)
+    python3 tools/wave_table.py build/demo.fst --timeline   # every event found
+    python3 tools/wave_table.py build/demo.fst --check docs/demo.gtkw
+                                   # exit 1, naming each one, if a signal the
+                                   # GTKWave save file shows is not in the FST
+
+For: re-measuring the walkthrough's cycle table after an RTL or firmware
+change, and checking that docs/demo.gtkw still loads whole.
+Not for: checking behaviour (the tests do that). It knows the demo's shape
+(16 DEFERred WRITEs, then one SEND, WQE index 16, into RQ index 0 of QP 1,
+CQ 1 armed) and the instance and state names of the RTL; when those change,
+the events below change with them.
+
+It reads the FST through GTKWave's fst2vcd. The harness dumps twice a cycle:
+cycle N is time 2N (clock low, that cycle's inputs applied), so a handshake
+"at cycle N" means valid and ready are both high at time 2N. Register
+offsets come from rtl/gen/qpnic_layout.vh and state codes from the RTL's
+localparams, not from this file.
+"""
+import bisect
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+C = "TOP.qpnic_core."
+D = C + "datapath."
+
+
+def layout_macros():
+    """`define NAME <width>'h/'d<value> from the generated Verilog header."""
+    out = {}
+    text = (ROOT / "rtl" / "gen" / "qpnic_layout.vh").read_text()
+    for name, base, digits in re.findall(r"`define (QPNIC_\w+) \d+'([hd])([0-9A-Fa-f]+)\b", text):
+        out[name] = int(digits, 16 if base == "h" else 10)
+    return out
+
+
+def states(module, prefix="S_"):
+    """A module's named states, name -> code, from its localparams."""
+    text = (ROOT / "rtl" / (module + ".v")).read_text()
+    return {n: int(v) for n, v in re.findall(r"\b(%s\w+)\s*=\s*\d+'d(\d+)" % prefix, text)}
+
+
+L = layout_macros()
+REQ = states("qpnic_requester")
+REQ_B = states("qpnic_requester", "B_")
+RESP = states("qpnic_responder")
+CQW = states("qpnic_cqe_writer")
+
+# The signals the events are built from: short name -> full name in the FST.
+SIG = {
+    "mmio_v": "TOP.mmio_valid", "mmio_r": "TOP.mmio_ready", "mmio_we": "TOP.mmio_we",
+    "mmio_wdata": "TOP.mmio_wdata",
+    "doorbell": C + "csr.doorbell", "arm_v": C + "csr.arm_evt_valid",
+    "arm_r": C + "csr.arm_evt_ready", "arm_d": C + "csr.arm_evt_data",
+    "qp_n": C + "csr.qp_n", "qp_off": C + "csr.qp_off",
+    "cq_n": C + "csr.cq_n", "cq_off": C + "csr.cq_off", "cq_wr": C + "csr.cq_wr",
+    "f_rv": D + "u_fetch.rd_req_valid", "f_rr": D + "u_fetch.rd_req_ready",
+    "f_addr": D + "u_fetch.rd_req_addr", "f_len": D + "u_fetch.rd_req_len",
+    "f_n": D + "u_fetch.req_n", "f_cur": D + "u_fetch.cur_index",
+    "w_v": D + "u_fetch.wqe_valid", "w_r": D + "u_fetch.wqe_ready",
+    "w_last": D + "u_fetch.wqe_last", "w_idx": D + "u_fetch.wqe_index",
+    "r_state": D + "u_req.state", "r_bstate": D + "u_req.bstate",
+    "r_index": D + "u_req.index", "r_hdr_i": D + "u_req.hdr_i",
+    "r_job": D + "u_req.job_valid",
+    "r_ov": D + "u_req.out_valid", "r_or": D + "u_req.out_ready",
+    "r_od": D + "u_req.out_data", "r_ol": D + "u_req.out_last",
+    "r_rv": D + "u_req.rd_req_valid", "r_rr": D + "u_req.rd_req_ready",
+    "r_ra": D + "u_req.rd_req_addr", "r_rl": D + "u_req.rd_req_len",
+    "ost_v": D + "u_req.ost_valid", "ost_r": D + "u_req.ost_ready",
+    "g_sv": D + "u_req.u_gather.start_valid", "g_sr": D + "u_req.u_gather.start_ready",
+    "s_state": D + "u_resp.state", "s_hdr_i": D + "u_resp.hdr_i",
+    "s_iv": D + "u_resp.in_valid", "s_ir": D + "u_resp.in_ready", "s_id": D + "u_resp.in_data",
+    "s_rv": D + "u_resp.rd_req_valid", "s_rr": D + "u_resp.rd_req_ready",
+    "s_ra": D + "u_resp.rd_req_addr",
+    "s_wv": D + "u_resp.wr_req_valid", "s_wr": D + "u_resp.wr_req_ready",
+    "s_wa": D + "u_resp.wr_req_addr", "s_wl": D + "u_resp.wr_req_len",
+    "s_cv": D + "u_resp.cqe_valid", "s_cr": D + "u_resp.cqe_ready",
+    "s_rqinc": D + "u_resp.rq_ci_inc_valid",
+    "s_ov": D + "u_resp.out_valid", "s_or": D + "u_resp.out_ready",
+    "s_od": D + "u_resp.out_data", "s_busy": D + "u_resp.r_busy", "s_ri": D + "u_resp.r_i",
+    "c_eidx": D + "u_comp.e_index", "c_cv": D + "u_comp.cqe_valid",
+    "c_cr": D + "u_comp.cqe_ready", "c_ci": D + "u_comp.sq_ci_inc_valid",
+    "q_state": C + "cqe_writer.state", "q_cqn": C + "cqe_writer.cqe_cqn",
+    "q_rv": C + "cqe_writer.dmaw_req_valid", "q_rr": C + "cqe_writer.dmaw_req_ready",
+    "q_ra": C + "cqe_writer.dmaw_req_addr",
+    "q_dv": C + "cqe_writer.dmaw_dat_valid", "q_dr": C + "cqe_writer.dmaw_dat_ready",
+    "q_dd": C + "cqe_writer.dmaw_dat_data", "q_dl": C + "cqe_writer.dmaw_dat_last",
+    "q_done": C + "cqe_writer.cqw_done_valid", "q_armed": C + "cqe_writer.armed_sel",
+    "q_ev": C + "cqe_writer.evt_valid", "q_er": C + "cqe_writer.evt_ready",
+    "q_ed": C + "cqe_writer.evt_data",
+    "evt_pop": C + "fw_if.evt_pop", "evt_out": C + "fw_if.evt_out_data",
+    "bus_wdata": C + "fw_if.bus_wdata", "clr": C + "fw_if.clr_write",
+    "ntf_push": C + "fw_if.ntf_push", "ntf_in_r": C + "fw_if.ntf_in_ready",
+    "ntf_v": "TOP.ntf_valid", "ntf_r": "TOP.ntf_ready", "ntf_d": "TOP.ntf_data",
+    "ntf_lat": C + "csr.ntf_latency",
+}
+
+
+def vcd_header_and_changes(fst, wanted):
+    """Stream fst2vcd: ({full name: width}, {full name: [(time, int value)]})."""
+    proc = subprocess.Popen(["fst2vcd", str(fst)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    scopes, code_of, widths = [], {}, {}
+    for line in proc.stdout:
+        t = line.split()
+        if not t:
+            continue
+        if t[0] == "$scope":
+            scopes.append(t[2])
+        elif t[0] == "$upscope":
+            scopes.pop()
+        elif t[0] == "$var":
+            full = ".".join(scopes + [t[4]])
+            widths[full] = int(t[2])
+            code_of.setdefault(full, t[3])
+        elif t[0] == "$enddefinitions":
+            break
+    want_codes = {code_of[n]: n for n in wanted if n in code_of}
+    changes = {n: [] for n in wanted}
+    time = 0
+    for line in proc.stdout:
+        line = line.strip()
+        if not line:
+            continue
+        if line[0] == "#":
+            time = int(line[1:])
+            continue
+        if line[0] in "01xz":
+            val, code = line[0], line[1:]
+        elif line[0] == "b":
+            val, code = line[1:].split()
+        else:
+            continue
+        name = want_codes.get(code)
+        if name is not None:
+            try:
+                changes[name].append((time, int(val, 2)))
+            except ValueError:  # x or z: count as 0
+                changes[name].append((time, 0))
+    proc.wait()
+    return widths, changes
+
+
+class Wave:
+    """Values of SIG's signals at cycle c (time 2c)."""
+
+    def __init__(self, fst):
+        self.widths, ch = vcd_header_and_changes(fst, SIG.values())
+        missing = [n for n in SIG.values() if n not in self.widths]
+        if missing:
+            sys.exit("wave_table: not in %s: %s" % (fst, ", ".join(missing)))
+        self.t = {k: [a for a, _ in ch[n]] for k, n in SIG.items()}
+        self.v = {k: [b for _, b in ch[n]] for k, n in SIG.items()}
+        self.end = max((l[-1] for l in self.t.values() if l), default=0) // 2
+
+    def __call__(self, key, c):
+        i = bisect.bisect_right(self.t[key], 2 * c) - 1
+        return self.v[key][i] if i >= 0 else 0
+
+
+def events(w):
+    """Every event of interest, as (cycle, text), in cycle order."""
+    ev = []
+    for c in range(1, w.end + 1):
+        def v(k):
+            return w(k, c)
+
+        def prev(k):
+            return w(k, c - 1)
+
+        def add(text):
+            ev.append((c, text))
+
+        if v("doorbell"):
+            kind = "SQ_PI" if v("qp_off") == L["QPNIC_QPREG_SQ_PI"] else "RQ_PI"
+            add("%s doorbell: QP %d, %d" % (kind, v("qp_n"), v("mmio_wdata")))
+        if v("arm_v") and v("arm_r"):
+            add("ARM event queued: CQ %d, 0x%08x" % (v("cq_n"), v("arm_d")))
+        if v("cq_wr") and v("cq_off") == L["QPNIC_CQREG_CI"]:
+            add("CI write: CQ %d, %d" % (v("cq_n"), v("mmio_wdata")))
+        if v("f_rv") and v("f_rr"):
+            add("fetch read: 0x%x, %d bytes, %d WQEs from index %d"
+                % (v("f_addr"), v("f_len"), v("f_n"), v("f_cur")))
+        if v("w_v") and v("w_r") and v("w_last"):
+            add("requester takes the last pair of WQE %d" % v("w_idx"))
+        if v("ost_v") and v("ost_r"):
+            add("outstanding entry pushed: WQE %d%s"
+                % (v("r_index"), ", gather started" if v("g_sv") and v("g_sr") else ""))
+        if v("r_rv") and v("r_rr"):
+            add("gather read: 0x%x, %d bytes" % (v("r_ra"), v("r_rl")))
+        if v("r_state") == REQ["S_JOB"] and not v("r_job"):
+            add("job handed to the back end: WQE %d" % v("r_index"))
+        if (v("r_ov") and v("r_or") and v("r_bstate") == REQ_B["B_HDR"]
+                and v("r_hdr_i") == 0):
+            add("requester LRH out: payload %d" % v("r_od"))
+        if v("r_ov") and v("r_or") and v("r_ol"):
+            add("requester last beat out")
+        if (v("s_iv") and v("s_ir") and v("s_state") == RESP["S_HDR"]
+                and v("s_hdr_i") == 0):
+            add("responder takes LRH 0x%08x" % v("s_id"))
+        if v("s_rv") and v("s_rr"):
+            add("responder read: 0x%x (state %d)" % (v("s_ra"), v("s_state")))
+        if v("s_state") == RESP["S_RQ_CHECK"] and prev("s_state") != RESP["S_RQ_CHECK"]:
+            add("responder S_RQ_CHECK starts")
+        if v("s_wv") and v("s_wr"):
+            add("scatter write: 0x%x, %d bytes" % (v("s_wa"), v("s_wl")))
+        if v("s_cv") and v("s_cr"):
+            add("responder RQ CQE request done")
+        if v("s_rqinc"):
+            add("responder rq_ci_inc")
+        if v("s_ov") and v("s_or") and v("s_busy") and v("s_ri") == 0:
+            add("responder response out: 0x%08x" % v("s_od"))
+        if v("c_cv") and v("c_cr"):
+            add("completer SQ CQE request done: WQE %d" % v("c_eidx"))
+        if v("q_rv") and v("q_rr"):
+            add("CQE write: CQ %d at 0x%x" % (v("q_cqn"), v("q_ra")))
+        if v("q_dv") and v("q_dr") and v("q_dl"):
+            add("CQE word 3: 0x%08x, CQ %d" % (v("q_dd"), v("q_cqn")))
+        if v("q_done"):
+            add("cqw_done_valid: CQ %d" % v("q_cqn"))
+        if v("q_state") == CQW["S_CHK"]:
+            add("S_CHK: armed_sel %d, CQ %d" % (v("q_armed"), v("q_cqn")))
+        if v("q_ev") and v("q_er"):
+            add("CQE event pushed: 0x%08x" % v("q_ed"))
+        if v("evt_pop"):
+            add("EVT_POP pops 0x%08x" % v("evt_out"))
+        if v("ntf_push") and v("ntf_in_r"):
+            add("NOTIFY write: 0x%08x" % v("bus_wdata"))
+        if v("clr"):
+            add("ARMED_CLR write: %d" % v("bus_wdata"))
+        if v("ntf_v") and v("ntf_r"):
+            add("ntf handshake: 0x%08x, ntf_latency %d" % (v("ntf_d"), v("ntf_lat")))
+    return ev
+
+
+def find(ev, pattern, after):
+    for c, text in ev:
+        if c >= after and re.search(pattern, text):
+            return c
+    return None
+
+
+# The table: (step, event, signals, pattern, bold). Patterns find the first
+# matching event at or after the SEND's doorbell (some after another row).
+ROWS = [
+    ("4", "SQ_PI doorbell write (the one doorbell of the chain, D8)",
+     "`csr.doorbell`", r"SQ_PI doorbell: QP 0, 17", True),
+    ("5", "first fetch read: WQEs 0-7, 512 bytes",
+     "`dp.u_fetch.rd_req_valid` && `rd_req_ready`", r"fetch read: .* from index 0$", False),
+    ("5", "**fetch read of the SEND's WQE**: the third read, 1 WQE, 64 bytes at 0x1000000C00",
+     "same, `cur_index` 16", r"fetch read: .* from index 16$", True),
+    ("6", "the requester takes the last pair (words 14, 15) of WQE 16",
+     "`dp.u_fetch.wqe_last` && `wqe_ready`", r"last pair of WQE 16$", False),
+    ("6", "outstanding entry pushed, gather started (front end, `S_OST`)",
+     "`dp.u_req.ost_valid` && `ost_ready`, `dp.u_req.u_gather.start_valid`",
+     r"outstanding entry pushed: WQE 16, gather", False),
+    ("6", "payload gather DMA read (64 bytes at 0x1000004000)",
+     "`dp.u_req.rd_req_valid` && `rd_req_ready`", r"gather read: 0x1000004000, 64 bytes", False),
+    ("6", "job handed to the back end (front end `S_JOB`)",
+     "`dp.u_req.state` 5, `job_valid` 0", r"job handed to the back end: WQE 16", False),
+    ("6", "**the packet leaves the requester** (LRH word)",
+     "`dp.u_req.out_valid` && `out_ready`, `bstate` 1, `hdr_i` 0",
+     r"requester LRH out: payload 64$", True),
+    ("8", "the responder takes the LRH", "`dp.u_resp.in_valid` && `in_ready`",
+     r"responder takes LRH 0x00000040", False),
+    ("8", "RQ WQE DMA read (64 bytes at 0x1000002C00)",
+     "`dp.u_resp.rd_req_valid` && `rd_req_ready`", r"responder read: 0x1000002c00", False),
+    ("6", "the packet's last beat leaves the requester", "`dp.u_req.out_last`",
+     r"requester last beat out", False),
+    ("8", "MR check of the receive's SGE", "`dp.u_resp.state` 4, `chk_sge`",
+     r"S_RQ_CHECK starts", False),
+    ("8", "scatter DMA write (64 bytes at 0x1000006000)",
+     "`dp.u_resp.wr_req_valid` && `wr_req_ready`", r"scatter write: 0x1000006000, 64", False),
+    ("9", "**RQ CQE write**: DMA write request, CQ 1 slot 0 at 0x1000000400",
+     "`cqe_writer.dmaw_req_valid` && `dmaw_req_ready`", r"CQE write: CQ 1 at 0x1000000400", True),
+    ("9", "word 3 with the phase bit, `last`", "`cqe_writer.dmaw_dat_last` (data 80000001)",
+     r"CQE word 3: 0x80000001, CQ 1", False),
+    ("9", "CQ 1's PI moves 0 → 1", "`cqe_writer.cqw_done_valid`", r"cqw_done_valid: CQ 1", False),
+    ("9", "**CQE event** into the firmware's event FIFO (00000021)",
+     "`cqe_writer.evt_valid` && `evt_ready`", r"CQE event pushed: 0x00000021", True),
+    ("8", "the ACK leaves the responder (its emitter, word 0)",
+     "`dp.u_resp.out_valid` && `out_ready`, `r_busy`, `r_i` 0",
+     r"responder response out", False),
+    ("11", "the firmware pops the event", "`fw_if.evt_pop`", r"EVT_POP pops 0x00000021", False),
+    ("10", "the SEND's own SQ CQE: CQ 0 slot 16 at 0x1000000100",
+     "`cqe_writer.dmaw_req_valid`, `cqe_cqn` 0", r"CQE write: CQ 0 at 0x1000000100", False),
+    ("12", "**`NOTIFY` write** (00000001: CQ 1, SUCCESS)",
+     "`fw_if.ntf_push` && `ntf_in_ready`", r"NOTIFY write: 0x00000001", True),
+    ("13", "**`ntf_valid`** && `ntf_ready`: the harness takes it",
+     "`TOP.ntf_valid` && `TOP.ntf_ready`", r"ntf handshake: 0x00000001", True),
+    ("12", "`ARMED_CLR` write (CQ 1)", "`fw_if.clr_write`", r"ARMED_CLR write: 1$", False),
+]
+
+# Rows whose event must come after another row's (the first match after the
+# doorbell would be an earlier packet's).
+AFTER = {
+    "the ACK leaves the responder (its emitter, word 0)": "MR check of the receive's SGE",
+    "the packet's last beat leaves the requester": "**the packet leaves the requester** (LRH word)",
+}
+
+
+def table(ev):
+    door = find(ev, ROWS[0][3], 0)
+    if door is None:
+        sys.exit("wave_table: no SQ_PI doorbell of QP 0 with 17 in this run")
+    found = {}
+    for step, what, sigs, pattern, bold in ROWS:
+        start = found.get(AFTER.get(what), door)
+        found[what] = find(ev, pattern, start if start is not None else door)
+    rows = sorted(ROWS, key=lambda r: (found[r[1]] is None, found[r[1]] or 0))
+    print("| step | event | the signal(s) at that cycle | time | cycle | +cycles |")
+    print("|---|---|---|---|---|---|")
+    for step, what, sigs, pattern, bold in rows:
+        c = found[what]
+        if c is None:
+            print("| %s | %s | %s | ? | ? | ? |" % (step, what, sigs))
+            continue
+        rel = "0" if c == door else "+%d" % (c - door)
+        print("| %s | %s | %s | %d | %d | %s |"
+              % (step, what, sigs, 2 * c, c, "**%s**" % rel if bold else rel))
+    ntf = find(ev, r"ntf handshake: 0x00000001", door)
+    if ntf is not None:
+        lat = [t for c, t in ev if c == ntf and t.startswith("ntf handshake")][0]
+        print("\nthe NIC's own count for this notification: %s" % lat.split(", ")[-1])
+
+
+def gtkw_signals(path):
+    """Signal names a GTKWave save file shows (whole vectors, bit selects)."""
+    names = set()
+    for line in Path(path).read_text().splitlines():
+        if not line or line[0] in "[*@-":
+            continue
+        for tok in re.findall(r"(TOP(?:\.[A-Za-z_][\w$]*)+(?:\[\d+(?::\d+)?\])?)", line):
+            names.add(tok)
+    return names
+
+
+def check(fst, gtkw):
+    widths, _ = vcd_header_and_changes(fst, [])
+    bad = []
+    for ref in sorted(gtkw_signals(gtkw)):
+        m = re.match(r"(.*?)(?:\[(\d+)(?::(\d+))?\])?$", ref)
+        base, hi, lo = m.group(1), m.group(2), m.group(3)
+        if base not in widths:
+            bad.append(ref + " (no such signal)")
+        elif lo is not None and (int(hi) != widths[base] - 1 or int(lo) != 0):
+            bad.append("%s (the FST has [%d:0])" % (ref, widths[base] - 1))
+        elif hi is not None and lo is None and int(hi) >= widths[base]:
+            bad.append("%s (the FST has [%d:0])" % (ref, widths[base] - 1))
+        elif hi is None and widths[base] != 1:
+            bad.append("%s (the FST has [%d:0])" % (ref, widths[base] - 1))
+    for b in bad:
+        print("missing: " + b)
+    print("%s: %d signal references, %d missing" % (gtkw, len(gtkw_signals(gtkw)), len(bad)))
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    fst = argv[1]
+    if len(argv) == 4 and argv[2] == "--check":
+        return check(fst, argv[3])
+    ev = events(Wave(fst))
+    if len(argv) == 3 and argv[2] == "--timeline":
+        for c, text in ev:
+            print("%6d  t=%6d  %s" % (c, 2 * c, text))
+        return 0
+    table(ev)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
