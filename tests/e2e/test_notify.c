@@ -58,6 +58,7 @@ static void N1_one_callback_per_arm(void)
     ndk_arm_cq(p.b.rcq, NDK_CQ_NOTIFY_ANY); /* arming twice queues nothing more (V4) */
     for (uint32_t i = 0; i < 3; i++)
         make_receive(&p, PLAIN, i);
+    EXPECT(e2e_wait_calls(&p.b.rcq_cb, 1, 5000) >= 1, "no callback for the arm");
     settle(&p);
     EXPECT(calls(&p.b.rcq_cb) == 1, "%u callbacks for one arm, expected 1", calls(&p.b.rcq_cb));
     EXPECT(atomic_load(&p.b.rcq_cb.last_status) == NDK_STATUS_SUCCESS, "callback status not SUCCESS");
@@ -197,6 +198,8 @@ static void check_merge(uint32_t first, uint32_t second)
         make_receive(&p, (enum kind)k, (uint32_t)k);
         settle(&p);
         unsigned want = k >= (int)fires_at ? 1 : 0;
+        if (want)
+            (void)e2e_wait_calls(&p.b.rcq_cb, want, 5000);
         EXPECT(calls(&p.b.rcq_cb) == want,
                "N6: arm %u then %u (merged %u): after a %s completion %u callbacks, expected %u",
                first, second, m, kname[k], calls(&p.b.rcq_cb), want);
