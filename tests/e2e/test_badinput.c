@@ -43,6 +43,55 @@ static void bad_parameters_fail_inline_without_completion(void)
     e2e_pair_close(&p);
 }
 
+/* Every call with a NULL object or output: a named status (or a harmless
+ * no-op for the calls that return nothing), no crash, and the adapter still
+ * works afterwards. */
+static void bad_null_objects_everywhere(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_result_ex rx;
+    ndk_result r;
+    ndk_adapter *ad = NULL;
+    EXPECT_STATUS(ndk_open_adapter(NULL, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_open_adapter("no-such-backend", &ad), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT(ad == NULL, "a failed open handed out an adapter");
+    EXPECT_STATUS(ndk_close_adapter(NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_query_adapter_info(NULL, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_query_adapter_info(p.ad, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_query_counters(NULL, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_query_counters(p.ad, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT(ndk_alloc_dma(NULL, 64) == NULL, "ndk_alloc_dma without an adapter gave memory");
+    EXPECT(ndk_alloc_dma(p.ad, (size_t)1 << 40) == NULL, "a 1 TiB DMA buffer was granted");
+    ndk_free_dma(NULL, p.a.buf);
+    ndk_free_dma(p.ad, NULL);
+    EXPECT_STATUS(ndk_create_pd(NULL, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_create_pd(p.ad, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_destroy_pd(NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_destroy_cq(NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_destroy_qp(NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_destroy_mr(NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_create_mr(NULL, NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_register_mr(NULL, p.a.buf, 8, 0), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_connect(NULL, ndk_qp_address(p.a.qp)), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_disconnect(NULL), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT(ndk_get_cq_results(NULL, &r, 1) == 0, "results from no CQ");
+    EXPECT(ndk_get_cq_results_ex(NULL, &rx, 1) == 0, "results from no CQ");
+    EXPECT(ndk_get_cq_results(p.a.icq, NULL, 1) == 0, "results into no array");
+    ndk_arm_cq(NULL, NDK_CQ_NOTIFY_ANY);
+    ndk_arm_cq(p.a.icq, 77); /* not a trigger: ignored */
+    EXPECT_STATUS(ndk_wait_cq(NULL, 10), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT(ndk_status_str(-12345) != NULL && ndk_status_str(123456) != NULL,
+           "ndk_status_str has no name for an unknown status");
+    /* still a working NIC */
+    ndk_sge g = e2e_sge(&p.a, 0, 8);
+    EXPECT_STATUS(ndk_write(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 0),
+                            ndk_mr_remote_token(p.b.mr), 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, &rx, 1, 10000) == 1, "the NIC stopped working after bad calls");
+    EXPECT_STATUS(rx.status, NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
 static void bad_register_outside_dma_memory_is_refused(void)
 {
     e2e_pair p;
@@ -259,6 +308,7 @@ int main(int argc, char **argv)
 #define C(f) {#f, f}
     static const e2e_case cases[] = {
         C(bad_parameters_fail_inline_without_completion),
+        C(bad_null_objects_everywhere),
         C(bad_register_outside_dma_memory_is_refused),
         C(bad_full_sq_is_insufficient_resources),
         C(bad_sge_outside_region_is_access_violation),
