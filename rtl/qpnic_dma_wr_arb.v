@@ -27,6 +27,8 @@
 // request waiting when the channel frees is granted one cycle after the
 // previous last beat (a request's valid never depends on its ready, so
 // this makes no loop); the owner is registered from then on.
+// The ownership and the request half live in qpnic_dma_req_arb, shared
+// with the other arbiter.
 `default_nettype none
 
 module qpnic_dma_wr_arb #(
@@ -36,7 +38,7 @@ module qpnic_dma_wr_arb #(
     input  wire            rst,
 
     input  wire [N-1:0]    s_req_valid,
-    output reg  [N-1:0]    s_req_ready,
+    output wire [N-1:0]    s_req_ready,
     input  wire [N*64-1:0] s_req_addr,
     input  wire [N*16-1:0] s_req_len,
     input  wire [N-1:0]    s_dat_valid,
@@ -45,10 +47,10 @@ module qpnic_dma_wr_arb #(
     input  wire [N*4-1:0]  s_dat_keep,
     input  wire [N-1:0]    s_dat_last,
 
-    output reg             m_req_valid,
+    output wire            m_req_valid,
     input  wire            m_req_ready,
-    output reg  [63:0]     m_req_addr,
-    output reg  [15:0]     m_req_len,
+    output wire [63:0]     m_req_addr,
+    output wire [15:0]     m_req_len,
     output reg             m_dat_valid,
     input  wire            m_dat_ready,
     output reg  [31:0]     m_dat_data,
@@ -62,69 +64,37 @@ module qpnic_dma_wr_arb #(
 );
     localparam IW = (N > 1) ? $clog2(N) : 1;
 
-    localparam [1:0] S_IDLE = 2'd0,   // choose the next owner, pass its request
-                     S_REQ  = 2'd1,   // pass the owner's request
-                     S_DAT  = 2'd2;   // pass the owner's data until last
+    wire [IW-1:0] owner;
+    wire          in_xfer;
+    wire          xfer_done = m_dat_valid && m_dat_ready && m_dat_last;
 
-    reg [1:0]    state;
-    reg [IW-1:0] owner;
-    wire [IW-1:0] sel;   // the master whose signals pass: pick while idle
+    qpnic_dma_req_arb #(.N(N), .IW(IW)) u_req (
+        .clk(clk), .rst(rst),
+        .s_req_valid(s_req_valid), .s_req_ready(s_req_ready),
+        .s_req_addr(s_req_addr), .s_req_len(s_req_len),
+        .m_req_valid(m_req_valid), .m_req_ready(m_req_ready),
+        .m_req_addr(m_req_addr), .m_req_len(m_req_len),
+        .xfer_done(xfer_done), .owner(owner), .in_xfer(in_xfer),
+        .cnt_valid(cnt_valid), .cnt_bytes(cnt_bytes), .idle(idle));
 
-    wire [IW-1:0] pick;
-    wire          pick_ok;
-    qpnic_rr_pick #(.N(N), .IW(IW)) u_pick (
-        .valid(s_req_valid), .last(owner), .pick(pick), .pick_ok(pick_ok));
+    // The data beats pass from the owner to the carrier only.
     integer k;
-
-    assign sel = (state == S_IDLE) ? pick : owner;
-
     always @* begin
-        s_req_ready = {N{1'b0}};
         s_dat_ready = {N{1'b0}};
-        m_req_valid = 1'b0;
-        m_req_addr  = 64'd0;
-        m_req_len   = 16'd0;
         m_dat_valid = 1'b0;
         m_dat_data  = 32'd0;
         m_dat_keep  = 4'd0;
         m_dat_last  = 1'b0;
         for (k = 0; k < N; k = k + 1) begin
-            if (sel == k[IW-1:0]) begin
-                m_req_addr = s_req_addr[k*64 +: 64];
-                m_req_len  = s_req_len[k*16 +: 16];
+            if (owner == k[IW-1:0]) begin
                 m_dat_data = s_dat_data[k*32 +: 32];
                 m_dat_keep = s_dat_keep[k*4 +: 4];
                 m_dat_last = s_dat_last[k];
-                if (state == S_REQ || (state == S_IDLE && pick_ok)) begin
-                    m_req_valid    = s_req_valid[k];
-                    s_req_ready[k] = m_req_ready;
-                end
-                if (state == S_DAT) begin
+                if (in_xfer) begin
                     m_dat_valid    = s_dat_valid[k];
                     s_dat_ready[k] = m_dat_ready;
                 end
             end
-        end
-    end
-
-    assign cnt_valid = m_req_valid && m_req_ready;
-    assign cnt_bytes = m_req_len;
-    assign idle      = state == S_IDLE;
-
-    always @(posedge clk) begin
-        if (rst) begin
-            state <= S_IDLE;
-            owner <= N[IW-1:0] - 1'b1;   // so master 0 goes first
-        end else begin
-            case (state)
-            S_IDLE: if (pick_ok) begin
-                owner <= pick;
-                state <= m_req_ready ? S_DAT : S_REQ;
-            end
-            S_REQ: if (m_req_valid && m_req_ready) state <= S_DAT;
-            S_DAT: if (m_dat_valid && m_dat_ready && m_dat_last) state <= S_IDLE;
-            default: state <= S_IDLE;
-            endcase
         end
     end
 endmodule
