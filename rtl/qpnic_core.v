@@ -4,7 +4,8 @@
 // fired through notifications (docs/internals.md "The NIC core's ports").
 //
 // Inside (docs/internals.md "Inside the core"):
-//   qpnic_csr         host registers, QP/CQ contexts, MR table, counters
+//   qpnic_csr         host registers, QP/CQ contexts, MR staging, counters
+//   qpnic_mr_table    the token (MR) table in block RAM and its check ports
 //   qpnic_datapath    WQE fetch, requester, responder, completer
 //   qpnic_cqe_writer  CQEs into the CQ rings, CQE/OVERRUN events
 //   qpnic_fw_if       firmware registers, event and notification FIFOs
@@ -15,7 +16,7 @@
 // Parameters
 //   NUM_QP     queue pairs
 //   NUM_CQ     completion queues (<= 16)
-//   NUM_MR     MR table entries
+//   NUM_MR     token (MR) table entries
 //   FW_WORDS   the soft core's RAM in 32-bit words (default: the layout's
 //              FW_RAM_WORDS, which the firmware is linked for)
 //   FW_HEX     firmware image for $readmemh (Verilator: +fw=PATH overrides)
@@ -86,10 +87,17 @@ module qpnic_core #(
     wire [NUM_QP*8-1:0]  qp_remote;
     wire [NUM_QP*2-1:0]  qp_state;
     wire [NUM_QP*16-1:0] qp_sq_pi, qp_rq_pi, qp_rq_ci;
-    wire [NUM_MR-1:0]    mr_valid;
-    wire [NUM_MR*64-1:0] mr_va, mr_dma;
-    wire [NUM_MR*32-1:0] mr_len, mr_lkey, mr_rkey;
-    wire [NUM_MR*3-1:0]  mr_access;
+
+    // ---- csr -> token table updates, datapath <-> token table checks ---------
+    wire         mr_upd_valid, mr_upd_ready, mr_upd_write;
+    wire [`QPNIC_TOKEN_INDEX_BITS-1:0] mr_upd_idx;
+    wire [63:0]  mr_upd_va, mr_upd_dma;
+    wire [31:0]  mr_upd_len, mr_upd_lkey, mr_upd_rkey;
+    wire [2:0]   mr_upd_access;
+    wire [1:0]   chk_valid, chk_remote, res_valid, res_ok;
+    wire [2*32-1:0] chk_token, chk_len;
+    wire [2*64-1:0] chk_va, res_dev;
+    wire [2*3-1:0]  chk_need;
 
     // ---- datapath -> csr updates -------------------------------------------
     wire       qp_err_valid, rq_ci_inc_valid, sq_ci_inc_valid;
@@ -172,8 +180,11 @@ module qpnic_core #(
         .qp_scq(qp_scq), .qp_rcq(qp_rcq), .qp_remote(qp_remote),
         .qp_state(qp_state), .qp_sq_pi(qp_sq_pi), .qp_rq_pi(qp_rq_pi),
         .qp_rq_ci(qp_rq_ci),
-        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
-        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
+        .mr_upd_valid(mr_upd_valid), .mr_upd_ready(mr_upd_ready),
+        .mr_upd_idx(mr_upd_idx), .mr_upd_write(mr_upd_write),
+        .mr_upd_va(mr_upd_va), .mr_upd_len(mr_upd_len), .mr_upd_dma(mr_upd_dma),
+        .mr_upd_lkey(mr_upd_lkey), .mr_upd_rkey(mr_upd_rkey),
+        .mr_upd_access(mr_upd_access),
         .qp_err_valid(qp_err_valid), .qp_err_qpn(qp_err_qpn),
         .rq_ci_inc_valid(rq_ci_inc_valid), .rq_ci_inc_qpn(rq_ci_inc_qpn),
         .sq_ci_inc_valid(sq_ci_inc_valid), .sq_ci_inc_qpn(sq_ci_inc_qpn),
@@ -190,15 +201,27 @@ module qpnic_core #(
         .cycles_lo(cycles_lo)
     );
 
-    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR)) datapath (
+    qpnic_mr_table #(.NUM_MR(NUM_MR), .PORTS(2)) mr_table (
+        .clk(clk), .rst(rst),
+        .upd_valid(mr_upd_valid), .upd_ready(mr_upd_ready), .upd_idx(mr_upd_idx),
+        .upd_write(mr_upd_write), .upd_va(mr_upd_va), .upd_len(mr_upd_len),
+        .upd_dma(mr_upd_dma), .upd_lkey(mr_upd_lkey), .upd_rkey(mr_upd_rkey),
+        .upd_access(mr_upd_access),
+        .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
+        .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need),
+        .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev)
+    );
+
+    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) datapath (
         .clk(clk), .rst(rst),
         .qp_sq_base(qp_sq_base), .qp_rq_base(qp_rq_base),
         .qp_sq_log(qp_sq_log), .qp_rq_log(qp_rq_log),
         .qp_scq(qp_scq), .qp_rcq(qp_rcq), .qp_remote(qp_remote),
         .qp_state(qp_state), .qp_sq_pi(qp_sq_pi), .qp_rq_pi(qp_rq_pi),
         .qp_rq_ci(qp_rq_ci),
-        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
-        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
+        .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
+        .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need),
+        .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .qp_err_valid(qp_err_valid), .qp_err_qpn(qp_err_qpn),
         .rq_ci_inc_valid(rq_ci_inc_valid), .rq_ci_inc_qpn(rq_ci_inc_qpn),
         .sq_ci_inc_valid(sq_ci_inc_valid), .sq_ci_inc_qpn(sq_ci_inc_qpn),

@@ -1,22 +1,26 @@
 // qpnic_csr: the NIC's control plane. Decodes host MMIO (layout "Host
 // registers", the per-QP and per-CQ blocks, the MR staging window and the
 // counters) and holds what those registers describe: QP contexts, CQ
-// contexts, the MR table and the 64-bit counters. Everything it holds leaves
-// as flat vectors (docs/internals.md "Boundary: qpnic_csr -> qpnic_datapath");
-// the datapath and the CQE writer change it only through update strobes.
+// contexts, the MR staging registers and the 64-bit counters. The token
+// table itself lives in qpnic_mr_table: MR_CMD becomes one update on its
+// update port. The contexts leave as flat vectors (docs/internals.md
+// "Boundary: qpnic_csr -> qpnic_datapath"); the datapath and the CQE writer
+// change them only through update strobes.
 //
 // Parameters
 //   NUM_QP   queue pairs (1..64: the QP block is 4 KiB of 64-byte blocks)
 //   NUM_CQ   completion queues (1..16: CQ numbers are 4 bits wide)
-//   NUM_MR   MR table entries (1..256: TOKEN_INDEX_BITS select one)
+//   NUM_MR   token table entries (1..2^TOKEN_INDEX_BITS), for CAPS0
 //
 // Ports
 //   clk, rst                  clock, synchronous active-high reset
 //   mmio_valid/ready          one host register access; mmio_ready is low only
 //                             while a write to a CQ's ARM waits for room in the
-//                             firmware event FIFO (an arm is never lost).
-//                             Combinational path: mmio_valid/we/addr ->
-//                             arm_evt_valid, and arm_evt_ready -> mmio_ready.
+//                             firmware event FIFO (an arm is never lost), or a
+//                             write to MR_CMD waits for the token table.
+//                             Combinational paths: mmio_valid/we/addr/wdata ->
+//                             arm_evt_valid and mr_upd_valid/write, and
+//                             arm_evt_ready, mr_upd_ready -> mmio_ready.
 //   mmio_we, mmio_addr, mmio_wdata   1 write / 0 read, byte offset, data
 //   mmio_rvalid, mmio_rdata   read reply: one pulse, the cycle after the read
 //                             was accepted
@@ -24,7 +28,10 @@
 //   nic_idle                  STATUS bit 1: the core is idle apart from MMIO
 //   arm_evt_valid/ready/data  ARM event (layout struct event, valid bit 0) for
 //                             the firmware event FIFO in qpnic_fw_if
-//   qp_*, mr_*                the contexts, flat (see the boundary section)
+//   qp_*                      the QP contexts, flat (see the boundary section)
+//   mr_upd_valid/ready        one MR_CMD for qpnic_mr_table: mr_upd_write 1
+//                             (WRITE) or 0 (INVALIDATE) of entry mr_upd_idx
+//                             (MR_IDX), with the staging registers as mr_upd_*
 //   qp_err_valid/qpn          set a QP to ERROR (ignored while it is in RESET:
 //                             a late error must not revive a QP being reset)
 //   rq_ci_inc_valid/qpn       one RQ WQE consumed: RQ_CI + 1
@@ -66,7 +73,8 @@
 //     had a CQE since reset counts the cycles since reset; one for a CQ
 //     number >= NUM_CQ counts 0;
 //   - accesses to unmapped offsets read 0 and writes to them are ignored, as
-//     are writes to read-only registers and MR_CMD on an MR_IDX >= NUM_MR.
+//     are writes to read-only registers, MR_CMD with another command, and
+//     (in qpnic_mr_table) MR_CMD on an MR_IDX >= NUM_MR.
 //
 // The packed registers' bit fields (CAPS0, CAPS1, STATUS, QP CFG and REMOTE,
 // CQ CFG, STATE and ARM) come from the layout's structs caps0, caps1,
@@ -109,13 +117,16 @@ module qpnic_csr #(
     output reg  [NUM_QP*16-1:0]   qp_rq_pi,
     output reg  [NUM_QP*16-1:0]   qp_rq_ci,
 
-    output reg  [NUM_MR-1:0]      mr_valid,
-    output reg  [NUM_MR*64-1:0]   mr_va,
-    output reg  [NUM_MR*32-1:0]   mr_len,
-    output reg  [NUM_MR*64-1:0]   mr_dma,
-    output reg  [NUM_MR*32-1:0]   mr_lkey,
-    output reg  [NUM_MR*32-1:0]   mr_rkey,
-    output reg  [NUM_MR*3-1:0]    mr_access,
+    output wire                   mr_upd_valid,
+    input  wire                   mr_upd_ready,
+    output wire [`QPNIC_TOKEN_INDEX_BITS-1:0] mr_upd_idx,
+    output wire                   mr_upd_write,
+    output wire [63:0]            mr_upd_va,
+    output wire [31:0]            mr_upd_len,
+    output wire [63:0]            mr_upd_dma,
+    output wire [31:0]            mr_upd_lkey,
+    output wire [31:0]            mr_upd_rkey,
+    output wire [2:0]             mr_upd_access,
 
     input  wire                   qp_err_valid,
     input  wire [7:0]             qp_err_qpn,
@@ -205,7 +216,14 @@ module qpnic_csr #(
 
     wire is_arm   = cq_hit && cq_off == `QPNIC_CQREG_ARM;
     assign arm_evt_valid = mmio_valid && mmio_we && is_arm;
-    assign mmio_ready    = !(mmio_we && is_arm) || arm_evt_ready;
+    // MR_CMD: WRITE or INVALIDATE go to the token table; others are ignored
+    wire is_mr_cmd = !qp_hit && !cq_hit && mmio_addr == `QPNIC_REG_MR_CMD &&
+                     (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE ||
+                      mmio_wdata[1:0] == `QPNIC_MR_CMD_INVALIDATE);
+    assign mr_upd_valid  = mmio_valid && mmio_we && is_mr_cmd;
+    assign mr_upd_write  = (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE);
+    assign mmio_ready    = !mmio_we ||
+                           (is_arm ? arm_evt_ready : is_mr_cmd ? mr_upd_ready : 1'b1);
 
     // ARM event word: struct event with valid 0 (qpnic_fw_if sets it on pop).
     reg [31:0] arm_word;
@@ -225,7 +243,7 @@ module qpnic_csr #(
     wire rd  = acc && !mmio_we;
 
     // ---- MR staging --------------------------------------------------------
-    reg [7:0]  mr_idx;
+    reg [`QPNIC_TOKEN_INDEX_BITS-1:0] mr_idx;
     reg [63:0] st_va;
     reg [31:0] st_len;
     reg [63:0] st_dma;
@@ -333,7 +351,7 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_NOTIFICATIONS_HI, `QPNIC_REG_CNT_CYCLES_HI,
             `QPNIC_REG_CNT_NTF_LATENCY_SUM_HI, `QPNIC_REG_CNT_NTF_LATENCY_MAX_HI:
                 rd_word = hi_latch;
-            `QPNIC_REG_MR_IDX:    rd_word[7:0] = mr_idx;
+            `QPNIC_REG_MR_IDX:    rd_word[`QPNIC_TOKEN_INDEX_BITS-1:0] = mr_idx;
             `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
             `QPNIC_REG_MR_VA_HI:  rd_word = st_va[63:32];
             `QPNIC_REG_MR_LEN:    rd_word = st_len;
@@ -482,28 +500,29 @@ module qpnic_csr #(
         end
     end
 
-    // ---- host registers, MR table ------------------------------------------
+    // ---- host registers, MR staging -------------------------------------------
+    assign mr_upd_idx    = mr_idx;
+    assign mr_upd_va     = st_va;
+    assign mr_upd_len    = st_len;
+    assign mr_upd_dma    = st_dma;
+    assign mr_upd_lkey   = st_lkey;
+    assign mr_upd_rkey   = st_rkey;
+    assign mr_upd_access = st_access;
+
     always @(posedge clk) begin
         if (rst) begin
             scratch   <= 32'd0;
-            mr_idx    <= 8'd0;
+            mr_idx    <= 0;
             st_va     <= 64'd0;
             st_len    <= 32'd0;
             st_dma    <= 64'd0;
             st_lkey   <= 32'd0;
             st_rkey   <= 32'd0;
             st_access <= 3'd0;
-            mr_valid  <= 0;
-            mr_va     <= 0;
-            mr_len    <= 0;
-            mr_dma    <= 0;
-            mr_lkey   <= 0;
-            mr_rkey   <= 0;
-            mr_access <= 0;
         end else if (hw_wr) begin
             case (mmio_addr)
             `QPNIC_REG_SCRATCH:   scratch        <= mmio_wdata;
-            `QPNIC_REG_MR_IDX:    mr_idx         <= mmio_wdata[7:0];
+            `QPNIC_REG_MR_IDX:    mr_idx         <= mmio_wdata[`QPNIC_TOKEN_INDEX_BITS-1:0];
             `QPNIC_REG_MR_VA_LO:  st_va[31:0]    <= mmio_wdata;
             `QPNIC_REG_MR_VA_HI:  st_va[63:32]   <= mmio_wdata;
             `QPNIC_REG_MR_LEN:    st_len         <= mmio_wdata;
@@ -512,23 +531,6 @@ module qpnic_csr #(
             `QPNIC_REG_MR_LKEY:   st_lkey        <= mmio_wdata;
             `QPNIC_REG_MR_RKEY:   st_rkey        <= mmio_wdata;
             `QPNIC_REG_MR_ACCESS: st_access      <= mmio_wdata[2:0];
-            `QPNIC_REG_MR_CMD: begin
-                for (i = 0; i < NUM_MR; i = i + 1) begin
-                    if (mr_idx == i[7:0]) begin
-                        if (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE) begin
-                            mr_valid[i]          <= 1'b1;
-                            mr_va[i*64 +: 64]    <= st_va;
-                            mr_len[i*32 +: 32]   <= st_len;
-                            mr_dma[i*64 +: 64]   <= st_dma;
-                            mr_lkey[i*32 +: 32]  <= st_lkey;
-                            mr_rkey[i*32 +: 32]  <= st_rkey;
-                            mr_access[i*3 +: 3]  <= st_access;
-                        end else if (mmio_wdata[1:0] == `QPNIC_MR_CMD_INVALIDATE) begin
-                            mr_valid[i] <= 1'b0;
-                        end
-                    end
-                end
-            end
             default: ;
             endcase
         end

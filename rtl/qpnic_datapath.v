@@ -22,7 +22,7 @@
 // one cycle lose nothing).
 //
 // Parameters
-//   NUM_QP, NUM_CQ, NUM_MR   sizes of the context vectors (NUM_CQ only sizes
+//   NUM_QP, NUM_CQ           sizes of the context vectors (NUM_CQ only sizes
 //                            nothing here: CQ numbers are 4 bits on the ports)
 //   PORT_LOG_DEPTH           log2 of the response port FIFO's words (>= 8)
 //   REQ_PORT_LOG_DEPTH       log2 of the request port FIFO's words (>= 4)
@@ -30,7 +30,10 @@
 //   WQE_LOG_SLOTS            log2 of the WQE buffer in WQEs (>= 4)
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
-//   qp_*, mr_*               contexts and MR table from qpnic_csr, flat
+//   qp_*                     QP contexts from qpnic_csr, flat
+//   chk_*, res_*             the two check ports of qpnic_mr_table, port 0
+//                            the requester's, port 1 the responder's (flat,
+//                            port p at [p*W +: W])
 //   qp_err_valid, qp_err_qpn       strobe: set the QP's state to ERROR
 //   rq_ci_inc_valid, rq_ci_inc_qpn strobe: one RQ WQE consumed
 //   sq_ci_inc_valid, sq_ci_inc_qpn strobe: one SQ WQE completed
@@ -57,7 +60,6 @@ module qpnic_datapath #(
     // sized by it: CQ numbers pass through as 4-bit fields.
     parameter NUM_CQ             = 8,
     // verilator lint_on UNUSEDPARAM
-    parameter NUM_MR             = 16,
     parameter PORT_LOG_DEPTH     = 8,
     parameter REQ_PORT_LOG_DEPTH = 6,
     parameter OST_LOG_DEPTH      = 3,
@@ -77,13 +79,16 @@ module qpnic_datapath #(
     input  wire [NUM_QP*16-1:0] qp_sq_pi,
     input  wire [NUM_QP*16-1:0] qp_rq_pi,
     input  wire [NUM_QP*16-1:0] qp_rq_ci,
-    input  wire [NUM_MR-1:0]    mr_valid,
-    input  wire [NUM_MR*64-1:0] mr_va,
-    input  wire [NUM_MR*32-1:0] mr_len,
-    input  wire [NUM_MR*64-1:0] mr_dma,
-    input  wire [NUM_MR*32-1:0] mr_lkey,
-    input  wire [NUM_MR*32-1:0] mr_rkey,
-    input  wire [NUM_MR*3-1:0]  mr_access,
+    // token checks, to and from qpnic_mr_table
+    output wire [1:0]           chk_valid,
+    output wire [2*32-1:0]      chk_token,
+    output wire [2*64-1:0]      chk_va,
+    output wire [2*32-1:0]      chk_len,
+    output wire [1:0]           chk_remote,
+    output wire [2*3-1:0]       chk_need,
+    input  wire [1:0]           res_valid,
+    input  wire [1:0]           res_ok,
+    input  wire [2*64-1:0]      res_dev,
     // updates to qpnic_csr
     output wire                 qp_err_valid,
     output wire [7:0]           qp_err_qpn,
@@ -157,11 +162,15 @@ module qpnic_datapath #(
     wire [7:0]  req_err_qpn;
     wire        req_idle;
 
-    qpnic_requester #(.NUM_QP(NUM_QP), .NUM_MR(NUM_MR)) u_req (
+    // the requester's checks are local (lkey) ones
+    assign chk_remote[0] = 1'b0;
+    qpnic_requester #(.NUM_QP(NUM_QP)) u_req (
         .clk(clk), .rst(rst),
         .qp_state(qp_state), .qp_remote(qp_remote),
-        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
-        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
+        .chk_valid(chk_valid[0]), .chk_token(chk_token[0*32 +: 32]),
+        .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
+        .chk_need(chk_need[0*3 +: 3]),
+        .res_valid(res_valid[0]), .res_ok(res_ok[0]), .res_dev(res_dev[0*64 +: 64]),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
         .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index),
         .rd_req_valid(rd_req_valid[1]), .rd_req_ready(rd_req_ready[1]),
@@ -205,13 +214,15 @@ module qpnic_datapath #(
     wire        rs_idle;
     wire        rq_fetch_read;
 
-    qpnic_responder #(.NUM_QP(NUM_QP), .NUM_MR(NUM_MR)) u_resp (
+    qpnic_responder #(.NUM_QP(NUM_QP)) u_resp (
         .clk(clk), .rst(rst),
         .qp_rq_base(qp_rq_base), .qp_rq_log(qp_rq_log), .qp_rcq(qp_rcq),
         .qp_remote(qp_remote), .qp_state(qp_state), .qp_rq_pi(qp_rq_pi),
         .qp_rq_ci(qp_rq_ci),
-        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
-        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
+        .chk_valid(chk_valid[1]), .chk_token(chk_token[1*32 +: 32]),
+        .chk_va(chk_va[1*64 +: 64]), .chk_len(chk_len[1*32 +: 32]),
+        .chk_remote(chk_remote[1]), .chk_need(chk_need[1*3 +: 3]),
+        .res_valid(res_valid[1]), .res_ok(res_ok[1]), .res_dev(res_dev[1*64 +: 64]),
         .in_valid(rs_in_valid), .in_ready(rs_in_ready), .in_data(rs_in_data),
         .in_keep(rs_in_keep), .in_last(rs_in_last),
         .out_valid(rs_out_valid), .out_ready(rs_out_ready), .out_data(rs_out_data),

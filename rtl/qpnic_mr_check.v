@@ -1,66 +1,93 @@
 // qpnic_mr_check: the memory-region check every DMA client makes before it
-// touches host memory: token, bounds and rights against one MR table entry,
-// plus the virtual-to-device address translation. Purely combinational; each
-// client (requester, responder) has its own instance.
+// touches host memory: token, bounds and rights against one token table
+// entry, plus the virtual-to-device address translation. It is the pipeline
+// behind one check port of qpnic_mr_table, which reads the entry out of its
+// RAM the cycle before; split in two register stages so that no 64-bit
+// compare and add follow each other in one cycle:
 //
-// Parameters
-//   NUM_MR      entries in the MR table (flat vectors below hold NUM_MR each)
+//   stage A  key, rights, valid, in range, va >= entry va; the two ends
+//            va+len and entry va+len, and the offset va - entry va
+//   stage B  va+len <= entry end; device address = entry dma + offset
+//
+// A request whose in_valid is high in cycle t has its answer on out_* in
+// cycle t+2 (out_valid high for one cycle). One request a cycle.
+//
 // Ports
-//   token       the token presented: its low TOKEN_INDEX_BITS select the
-//               entry; the whole token must equal the entry's lkey (remote=0)
-//               or rkey (remote=1)
-//   va, len     the range asked for: va .. va+len-1 (len may be 0)
-//   remote      1: a peer's request (rkey); 0: a local request (lkey)
-//   need        enum mr_access bits that must all be set in the entry
-//   mr_*        the MR table from qpnic_csr, flat (entry i at [i*W +: W])
-//   ok          1 when the entry exists, is valid, the token matches, the
-//               range lies inside [mr_va, mr_va+mr_len) and the rights hold
-//   dev_addr    mr_dma + (va - mr_va): the device address of va (meaningful
-//               only when ok)
+//   clk, rst     clock, synchronous active-high reset (clears out_valid)
+//   in_valid     a request this cycle
+//   in_idx_ok    the token's index is inside the table (else: refused)
+//   token        the token presented: the whole of it must equal the entry's
+//                lkey (remote = 0) or rkey (remote = 1)
+//   va, len      the range asked for: va .. va+len-1
+//   remote       1: a peer's request (rkey); 0: a local request (lkey)
+//   need         enum mr_access bits that must all be set in the entry
+//   entry        the entry (layout struct mr_ctx, QPNIC_MR_CTX_BITS wide)
+//   out_valid    the answer to the request of two cycles before
+//   ok           the entry is valid, the token matches, the range lies inside
+//                [entry va, entry va + entry len) and the rights hold
+//   dev_addr     entry dma + (va - entry va): meaningful only when ok
 // The bounds use 65-bit sums, so va+len can never wrap past a region's end.
-// Callers skip zero-length SGEs before asking (they move nothing).
+// Callers ignore the answer for a zero-length range (it moves nothing).
 `default_nettype none
 `include "qpnic_layout.vh"
 
-module qpnic_mr_check #(
-    parameter NUM_MR = 16
-) (
-    input  wire [31:0]          token,
-    input  wire [63:0]          va,
-    input  wire [31:0]          len,
-    input  wire                 remote,
-    input  wire [2:0]           need,
-    input  wire [NUM_MR-1:0]    mr_valid,
-    input  wire [NUM_MR*64-1:0] mr_va,
-    input  wire [NUM_MR*32-1:0] mr_len,
-    input  wire [NUM_MR*64-1:0] mr_dma,
-    input  wire [NUM_MR*32-1:0] mr_lkey,
-    input  wire [NUM_MR*32-1:0] mr_rkey,
-    input  wire [NUM_MR*3-1:0]  mr_access,
-    output wire                 ok,
-    output wire [63:0]          dev_addr
+module qpnic_mr_check (
+    input  wire                          clk,
+    input  wire                          rst,
+    input  wire                          in_valid,
+    input  wire                          in_idx_ok,
+    input  wire [31:0]                   token,
+    input  wire [63:0]                   va,
+    input  wire [31:0]                   len,
+    input  wire                          remote,
+    input  wire [2:0]                    need,
+    input  wire [`QPNIC_MR_CTX_BITS-1:0] entry,
+    output reg                           out_valid,
+    output reg                           ok,
+    output reg  [63:0]                   dev_addr
 );
-    localparam IDX_BITS = `QPNIC_TOKEN_INDEX_BITS;
+    wire [63:0] e_va     = {entry[`QPNIC_MR_CTX_VA_HI_FLAT], entry[`QPNIC_MR_CTX_VA_LO_FLAT]};
+    wire [31:0] e_len    = entry[`QPNIC_MR_CTX_LEN_FLAT];
+    wire [63:0] e_dma    = {entry[`QPNIC_MR_CTX_DMA_HI_FLAT], entry[`QPNIC_MR_CTX_DMA_LO_FLAT]};
+    wire [31:0] e_key    = remote ? entry[`QPNIC_MR_CTX_RKEY_FLAT] : entry[`QPNIC_MR_CTX_LKEY_FLAT];
+    wire [2:0]  e_access = entry[`QPNIC_MR_CTX_ACCESS_FLAT];
+    wire        e_valid  = entry[`QPNIC_MR_CTX_VALID_FLAT];
 
-    wire [IDX_BITS-1:0] idx_raw  = token[IDX_BITS-1:0];
-    wire                idx_in   = ({1'b0, idx_raw} < NUM_MR[IDX_BITS:0]);
-    // An out-of-range index reads entry 0; idx_in makes the result a refusal.
-    wire [IDX_BITS-1:0] idx      = idx_in ? idx_raw : {IDX_BITS{1'b0}};
+    // ---- stage A -------------------------------------------------------------
+    reg        a_valid, a_ok;
+    reg [64:0] a_req_end, a_mr_end;
+    reg [63:0] a_off, a_dma;
+    always @(posedge clk) begin
+        if (rst) begin
+            a_valid   <= 1'b0;
+            a_ok      <= 1'b0;
+            a_req_end <= 65'd0;
+            a_mr_end  <= 65'd0;
+            a_off     <= 64'd0;
+            a_dma     <= 64'd0;
+        end else begin
+            a_valid   <= in_valid;
+            a_ok      <= in_idx_ok && e_valid && (e_key == token) &&
+                         ((e_access & need) == need) && (va >= e_va);
+            a_req_end <= {1'b0, va} + {33'd0, len};
+            a_mr_end  <= {1'b0, e_va} + {33'd0, e_len};
+            a_off     <= va - e_va;
+            a_dma     <= e_dma;
+        end
+    end
 
-    wire        e_valid  = mr_valid[idx*1 +: 1];
-    wire [63:0] e_va     = mr_va[idx*64 +: 64];
-    wire [31:0] e_len    = mr_len[idx*32 +: 32];
-    wire [63:0] e_dma    = mr_dma[idx*64 +: 64];
-    wire [31:0] e_key    = remote ? mr_rkey[idx*32 +: 32] : mr_lkey[idx*32 +: 32];
-    wire [2:0]  e_access = mr_access[idx*3 +: 3];
-
-    wire [64:0] req_end  = {1'b0, va} + {33'd0, len};
-    wire [64:0] mr_end   = {1'b0, e_va} + {33'd0, e_len};
-    wire        in_bounds = (va >= e_va) && (req_end <= mr_end);
-    wire        rights    = ((e_access & need) == need);
-
-    assign ok       = idx_in && e_valid && (e_key == token) && in_bounds && rights;
-    assign dev_addr = e_dma + (va - e_va);
+    // ---- stage B -------------------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            out_valid <= 1'b0;
+            ok        <= 1'b0;
+            dev_addr  <= 64'd0;
+        end else begin
+            out_valid <= a_valid;
+            ok        <= a_ok && (a_req_end <= a_mr_end);
+            dev_addr  <= a_dma + a_off;
+        end
+    end
 endmodule
 
 `default_nettype wire

@@ -4,8 +4,10 @@
 //   - QP in RESET: dropped (its rings were zeroed under it);
 //   - QP in ERROR (or errored here and not yet seen so): FLUSHED;
 //   - opcode other than SEND/WRITE/READ, or nsge > MAX_SGE: BAD_WQE;
-//   - every non-empty SGE checked against the MR table (local token, bounds,
-//     LOCAL_WRITE for READ targets) before any DMA: LOC_PROT on a failure;
+//   - every non-empty SGE checked against the token table (local token,
+//     bounds, LOCAL_WRITE for READ targets) before any DMA: LOC_PROT on a
+//     failure. qpnic_sge_check sends the SGEs to the table's check port one
+//     a cycle and collects their answers;
 //   - a message above MAX_MSG_BYTES: LOC_LEN.
 // These complete locally: an outstanding entry marked LOCAL goes to the
 // completer (which keeps SQ completions in order), and all but FLUSHED set
@@ -31,12 +33,15 @@
 // outstanding entries all keep WQE order.
 //
 // Parameters
-//   NUM_QP, NUM_MR    sizes of the flat context vectors
+//   NUM_QP            size of the flat context vectors
 //   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold one
 //                     MAX_DMA_BYTES read (512 bytes: 7)
 // Ports
 //   qp_state, qp_remote             QP contexts from qpnic_csr
-//   mr_*                            the MR table from qpnic_csr
+//   chk_*, res_*                    check port of qpnic_mr_table: a request
+//                                   (token, va, len, need) in, its answer
+//                                   (ok, device address) a fixed number of
+//                                   cycles later
 //   wqe_*                           WQE word pairs from qpnic_wqe_fetch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
 //   out_*                           packets to the port FIFO
@@ -49,20 +54,20 @@
 
 module qpnic_requester #(
     parameter NUM_QP          = 8,
-    parameter NUM_MR          = 16,
     parameter STAGE_LOG_DEPTH = 7
 ) (
     input  wire                 clk,
     input  wire                 rst,
     input  wire [NUM_QP*2-1:0]  qp_state,
     input  wire [NUM_QP*8-1:0]  qp_remote,
-    input  wire [NUM_MR-1:0]    mr_valid,
-    input  wire [NUM_MR*64-1:0] mr_va,
-    input  wire [NUM_MR*32-1:0] mr_len,
-    input  wire [NUM_MR*64-1:0] mr_dma,
-    input  wire [NUM_MR*32-1:0] mr_lkey,
-    input  wire [NUM_MR*32-1:0] mr_rkey,
-    input  wire [NUM_MR*3-1:0]  mr_access,
+    output wire                 chk_valid,
+    output wire [31:0]          chk_token,
+    output wire [63:0]          chk_va,
+    output wire [31:0]          chk_len,
+    output wire [2:0]           chk_need,
+    input  wire                 res_valid,
+    input  wire                 res_ok,
+    input  wire [63:0]          res_dev,
     input  wire                 wqe_valid,
     output wire                 wqe_ready,
     input  wire [63:0]          wqe_data,
@@ -106,7 +111,7 @@ module qpnic_requester #(
     // front end
     localparam [2:0] S_LOAD   = 3'd0,  // take the next WQE, two words a cycle
                      S_DECODE = 3'd1,  // state, opcode and nsge checks
-                     S_CHECK  = 3'd2,  // one SGE a cycle through qpnic_mr_check
+                     S_CHECK  = 3'd2,  // SGEs to the check port, answers back
                      S_OST    = 3'd3,  // push the outstanding entry, start the gather
                      S_ERR    = 3'd4,  // QP to ERROR (local failures)
                      S_JOB    = 3'd5;  // hand the packet's header fields to the back end
@@ -121,12 +126,13 @@ module qpnic_requester #(
     reg [2:0]    ld_pair;
     reg [7:0]    qpn;
     reg [15:0]   index;
-    reg [1:0]    sge_i;
     reg          is_local;
     reg [7:0]    status;
-    reg [33:0]   total;         // sum of the SGE lengths
-    reg [MAX_SGE*64-1:0] seg_addr;
-    reg [MAX_SGE*32-1:0] seg_len;
+    // from qpnic_sge_check: the checked SGEs
+    wire         sg_busy, sg_done, sg_fail;
+    wire [33:0]  total;         // sum of the SGE lengths
+    wire [MAX_SGE*64-1:0] seg_addr;
+    wire [MAX_SGE*32-1:0] seg_len;
     reg [3:0]    hdr_i;
     reg [NUM_QP*24-1:0] psn;    // per QP: next packet sequence number
     // the job: what the back end needs of a WQE for its packet's header
@@ -159,26 +165,19 @@ module qpnic_requester #(
     wire is_write = (opcode == `QPNIC_WQE_OP_WRITE);
     wire is_read  = (opcode == `QPNIC_WQE_OP_READ);
 
-    // The SGE under check.
-    wire [8:0]  sge_base = `QPNIC_WQE_SGE_WORD + SGE_WORDS * sge_i;
-    wire [31:0] w_va_lo   = wqe[32*(sge_base + `QPNIC_SGE_VA_LO_WORD) +: 32];
-    wire [31:0] w_va_hi   = wqe[32*(sge_base + `QPNIC_SGE_VA_HI_WORD) +: 32];
-    wire [31:0] w_len     = wqe[32*(sge_base + `QPNIC_SGE_LEN_WORD) +: 32];
-    wire [31:0] w_token   = wqe[32*(sge_base + `QPNIC_SGE_TOKEN_WORD) +: 32];
-    wire [31:0] sge_va_lo = w_va_lo[`QPNIC_SGE_VA_LO];
-    wire [31:0] sge_va_hi = w_va_hi[`QPNIC_SGE_VA_HI];
-    wire [31:0] sge_len   = w_len[`QPNIC_SGE_LEN];
-    wire [31:0] sge_token = w_token[`QPNIC_SGE_TOKEN];
-
-    wire        mr_ok;
-    wire [63:0] mr_dev;
-    qpnic_mr_check #(.NUM_MR(NUM_MR)) u_mr (
-        .token(sge_token), .va({sge_va_hi, sge_va_lo}), .len(sge_len),
-        .remote(1'b0),
-        .need(is_read ? `QPNIC_MR_ACCESS_LOCAL_WRITE : 3'd0),
-        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
-        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
-        .ok(mr_ok), .dev_addr(mr_dev));
+    // The SGE list, checked by qpnic_sge_check while in S_CHECK (started as
+    // S_DECODE moves there).
+    wire sg_start = (state == S_DECODE) && (cur_state != `QPNIC_QP_STATE_RESET) &&
+                    !cur_in_err && (is_send || is_write || is_read) && nsge <= MAX_SGE;
+    qpnic_sge_check u_sge (
+        .clk(clk), .rst(rst),
+        .start(sg_start), .sges(wqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
+        .nsge(nsge), .need(is_read ? `QPNIC_MR_ACCESS_LOCAL_WRITE : 3'd0),
+        .busy(sg_busy), .done(sg_done), .fail(sg_fail), .total(total),
+        .seg_addr(seg_addr), .seg_len(seg_len),
+        .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
+        .chk_len(chk_len), .chk_need(chk_need),
+        .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev));
 
     // --- QP state of this WQE ---
     wire [1:0] cur_state  = qp_state[qpn*2 +: 2];
@@ -240,12 +239,13 @@ module qpnic_requester #(
         ost[`QPNIC_OST_STATUS] = status;
         ost[`QPNIC_OST_LOCAL]  = is_local;
         ost[`QPNIC_OST_READ]   = is_read && !is_local;
-        ost[`QPNIC_OST_BYTES]  = total[31:0];
+        // a local completion moved nothing (its byte count is not read: V7)
+        ost[`QPNIC_OST_BYTES]  = is_local ? 32'd0 : total[31:0];
         ost[`QPNIC_OST_SEG_LEN_LSB +: 32*MAX_SGE]  = seg_len;
         ost[`QPNIC_OST_SEG_ADDR_LSB +: 64*MAX_SGE] = seg_addr;
     end
     // A packet's entry and the start of its gather go together.
-    wire has_payload = !is_read && total != 34'd0;
+    wire has_payload = !is_read && !is_local && total != 34'd0;
     wire ost_go      = (state == S_OST) && (is_local || !has_payload || g_start_ready);
     assign ost_valid = ost_go;
     assign ost_data  = ost;
@@ -307,7 +307,7 @@ module qpnic_requester #(
     end
 
     assign wqe_ready = (state == S_LOAD);
-    assign idle      = (state == S_LOAD) && (ld_pair == 3'd0) && !job_valid &&
+    assign idle      = (state == S_LOAD) && (ld_pair == 3'd0) && !job_valid && !sg_busy &&
                        (bstate == B_IDLE) && g_idle && (st_count == 0);
 
     // A local completion: status s, QP to ERROR unless s is FLUSHED.
@@ -327,12 +327,8 @@ module qpnic_requester #(
             ld_pair    <= 3'd0;
             qpn        <= 8'd0;
             index      <= 16'd0;
-            sge_i      <= 2'd0;
             is_local   <= 1'b0;
             status     <= `QPNIC_CQE_STATUS_SUCCESS;
-            total      <= 34'd0;
-            seg_addr   <= 0;
-            seg_len    <= 0;
             hdr_i      <= 4'd0;
             psn        <= 0;
             err_sticky <= 0;
@@ -362,10 +358,6 @@ module qpnic_requester #(
             S_DECODE: begin
                 is_local <= 1'b0;
                 status   <= `QPNIC_CQE_STATUS_SUCCESS;
-                total    <= 34'd0;
-                seg_addr <= 0;
-                seg_len  <= 0;
-                sge_i    <= 2'd0;
                 if (cur_state == `QPNIC_QP_STATE_RESET)
                     state <= S_LOAD;
                 else if (cur_in_err)
@@ -375,23 +367,14 @@ module qpnic_requester #(
                 else
                     state <= S_CHECK;
             end
-            S_CHECK:
-                if ({2'b00, sge_i} >= nsge) begin
-                    if (total > MAX_MSG)
+            S_CHECK:   // with done, every answer is in (total included)
+                if (sg_done) begin
+                    if (sg_fail)
+                        finish_local(`QPNIC_CQE_STATUS_LOC_PROT);
+                    else if (total > MAX_MSG)
                         finish_local(`QPNIC_CQE_STATUS_LOC_LEN);
                     else
                         state <= S_OST;
-                end else begin
-                    sge_i <= sge_i + 2'd1;
-                    if (sge_len != 32'd0) begin  // empty SGEs move nothing
-                        if (!mr_ok)
-                            finish_local(`QPNIC_CQE_STATUS_LOC_PROT);
-                        else begin
-                            seg_addr[sge_i*64 +: 64] <= mr_dev;
-                            seg_len[sge_i*32 +: 32]  <= sge_len;
-                            total <= total + {2'b00, sge_len};
-                        end
-                    end
                 end
             S_OST:
                 // ost_go: a packet with payload also needs the gather

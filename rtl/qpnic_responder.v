@@ -24,12 +24,16 @@
 // READ's data follows once the emitter has sent its header, and the next
 // response waits for the emitter, so responses keep packet order.
 // A WRITE whose payload is accepted starts the scatter as it is dispatched.
+// Token checks go to the responder's check port of qpnic_mr_table: a WRITE's
+// or READ's RETH as its last header word arrives (the dispatch waits for the
+// answer), an RQ WQE's SGEs through qpnic_sge_check.
 //
 // Parameters
-//   NUM_QP, NUM_MR   sizes of the flat context vectors
+//   NUM_QP           size of the flat context vectors
 // Ports
 //   qp_*             QP contexts from qpnic_csr
-//   mr_*             the MR table from qpnic_csr
+//   chk_*, res_*     check port of qpnic_mr_table (request in, answer a
+//                    fixed number of cycles later)
 //   in_*             packets from the requester's port FIFO
 //   out_*            responses to the completer's port FIFO; out_room is
 //                    that FIFO's free words (deadlock rule)
@@ -44,8 +48,7 @@
 `include "qpnic_layout.vh"
 
 module qpnic_responder #(
-    parameter NUM_QP = 8,
-    parameter NUM_MR = 16
+    parameter NUM_QP = 8
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -56,13 +59,15 @@ module qpnic_responder #(
     input  wire [NUM_QP*2-1:0]  qp_state,
     input  wire [NUM_QP*16-1:0] qp_rq_pi,
     input  wire [NUM_QP*16-1:0] qp_rq_ci,
-    input  wire [NUM_MR-1:0]    mr_valid,
-    input  wire [NUM_MR*64-1:0] mr_va,
-    input  wire [NUM_MR*32-1:0] mr_len,
-    input  wire [NUM_MR*64-1:0] mr_dma,
-    input  wire [NUM_MR*32-1:0] mr_lkey,
-    input  wire [NUM_MR*32-1:0] mr_rkey,
-    input  wire [NUM_MR*3-1:0]  mr_access,
+    output wire                 chk_valid,
+    output wire [31:0]          chk_token,
+    output wire [63:0]          chk_va,
+    output wire [31:0]          chk_len,
+    output wire                 chk_remote,
+    output wire [2:0]           chk_need,
+    input  wire                 res_valid,
+    input  wire                 res_ok,
+    input  wire [63:0]          res_dev,
     input  wire                 in_valid,
     output reg                  in_ready,
     input  wire [31:0]          in_data,
@@ -118,7 +123,7 @@ module qpnic_responder #(
                      S_DISPATCH = 4'd1,   // decide what the packet gets
                      S_RQ_REQ   = 4'd2,   // DMA read of the RQ WQE
                      S_RQ_DATA  = 4'd3,   // its 16 words
-                     S_RQ_CHECK = 4'd4,   // opcode, nsge, one SGE a cycle
+                     S_RQ_CHECK = 4'd4,   // opcode, nsge, then SGEs to the check port
                      S_DATA     = 4'd5,   // scatter or drop the payload
                      S_SCAT     = 4'd6,   // scatter running
                      S_DRAIN    = 4'd7,   // drop the payload up to last
@@ -134,12 +139,23 @@ module qpnic_responder #(
     reg [3:0]    hdr_i;
     reg          has_payload;  // beats follow the header
     reg [7:0]    dq;           // destination QP (valid when dq_ok)
+    // The whole RQ WQE, word w at [32w +: 32]; words 1-3 (rtoken, rva) mean
+    // nothing for a RECV and are not looked at.
+    /* verilator lint_off UNUSEDSIGNAL */
     reg [511:0]  rqwqe;
+    /* verilator lint_on UNUSEDSIGNAL */
     reg [3:0]    rq_word;
-    reg [1:0]    sge_i;
-    reg [33:0]   sge_sum;
-    reg [MAX_SGE*64-1:0] seg_addr;
-    reg [MAX_SGE*32-1:0] seg_len;
+    reg          sge_phase;    // S_RQ_CHECK: opcode and nsge passed, SGEs in check
+    reg          reth_chk;     // the RETH's check is out; S_DISPATCH waits
+    // segments: the RETH's (WRITE, READ), else the RQ WQE's checked SGEs
+    reg          reth_seg;
+    reg [63:0]   reth_dev;
+    wire         sg_busy, sg_done, sg_fail;
+    wire [33:0]  sge_sum;
+    wire [MAX_SGE*64-1:0] sg_addr;
+    wire [MAX_SGE*32-1:0] sg_len;
+    wire [MAX_SGE*64-1:0] seg_addr = reth_seg ? {{(MAX_SGE*64-64){1'b0}}, reth_dev} : sg_addr;
+    wire [MAX_SGE*32-1:0] seg_len  = reth_seg ? {{(MAX_SGE*32-32){1'b0}}, reth_len} : sg_len;
     reg [31:0]   scat_total;   // bytes to write
     reg          need_cqe;     // an RQ WQE was consumed
     reg [7:0]    rq_status;
@@ -163,10 +179,19 @@ module qpnic_responder #(
     wire [31:0] h_se   = hdr[32*(BTH_AT + `QPNIC_BTH_SE_WORD) +: 32];
     wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];
     wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
-    wire [31:0] h_vahi = hdr[32*(EXT_AT + `QPNIC_RETH_VA_HI_WORD) +: 32];
-    wire [31:0] h_valo = hdr[32*(EXT_AT + `QPNIC_RETH_VA_LO_WORD) +: 32];
-    wire [31:0] h_rkey = hdr[32*(EXT_AT + `QPNIC_RETH_RKEY_WORD) +: 32];
     wire [31:0] h_dlen = hdr[32*(EXT_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32];
+    // The header as it is once this cycle's word is in: the RETH's check
+    // goes out in the cycle its last word arrives.
+    reg  [255:0] hdr_next;
+    always @* begin
+        hdr_next = hdr;
+        hdr_next[32*hdr_i +: 32] = in_data;
+    end
+    wire [31:0] n_op   = hdr_next[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
+    wire [31:0] n_vahi = hdr_next[32*(EXT_AT + `QPNIC_RETH_VA_HI_WORD) +: 32];
+    wire [31:0] n_valo = hdr_next[32*(EXT_AT + `QPNIC_RETH_VA_LO_WORD) +: 32];
+    wire [31:0] n_rkey = hdr_next[32*(EXT_AT + `QPNIC_RETH_RKEY_WORD) +: 32];
+    wire [31:0] n_dlen = hdr_next[32*(EXT_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32];
     wire [31:0] rq_w0  = rqwqe[32*`QPNIC_WQE_OPCODE_WORD +: 32];
     wire [31:0] rq_w0n = rqwqe[32*`QPNIC_WQE_NSGE_WORD +: 32];
     /* verilator lint_on UNUSEDSIGNAL */
@@ -175,13 +200,14 @@ module qpnic_responder #(
     wire        se       = h_se[`QPNIC_BTH_SE];
     wire [23:0] dest_qp  = h_dqp[`QPNIC_BTH_DEST_QP];
     wire [23:0] req_psn  = h_psn[`QPNIC_BTH_PSN];
-    wire [63:0] reth_va  = {h_vahi[`QPNIC_RETH_VA_HI], h_valo[`QPNIC_RETH_VA_LO]};
-    wire [31:0] reth_key = h_rkey[`QPNIC_RETH_RKEY];
     wire [31:0] reth_len = h_dlen[`QPNIC_RETH_DMA_LEN];
 
     wire is_send  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY);
     wire is_write = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
     wire is_read  = (opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
+    wire [7:0] n_opcode = n_op[`QPNIC_BTH_OPCODE];
+    wire n_write  = (n_opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
+    wire n_read   = (n_opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
 
     // Header length: LRH + BTH, plus a RETH. Compared only once the BTH is
     // in (the LRH + BTH count is past the BTH).
@@ -199,30 +225,37 @@ module qpnic_responder #(
     // --- RQ WQE fields ---
     wire [7:0]  rq_opcode = rq_w0[`QPNIC_WQE_OPCODE];
     wire [3:0]  rq_nsge   = rq_w0n[`QPNIC_WQE_NSGE];
-    wire [8:0]  sge_base  = `QPNIC_WQE_SGE_WORD + SGE_WORDS * sge_i;
-    wire [31:0] w_va_lo   = rqwqe[32*(sge_base + `QPNIC_SGE_VA_LO_WORD) +: 32];
-    wire [31:0] w_va_hi   = rqwqe[32*(sge_base + `QPNIC_SGE_VA_HI_WORD) +: 32];
-    wire [31:0] w_len     = rqwqe[32*(sge_base + `QPNIC_SGE_LEN_WORD) +: 32];
-    wire [31:0] w_token   = rqwqe[32*(sge_base + `QPNIC_SGE_TOKEN_WORD) +: 32];
-    wire [63:0] sge_va    = {w_va_hi[`QPNIC_SGE_VA_HI], w_va_lo[`QPNIC_SGE_VA_LO]};
-    wire [31:0] sge_len   = w_len[`QPNIC_SGE_LEN];
-    wire [31:0] sge_token = w_token[`QPNIC_SGE_TOKEN];
-
-    // --- one MR check: RQ SGEs in S_RQ_CHECK, the RETH otherwise ---
-    wire        chk_sge = (state == S_RQ_CHECK);
-    wire        mr_ok;
-    wire [63:0] mr_dev;
-    qpnic_mr_check #(.NUM_MR(NUM_MR)) u_mr (
-        .token (chk_sge ? sge_token : reth_key),
-        .va    (chk_sge ? sge_va : reth_va),
-        .len   (chk_sge ? sge_len : reth_len),
-        .remote(!chk_sge),
-        .need  (chk_sge  ? `QPNIC_MR_ACCESS_LOCAL_WRITE :
-                is_write ? `QPNIC_MR_ACCESS_REMOTE_WRITE : `QPNIC_MR_ACCESS_REMOTE_READ),
-        .mr_valid(mr_valid), .mr_va(mr_va), .mr_len(mr_len), .mr_dma(mr_dma),
-        .mr_lkey(mr_lkey), .mr_rkey(mr_rkey), .mr_access(mr_access),
-        .ok(mr_ok), .dev_addr(mr_dev));
-    wire reth_ok = (reth_len == 32'd0) || mr_ok;
+    // --- the check port: the RETH as its last word arrives, else RQ SGEs ---
+    wire hdr_done  = (state == S_HDR) && in_valid && (in_last || hdr_i == hdr_words - 4'd1);
+    wire reth_iss  = hdr_done && (n_write || n_read);
+    wire        sg_chk_valid;
+    wire [31:0] sg_chk_token, sg_chk_len;
+    wire [63:0] sg_chk_va;
+    wire [2:0]  sg_chk_need;
+    qpnic_sge_check u_sge (
+        .clk(clk), .rst(rst),
+        .start(state == S_RQ_CHECK && !sge_phase && rq_opcode == `QPNIC_WQE_OP_RECV &&
+               rq_nsge <= MAX_SGE),
+        .sges(rqwqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
+        .nsge(rq_nsge), .need(`QPNIC_MR_ACCESS_LOCAL_WRITE),
+        .busy(sg_busy), .done(sg_done), .fail(sg_fail), .total(sge_sum),
+        .seg_addr(sg_addr), .seg_len(sg_len),
+        .chk_valid(sg_chk_valid), .chk_token(sg_chk_token), .chk_va(sg_chk_va),
+        .chk_len(sg_chk_len), .chk_need(sg_chk_need),
+        .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev));
+    // the two never overlap: SGE checks run only in S_RQ_CHECK
+    assign chk_valid  = reth_iss || sg_chk_valid;
+    assign chk_token  = sg_busy ? sg_chk_token : n_rkey[`QPNIC_RETH_RKEY];
+    assign chk_va     = sg_busy ? sg_chk_va
+                                : {n_vahi[`QPNIC_RETH_VA_HI], n_valo[`QPNIC_RETH_VA_LO]};
+    assign chk_len    = sg_busy ? sg_chk_len : n_dlen[`QPNIC_RETH_DMA_LEN];
+    assign chk_remote = !sg_busy;
+    assign chk_need   = sg_busy ? sg_chk_need :
+                        n_write ? `QPNIC_MR_ACCESS_REMOTE_WRITE : `QPNIC_MR_ACCESS_REMOTE_READ;
+    // S_DISPATCH acts in the cycle the RETH's answer arrives
+    wire reth_wait = reth_chk && !res_valid;
+    wire reth_ok   = (reth_len == 32'd0) || res_ok;
+    wire [63:0] mr_dev = res_dev;
 
     // --- scatter (write master) and gather (READ data) ---
     // A WRITE with an accepted, non-empty payload starts the scatter from
@@ -230,7 +263,7 @@ module qpnic_responder #(
     wire        s_start_ready, s_done, s_idle;
     wire        s_in_ready;
     wire [31:0] w_total   = (payload < reth_len) ? payload : reth_len;
-    wire        w_fast    = (state == S_DISPATCH) && dq_rts && is_write && reth_ok &&
+    wire        w_fast    = (state == S_DISPATCH) && !reth_wait && dq_rts && is_write && reth_ok &&
                             has_payload && (w_total != 32'd0) && s_start_ready;
     wire [MAX_SGE*64-1:0] wf_addr = {{(MAX_SGE*64-64){1'b0}}, mr_dev};
     wire [MAX_SGE*32-1:0] wf_len  = {{(MAX_SGE*32-32){1'b0}}, reth_len};
@@ -363,10 +396,10 @@ module qpnic_responder #(
             dq          <= 8'd0;
             rqwqe       <= 512'd0;
             rq_word     <= 4'd0;
-            sge_i       <= 2'd0;
-            sge_sum     <= 34'd0;
-            seg_addr    <= 0;
-            seg_len     <= 0;
+            sge_phase   <= 1'b0;
+            reth_chk    <= 1'b0;
+            reth_seg    <= 1'b0;
+            reth_dev    <= 64'd0;
             scat_total  <= 32'd0;
             need_cqe    <= 1'b0;
             rq_status   <= `QPNIC_CQE_STATUS_SUCCESS;
@@ -391,19 +424,19 @@ module qpnic_responder #(
                 if (in_valid) begin
                     hdr[32*hdr_i +: 32] <= in_data;
                     hdr_i <= hdr_i + 4'd1;
-                    if (in_last || hdr_i == hdr_words - 4'd1) begin
+                    if (hdr_done) begin
                         has_payload <= !in_last;
+                        reth_chk    <= reth_iss;
                         state       <= S_DISPATCH;
                     end
                 end
-            S_DISPATCH: begin
+            S_DISPATCH: if (!reth_wait) begin
+                reth_chk   <= 1'b0;
                 hdr_i      <= 4'd0;
                 dq         <= dq_sel;
-                seg_addr   <= 0;
-                seg_len    <= 0;
+                reth_seg   <= 1'b0;
                 scat_total <= 32'd0;
-                sge_sum    <= 34'd0;
-                sge_i      <= 2'd0;
+                sge_phase  <= 1'b0;
                 rq_word    <= 4'd0;
                 need_cqe   <= 1'b0;
                 read_resp  <= 1'b0;
@@ -420,8 +453,8 @@ module qpnic_responder #(
                 end else if (!reth_ok)
                     syn <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
                 else begin
-                    seg_addr[63:0] <= mr_dev;
-                    seg_len[31:0]  <= reth_len;
+                    reth_seg <= 1'b1;
+                    reth_dev <= mr_dev;
                     if (is_write) begin
                         scat_total <= w_total;
                         if (w_fast) state <= S_SCAT;  // the scatter took it
@@ -441,31 +474,27 @@ module qpnic_responder #(
                     end
                 end
             S_RQ_CHECK:
-                if (rq_opcode != `QPNIC_WQE_OP_RECV || rq_nsge > MAX_SGE) begin
-                    rq_status <= `QPNIC_CQE_STATUS_BAD_WQE;
-                    syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
-                    state     <= S_DATA;
-                end else if ({2'b00, sge_i} >= rq_nsge) begin
-                    if (payload34 > sge_sum) begin
-                        // write what fits, drop the rest
-                        rq_status  <= `QPNIC_CQE_STATUS_LOC_LEN;
-                        syn        <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
-                        scat_total <= sge_sum[31:0];
+                if (!sge_phase) begin
+                    if (rq_opcode != `QPNIC_WQE_OP_RECV || rq_nsge > MAX_SGE) begin
+                        rq_status <= `QPNIC_CQE_STATUS_BAD_WQE;
+                        syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
+                        state     <= S_DATA;
                     end else
-                        scat_total <= payload;
-                    state <= S_DATA;
+                        sge_phase <= 1'b1;
                 end else begin
-                    sge_i <= sge_i + 2'd1;
-                    if (sge_len != 32'd0) begin  // empty SGEs move nothing
-                        if (!mr_ok) begin
+                    // with done, every answer is in (sge_sum included)
+                    if (sg_done) begin
+                        state <= S_DATA;
+                        if (sg_fail) begin
                             rq_status <= `QPNIC_CQE_STATUS_LOC_PROT;
                             syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
-                            state     <= S_DATA;
-                        end else begin
-                            seg_addr[sge_i*64 +: 64] <= mr_dev;
-                            seg_len[sge_i*32 +: 32]  <= sge_len;
-                            sge_sum <= sge_sum + {2'b00, sge_len};
-                        end
+                        end else if (payload34 > sge_sum) begin
+                            // write what fits, drop the rest
+                            rq_status  <= `QPNIC_CQE_STATUS_LOC_LEN;
+                            syn        <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
+                            scat_total <= sge_sum[31:0];
+                        end else
+                            scat_total <= payload;
                     end
                 end
             S_DATA:

@@ -35,6 +35,11 @@ def mask(width):
     return (1 << width) - 1
 
 
+def packed_bits(s):
+    """Bits a RAM needs for struct s: up to its highest used bit."""
+    return max(32 * f["word"] + f["lsb"] + f["width"] for f in s["fields"])
+
+
 # ---------------------------------------------------------------- Verilog
 def gen_verilog(d):
     o = [f"// {BANNER}", "`ifndef QPNIC_LAYOUT_VH", "`define QPNIC_LAYOUT_VH", ""]
@@ -48,6 +53,9 @@ def gen_verilog(d):
     for sname, s in d["structs"].items():
         o += ["", f"// struct {sname} ({s['words']} words): {s['doc']}",
               f"`define QPNIC_{up(sname)}_WORDS {s['words']}"]
+        if s.get("hw_only"):
+            # a context word held in a RAM: only its used bits are stored
+            o.append(f"`define QPNIC_{up(sname)}_BITS {packed_bits(s)}")
         for f in s["fields"]:
             n = f"QPNIC_{up(sname)}_{up(f['name'])}"
             hi = f["lsb"] + f["width"] - 1
@@ -109,7 +117,8 @@ def c_common(d, structs, guard, what):
 
 
 def gen_host(d):
-    structs = [s for s in d["structs"]]
+    # hw_only structs are words inside the NIC's context RAMs: no C view.
+    structs = [n for n, s in d["structs"].items() if not s.get("hw_only")]
     o = c_common(d, structs, "QPNIC_GEN_HW_H", "host view: register map, WQE/CQE, port headers")
     o += ["", "/* host registers (byte offsets) */"]
     for r in d["regs"]["list"]:
@@ -153,7 +162,10 @@ def gen_doc(d):
     o += ["", "## Structures", "",
           "Arrays of little-endian 32-bit words; a field is word, bits.", ""]
     for sname, s in d["structs"].items():
-        o += [f"### {sname} ({s['words']} words)", "", s["doc"], "",
+        size = f"{s['words']} words"
+        if s.get("hw_only"):
+            size += f", {packed_bits(s)} bits stored; inside the NIC only"
+        o += [f"### {sname} ({size})", "", s["doc"], "",
               "| field | word | bits | meaning |", "|---|---|---|---|"]
         for f in s["fields"]:
             hi = f["lsb"] + f["width"] - 1
@@ -219,6 +231,7 @@ def check_layout(d):
             claim(f"{up(ename)}_{v['name']}", f"enum {ename}.{v['name']}")
     for sname, s in d["structs"].items():
         claim(f"{up(sname)}_WORDS", f"struct {sname} size")
+        claim(f"{up(sname)}_BITS", f"struct {sname} stored bits")
         for f in s["fields"]:
             for suffix in ("", "_WORD", "_SHIFT", "_WIDTH", "_MASK", "_FLAT"):
                 claim(f"{up(sname)}_{up(f['name'])}{suffix}", f"field {sname}.{f['name']}")

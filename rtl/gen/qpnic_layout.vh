@@ -239,6 +239,46 @@
 `define QPNIC_CQ_MARK_VALID 31:31  // such a CQE has been written since the CQ was enabled
 `define QPNIC_CQ_MARK_VALID_FLAT 31:31
 
+// struct mr_ctx (8 words): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i.
+`define QPNIC_MR_CTX_WORDS 8
+`define QPNIC_MR_CTX_BITS 228
+`define QPNIC_MR_CTX_VA_LO_WORD 0
+`define QPNIC_MR_CTX_VA_LO_WIDTH 32
+`define QPNIC_MR_CTX_VA_LO 31:0  // first virtual address of the region, low word
+`define QPNIC_MR_CTX_VA_LO_FLAT 31:0
+`define QPNIC_MR_CTX_VA_HI_WORD 1
+`define QPNIC_MR_CTX_VA_HI_WIDTH 32
+`define QPNIC_MR_CTX_VA_HI 31:0  // first virtual address, high word
+`define QPNIC_MR_CTX_VA_HI_FLAT 63:32
+`define QPNIC_MR_CTX_LEN_WORD 2
+`define QPNIC_MR_CTX_LEN_WIDTH 32
+`define QPNIC_MR_CTX_LEN 31:0  // length in bytes
+`define QPNIC_MR_CTX_LEN_FLAT 95:64
+`define QPNIC_MR_CTX_DMA_LO_WORD 3
+`define QPNIC_MR_CTX_DMA_LO_WIDTH 32
+`define QPNIC_MR_CTX_DMA_LO 31:0  // device address of the first byte, low word
+`define QPNIC_MR_CTX_DMA_LO_FLAT 127:96
+`define QPNIC_MR_CTX_DMA_HI_WORD 4
+`define QPNIC_MR_CTX_DMA_HI_WIDTH 32
+`define QPNIC_MR_CTX_DMA_HI 31:0  // device address of the first byte, high word
+`define QPNIC_MR_CTX_DMA_HI_FLAT 159:128
+`define QPNIC_MR_CTX_LKEY_WORD 5
+`define QPNIC_MR_CTX_LKEY_WIDTH 32
+`define QPNIC_MR_CTX_LKEY 31:0  // the whole local token a request must present
+`define QPNIC_MR_CTX_LKEY_FLAT 191:160
+`define QPNIC_MR_CTX_RKEY_WORD 6
+`define QPNIC_MR_CTX_RKEY_WIDTH 32
+`define QPNIC_MR_CTX_RKEY 31:0  // the whole remote token a peer must present
+`define QPNIC_MR_CTX_RKEY_FLAT 223:192
+`define QPNIC_MR_CTX_ACCESS_WORD 7
+`define QPNIC_MR_CTX_ACCESS_WIDTH 3
+`define QPNIC_MR_CTX_ACCESS 2:0  // enum mr_access bits
+`define QPNIC_MR_CTX_ACCESS_FLAT 226:224
+`define QPNIC_MR_CTX_VALID_WORD 7
+`define QPNIC_MR_CTX_VALID_WIDTH 1
+`define QPNIC_MR_CTX_VALID 3:3  // the entry is registered
+`define QPNIC_MR_CTX_VALID_FLAT 227:227
+
 // struct caps0 (1 words): Host register CAPS0: the sizes of this build.
 `define QPNIC_CAPS0_WORDS 1
 `define QPNIC_CAPS0_NUM_QP_WORD 0

@@ -4,7 +4,8 @@
 // SCRATCH, counters (doorbells, every strobe-fed counter, _LO latching _HI,
 // the notification latency sum and max),
 // QP contexts (flat outputs, read-back, doorbells, CI strobes, ERROR strobe,
-// RESET zeroing the indices), MR staging and commit, CQ contexts (enable
+// RESET zeroing the indices), MR staging and its one update per MR_CMD to
+// the token table (qpnic_mr_table has its own testbench), CQ contexts (enable
 // zeroing, CQE-writer strobes moving PI and the marks, overrun), and the ARM
 // doorbell becoming an event, stalling MMIO while the event FIFO is full.
 // Not for: the CQE writer or the firmware side (their own testbenches).
@@ -55,10 +56,16 @@ struct Tb {
         m->rst = 1;
         m->mmio_valid = 0;
         m->arm_evt_ready = 1;
+        m->mr_upd_ready = 1;
         for (int i = 0; i < 3; i++) tick();
         m->rst = 0;
         tick();
     }
+
+    // What the token table was offered in the cycle the last write was
+    // accepted.
+    struct MrUpd { bool valid; unsigned idx; bool write; uint64_t va, dma;
+                   uint32_t len, lkey, rkey; unsigned access; } upd{};
 
     // Drive one write; returns the cycles it waited for mmio_ready.
     int write(uint32_t addr, uint32_t data, int max_wait = 100) {
@@ -71,6 +78,10 @@ struct Tb {
             m->clk = 0;
             m->eval();
             bool acc = m->mmio_ready;
+            if (acc)
+                upd = {m->mr_upd_valid && m->mr_upd_ready, m->mr_upd_idx, (bool)m->mr_upd_write,
+                       m->mr_upd_va, m->mr_upd_dma, m->mr_upd_len, m->mr_upd_lkey,
+                       m->mr_upd_rkey, m->mr_upd_access};
             m->clk = 1;
             m->eval();
             if (acc) break;
@@ -231,24 +242,37 @@ void test_mr(Tb &t) {
     t.write(QPNIC_REG_MR_LKEY, 0xabcd0005u);
     t.write(QPNIC_REG_MR_RKEY, 0xdcba0005u);
     t.write(QPNIC_REG_MR_ACCESS, QPNIC_MR_ACCESS_LOCAL_WRITE | QPNIC_MR_ACCESS_REMOTE_READ);
-    CHECK(m->mr_valid == 0, "staging alone made an entry valid");
+    CHECK(!t.upd.valid, "staging alone offered the token table an update");
     CHECK(t.read(QPNIC_REG_MR_LKEY) == 0xabcd0005u, "staging LKEY read back");
     t.write(QPNIC_REG_MR_CMD, QPNIC_MR_CMD_WRITE);
-    CHECK(m->mr_valid == (1u << 5), "mr_valid = 0x%x after WRITE of entry 5", m->mr_valid);
-    CHECK(bits(m->mr_va, 5 * 64, 64) == 0x00007fff11110000ull, "mr_va wrong");
-    CHECK(bits(m->mr_len, 5 * 32, 32) == 0x00123456u, "mr_len wrong");
-    CHECK(bits(m->mr_dma, 5 * 64, 64) == 0x0000000280001000ull, "mr_dma wrong");
-    CHECK(bits(m->mr_lkey, 5 * 32, 32) == 0xabcd0005u && bits(m->mr_rkey, 5 * 32, 32) == 0xdcba0005u,
-          "keys wrong");
-    CHECK(bits(m->mr_access, 5 * 3, 3) == 3, "access wrong");
-    CHECK(bits(m->mr_va, 4 * 64, 64) == 0 && bits(m->mr_va, 6 * 64, 64) == 0, "neighbour entries changed");
+    CHECK(t.upd.valid && t.upd.write && t.upd.idx == 5, "MR_CMD WRITE of entry 5: update valid %d write %d idx %u",
+          t.upd.valid, t.upd.write, t.upd.idx);
+    CHECK(t.upd.va == 0x00007fff11110000ull, "update va wrong");
+    CHECK(t.upd.len == 0x00123456u, "update len wrong");
+    CHECK(t.upd.dma == 0x0000000280001000ull, "update dma wrong");
+    CHECK(t.upd.lkey == 0xabcd0005u && t.upd.rkey == 0xdcba0005u, "update keys wrong");
+    CHECK(t.upd.access == 3, "update access wrong");
 
-    t.write(QPNIC_REG_MR_IDX, 200);   // beyond NUM_MR: commands ignored
+    t.write(QPNIC_REG_MR_IDX, 200);   // passed on: the table ignores it (>= NUM_MR)
     t.write(QPNIC_REG_MR_CMD, QPNIC_MR_CMD_WRITE);
-    CHECK(m->mr_valid == (1u << 5), "MR_CMD on MR_IDX 200 changed the table");
+    CHECK(t.upd.valid && t.upd.idx == 200, "MR_CMD on MR_IDX 200 not passed on as idx 200");
     t.write(QPNIC_REG_MR_IDX, 5);
     t.write(QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
-    CHECK(m->mr_valid == 0, "INVALIDATE left entry 5 valid");
+    CHECK(t.upd.valid && !t.upd.write && t.upd.idx == 5, "INVALIDATE of entry 5 not offered");
+    t.write(QPNIC_REG_MR_CMD, 3);   // no such command
+    CHECK(!t.upd.valid, "MR_CMD 3 offered the token table an update");
+
+    // The write waits while the table is busy (clearing after reset).
+    m->mr_upd_ready = 0;
+    m->mmio_valid = 1; m->mmio_we = 1; m->mmio_addr = QPNIC_REG_MR_CMD;
+    m->mmio_wdata = QPNIC_MR_CMD_INVALIDATE;
+    for (int i = 0; i < 5; i++) {
+        m->clk = 0; m->eval();
+        CHECK(!m->mmio_ready, "MR_CMD accepted while the token table is not ready");
+        m->clk = 1; m->eval();
+    }
+    m->mmio_valid = 0; m->mmio_we = 0;
+    m->mr_upd_ready = 1;
     PASS("csr_mr_staging_commit_invalidate");
 }
 

@@ -1,6 +1,8 @@
 // tb_qpnic_datapath: the datapath alone, between a C++ model of what
-// surrounds it in qpnic_core: QP contexts and MR table as qpnic_csr would
-// hold them (driven directly, updated by the datapath's strobes), host
+// surrounds it in qpnic_core: QP contexts as qpnic_csr would hold them
+// (driven directly, updated by the datapath's strobes), the token table's
+// two check ports answering as qpnic_mr_table does (CHECK_LATENCY cycles
+// after each request, from the table as it was when asked), host
 // memory behind DMA read and write servers that act like the arbiters (one
 // whole transaction at a time, round robin, random stalls), and a CQE sink.
 // It runs SEND/RECV, WRITE, READ between loopback QP pairs and checks memory
@@ -58,6 +60,21 @@ struct Mr {
 };
 static Qp qp[NUM_QP];
 static Mr mr[NUM_MR];
+
+// The token table's check ports: each request is answered CHECK_LATENCY
+// cycles later (qpnic_mr_table), in order, per port.
+static const int CHECK_LATENCY = 3;
+struct CheckAnswer { uint64_t due; bool ok; uint64_t dev; };
+static std::deque<CheckAnswer> checks[2];
+static CheckAnswer check_mr(uint32_t token, uint64_t va, uint32_t len, bool remote, unsigned need) {
+    unsigned idx = token & ((1u << QPNIC_TOKEN_INDEX_BITS) - 1);
+    if (idx >= NUM_MR) return {0, false, 0};
+    const Mr &e = mr[idx];
+    unsigned __int128 req_end = (unsigned __int128)va + len, mr_end = (unsigned __int128)e.va + e.len;
+    bool ok = e.valid && (remote ? e.rkey : e.lkey) == token && (e.access & need) == need &&
+              va >= e.va && req_end <= mr_end;
+    return {0, ok, e.dma + (va - e.va)};
+}
 static uint64_t cnt_fetch_reads = 0, cnt_wqes = 0, qp_err_strobes = 0;
 
 static void drive_contexts() {
@@ -74,14 +91,30 @@ static void drive_contexts() {
         setb(top->qp_rq_pi, q * 16, 16, qp[q].rq_pi);
         setb(top->qp_rq_ci, q * 16, 16, qp[q].rq_ci);
     }
-    for (int i = 0; i < NUM_MR; i++) {
-        setb(top->mr_valid, i, 1, mr[i].valid);
-        setb(top->mr_va, i * 64, 64, mr[i].va);
-        setb(top->mr_len, i * 32, 32, mr[i].len);
-        setb(top->mr_dma, i * 64, 64, mr[i].dma);
-        setb(top->mr_lkey, i * 32, 32, mr[i].lkey);
-        setb(top->mr_rkey, i * 32, 32, mr[i].rkey);
-        setb(top->mr_access, i * 3, 3, mr[i].access);
+}
+
+static uint64_t cycles = 0;
+
+// This cycle's answers on the check ports.
+static void drive_checks() {
+    top->res_valid = 0;
+    for (int p = 0; p < 2; p++) {
+        if (checks[p].empty() || checks[p].front().due != cycles) continue;
+        setb(top->res_valid, p, 1, 1);
+        setb(top->res_ok, p, 1, checks[p].front().ok);
+        setb(top->res_dev, p * 64, 64, checks[p].front().dev);
+        checks[p].pop_front();
+    }
+}
+// This cycle's requests on the check ports.
+static void sample_checks() {
+    for (int p = 0; p < 2; p++) {
+        if (!getb(top->chk_valid, p, 1)) continue;
+        CheckAnswer a = check_mr((uint32_t)getb(top->chk_token, p * 32, 32), getb(top->chk_va, p * 64, 64),
+                                 (uint32_t)getb(top->chk_len, p * 32, 32), getb(top->chk_remote, p, 1),
+                                 (unsigned)getb(top->chk_need, p * 3, 3));
+        a.due = cycles + CHECK_LATENCY;
+        checks[p].push_back(a);
     }
 }
 
@@ -114,8 +147,6 @@ struct CqeWriter {
 struct ChanStats { uint64_t rd_beats = 0, rd_reqs = 0, wr_beats = 0, wr_reqs = 0, cqe_beats = 0; } chs;
 struct Cqe { unsigned cqn; uint32_t w[4]; };
 static std::deque<Cqe> cqes;
-
-static uint64_t cycles = 0;
 
 // core_like write channel: masters 0, 1 of the datapath and 2, the CQE
 // writer, round robin, one grant per arbiter pass.
@@ -280,6 +311,7 @@ static void sample() {
     }
     if (top->rq_ci_inc_valid) qp[top->rq_ci_inc_qpn].rq_ci++;
     if (top->sq_ci_inc_valid) qp[top->sq_ci_inc_qpn].sq_ci++;
+    sample_checks();
     cnt_fetch_reads += top->cnt_fetch_read;  // SQ and RQ reads this cycle (0..2)
     cnt_wqes += top->cnt_wqes_fetched;
 }
@@ -320,6 +352,7 @@ static bool prof_on = false;
 static void cycle() {
     profile();
     drive_contexts();
+    drive_checks();
     top->clk = 0;
     top->eval();
     drive_dma();
@@ -335,7 +368,7 @@ static void run(const char *what, int limit = 400000) {
     int quiet = 0;
     for (int i = 0; i < limit; i++) {
         cycle();
-        bool q = top->idle && !rds.busy && !wrs.busy && !top->cqe_valid;
+        bool q = top->idle && !rds.busy && !wrs.busy && !top->cqe_valid && checks[0].empty() && checks[1].empty();
         quiet = q ? quiet + 1 : 0;
         if (quiet >= 32) return;
     }

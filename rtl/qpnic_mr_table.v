@@ -1,0 +1,164 @@
+// qpnic_mr_table: the token (memory region) table and its one owner. Every
+// entry (layout struct mr_ctx) lives in block RAM; nothing outside this
+// module sees an entry, only the answers to checks.
+//
+//   updates   the host's MR_CMD (through qpnic_csr): write an entry whole and
+//             make it valid, or make it invalid. One update a cycle.
+//   checks    PORTS check ports, one per client (requester, responder), each
+//             fully pipelined: a request in cycle t is answered in cycle
+//             t + CHECK_LATENCY (= 3), one request a cycle, no back-pressure.
+//             A request reads its entry from the RAM (cycle t), then runs
+//             through the two stages of qpnic_mr_check (t+1, t+2).
+//
+// Each check port has its own copy of the RAM (one write port, one read
+// port each): every update is written to all copies in the same cycle, so
+// the copies never differ. Two simple dual-port RAMs are what block RAM
+// offers on ECP5 and iCE40; a shared read port would make the clients wait
+// for each other. An update and a check of the same entry in the same cycle:
+// the check sees the entry as it was.
+//
+// After rst the table clears itself, one entry a cycle (NUM_MR cycles):
+// updates wait (upd_ready low) and checks are refused until it is done.
+//
+// Parameters
+//   NUM_MR   entries (1 .. 2^TOKEN_INDEX_BITS)
+//   PORTS    check ports (>= 1)
+// Ports
+//   clk, rst                 clock, synchronous active-high reset
+//   upd_valid/ready          one update
+//   upd_idx                  the entry (a token's low TOKEN_INDEX_BITS;
+//                            an index >= NUM_MR is accepted and ignored)
+//   upd_write                1: write the fields below, valid; 0: invalidate
+//   upd_va, upd_len, upd_dma, upd_lkey, upd_rkey, upd_access   the entry
+//   chk_valid[p]             port p: a check this cycle
+//   chk_token, chk_va, chk_len, chk_remote, chk_need   its request, port p
+//                            at [p*W +: W] (see qpnic_mr_check)
+//   res_valid[p], res_ok[p], res_dev[p*64 +: 64]   its answer, CHECK_LATENCY
+//                            cycles later
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_mr_table #(
+    parameter NUM_MR = 16,
+    parameter PORTS  = 2
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+
+    input  wire                 upd_valid,
+    output wire                 upd_ready,
+    input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] upd_idx,
+    input  wire                 upd_write,
+    input  wire [63:0]          upd_va,
+    input  wire [31:0]          upd_len,
+    input  wire [63:0]          upd_dma,
+    input  wire [31:0]          upd_lkey,
+    input  wire [31:0]          upd_rkey,
+    input  wire [2:0]           upd_access,
+
+    input  wire [PORTS-1:0]     chk_valid,
+    input  wire [PORTS*32-1:0]  chk_token,
+    input  wire [PORTS*64-1:0]  chk_va,
+    input  wire [PORTS*32-1:0]  chk_len,
+    input  wire [PORTS-1:0]     chk_remote,
+    input  wire [PORTS*3-1:0]   chk_need,
+    output wire [PORTS-1:0]     res_valid,
+    output wire [PORTS-1:0]     res_ok,
+    output wire [PORTS*64-1:0]  res_dev
+);
+    localparam IB = `QPNIC_TOKEN_INDEX_BITS;
+    localparam EB = `QPNIC_MR_CTX_BITS;
+    // RAM address bits: enough for NUM_MR entries (the RAM rounds up)
+    localparam AW = (NUM_MR > 1) ? $clog2(NUM_MR) : 1;
+
+    // ---- the one write port: clearing after reset, else updates ------------
+    reg          clearing;
+    reg [AW-1:0] clr_idx;
+    localparam integer  LAST_I   = NUM_MR - 1;
+    localparam [AW-1:0] LAST_IDX = LAST_I[AW-1:0];
+    wire         upd_in  = ({1'b0, upd_idx} < NUM_MR[IB:0]);
+
+    assign upd_ready = !clearing;
+
+    reg [EB-1:0] upd_word;
+    always @* begin
+        upd_word = {EB{1'b0}};
+        if (upd_write) begin
+            upd_word[`QPNIC_MR_CTX_VA_LO_FLAT]  = upd_va[31:0];
+            upd_word[`QPNIC_MR_CTX_VA_HI_FLAT]  = upd_va[63:32];
+            upd_word[`QPNIC_MR_CTX_LEN_FLAT]    = upd_len;
+            upd_word[`QPNIC_MR_CTX_DMA_LO_FLAT] = upd_dma[31:0];
+            upd_word[`QPNIC_MR_CTX_DMA_HI_FLAT] = upd_dma[63:32];
+            upd_word[`QPNIC_MR_CTX_LKEY_FLAT]   = upd_lkey;
+            upd_word[`QPNIC_MR_CTX_RKEY_FLAT]   = upd_rkey;
+            upd_word[`QPNIC_MR_CTX_ACCESS_FLAT] = upd_access;
+            upd_word[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
+        end
+        // an invalidated entry keeps nothing: all zero, valid 0
+    end
+
+    wire          wr_en   = clearing || (upd_valid && upd_in);
+    wire [AW-1:0] wr_addr = clearing ? clr_idx : upd_idx[AW-1:0];
+    wire [EB-1:0] wr_data = clearing ? {EB{1'b0}} : upd_word;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            clearing <= 1'b1;
+            clr_idx  <= {AW{1'b0}};
+        end else if (clearing) begin
+            clr_idx <= clr_idx + 1'b1;
+            if (clr_idx == LAST_IDX) clearing <= 1'b0;
+        end
+    end
+
+    // ---- check ports -----------------------------------------------------------
+    genvar p;
+    generate
+        for (p = 0; p < PORTS; p = p + 1) begin : port
+            wire [31:0]   tok    = chk_token[p*32 +: 32];
+            wire [IB-1:0] idx    = tok[IB-1:0];
+            wire [EB-1:0] entry;
+
+            qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
+                .clk(clk),
+                .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
+                .rd_en(chk_valid[p]), .rd_addr(idx[AW-1:0]), .rd_data(entry));
+
+            // the request, one cycle behind, beside its entry
+            reg        r_valid, r_idx_ok, r_remote;
+            reg [31:0] r_token, r_len;
+            reg [63:0] r_va;
+            reg [2:0]  r_need;
+            always @(posedge clk) begin
+                if (rst) begin
+                    r_valid  <= 1'b0;
+                    r_idx_ok <= 1'b0;
+                    r_remote <= 1'b0;
+                    r_token  <= 32'd0;
+                    r_len    <= 32'd0;
+                    r_va     <= 64'd0;
+                    r_need   <= 3'd0;
+                end else begin
+                    r_valid  <= chk_valid[p];
+                    // an entry being cleared after reset answers nothing
+                    r_idx_ok <= ({1'b0, idx} < NUM_MR[IB:0]) && !clearing;
+                    r_remote <= chk_remote[p];
+                    r_token  <= tok;
+                    r_len    <= chk_len[p*32 +: 32];
+                    r_va     <= chk_va[p*64 +: 64];
+                    r_need   <= chk_need[p*3 +: 3];
+                end
+            end
+
+            qpnic_mr_check check (
+                .clk(clk), .rst(rst),
+                .in_valid(r_valid), .in_idx_ok(r_idx_ok), .token(r_token),
+                .va(r_va), .len(r_len), .remote(r_remote), .need(r_need),
+                .entry(entry),
+                .out_valid(res_valid[p]), .ok(res_ok[p]),
+                .dev_addr(res_dev[p*64 +: 64]));
+        end
+    endgenerate
+endmodule
+
+`default_nettype wire

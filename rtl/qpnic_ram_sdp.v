@@ -1,0 +1,53 @@
+// qpnic_ram_sdp: a simple dual-port RAM (one write port, one read port, one
+// clock) written the way Yosys infers block RAM from it: DP16KD / PDPW16KD on
+// ECP5, SB_RAM40_4K on iCE40, and a plain array under Verilator. Every
+// context table of the NIC (QP, CQ, token) is built from it, so that where a
+// table's state lives is decided in one place.
+//
+// The read is registered: an address presented with rd_en in cycle t gives
+// its word on rd_data in cycle t+1, and rd_data holds until the next rd_en.
+// A read and a write of the same address in the same cycle read the old word
+// (the owner of a table forwards its own writes where it needs the new one).
+// Every word starts at zero (the initial block becomes the block RAM's
+// initial contents); a table that must be empty after rst clears itself.
+//
+// Parameters
+//   WIDTH   bits of one word
+//   AW      address bits: the RAM holds 2^AW words
+// Ports
+//   clk                        clock
+//   wr_en, wr_addr, wr_data    write wr_data at wr_addr at the clock edge
+//   rd_en, rd_addr, rd_data    read (see above)
+`default_nettype none
+
+module qpnic_ram_sdp #(
+    parameter WIDTH = 32,
+    parameter AW    = 4
+) (
+    input  wire             clk,
+    input  wire             wr_en,
+    input  wire [AW-1:0]    wr_addr,
+    input  wire [WIDTH-1:0] wr_data,
+    input  wire             rd_en,
+    input  wire [AW-1:0]    rd_addr,
+    output reg  [WIDTH-1:0] rd_data
+);
+    localparam DEPTH = 1 << AW;
+    reg [WIDTH-1:0] mem [0:DEPTH-1];
+
+    integer k;
+    initial begin
+        for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
+        rd_data = {WIDTH{1'b0}};
+    end
+
+    always @(posedge clk) begin
+        if (wr_en) mem[wr_addr] <= wr_data;
+    end
+
+    always @(posedge clk) begin
+        if (rd_en) rd_data <= mem[rd_addr];
+    end
+endmodule
+
+`default_nettype wire

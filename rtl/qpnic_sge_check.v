@@ -1,0 +1,113 @@
+// qpnic_sge_check: checks a WQE's scatter/gather list against the token
+// table, for the requester (SQ WQEs) and the responder (RQ WQEs).
+//
+// On start it sends SGE 0 .. nsge-1 to a check port of qpnic_mr_table, one
+// a cycle (local checks: lkey, bounds, the rights in need), and takes the
+// answers as they come back, in order. An empty SGE is sent too but its
+// answer is ignored: it moves nothing and names no segment. When every
+// answer is in, done pulses and the outputs hold the result:
+//   fail      some non-empty SGE was refused (token, bounds or rights)
+//   total     the sum of the accepted SGE lengths (34 bits: no overflow)
+//   seg_addr  segment n's device address at [n*64 +: 64] (0 if empty)
+//   seg_len   segment n's length at [n*32 +: 32] (0 if empty or refused)
+// They hold until the next start.
+//
+// Ports
+//   clk, rst             clock, synchronous active-high reset
+//   start                a check begins (ignored while busy); sges, nsge and
+//                        need must hold until done
+//   sges                 the SGEs, layout struct sge, SGE n's words at
+//                        [n*128 +: 128]
+//   nsge                 SGEs in use (0 .. MAX_SGE; the caller checked it)
+//   need                 enum mr_access bits every SGE's region must grant
+//   busy                 a check is running (from the cycle after start)
+//   done                 combinational pulse: the last answer is in
+//   chk_*, res_*         the check port (remote is always 0 here)
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_sge_check #(
+    parameter MAX_SGE = `QPNIC_MAX_SGE
+) (
+    input  wire                   clk,
+    input  wire                   rst,
+    input  wire                   start,
+    input  wire [MAX_SGE*128-1:0] sges,
+    input  wire [3:0]             nsge,
+    input  wire [2:0]             need,
+    output reg                    busy,
+    output wire                   done,
+    output reg                    fail,
+    output reg  [33:0]            total,
+    output reg  [MAX_SGE*64-1:0]  seg_addr,
+    output reg  [MAX_SGE*32-1:0]  seg_len,
+    output wire                   chk_valid,
+    output wire [31:0]            chk_token,
+    output wire [63:0]            chk_va,
+    output wire [31:0]            chk_len,
+    output wire [2:0]             chk_need,
+    input  wire                   res_valid,
+    input  wire                   res_ok,
+    input  wire [63:0]            res_dev
+);
+    localparam SW = 32 * `QPNIC_SGE_WORDS;   // bits of one SGE
+
+    reg [3:0] iss_i;   // next SGE to send
+    reg [3:0] res_i;   // next SGE whose answer comes back
+
+    // The SGE sent, and the SGE whose answer arrives. Whole words are taken
+    // so that each field comes out through its layout macro.
+    wire [SW-1:0] iss_sge = sges[iss_i*SW +: SW];
+    // Of the answered SGE only its length is looked at.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [SW-1:0] res_sge = sges[res_i*SW +: SW];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [31:0]   res_len = res_sge[`QPNIC_SGE_LEN_FLAT];
+
+    assign chk_valid = busy && (iss_i < nsge);
+    assign chk_token = iss_sge[`QPNIC_SGE_TOKEN_FLAT];
+    assign chk_va    = {iss_sge[`QPNIC_SGE_VA_HI_FLAT], iss_sge[`QPNIC_SGE_VA_LO_FLAT]};
+    assign chk_len   = iss_sge[`QPNIC_SGE_LEN_FLAT];
+    assign chk_need  = need;
+    // every answer is in: none outstanding, none arriving
+    assign done      = busy && (res_i >= nsge) && !res_valid;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            busy     <= 1'b0;
+            iss_i    <= 4'd0;
+            res_i    <= 4'd0;
+            fail     <= 1'b0;
+            total    <= 34'd0;
+            seg_addr <= 0;
+            seg_len  <= 0;
+        end else if (!busy) begin
+            if (start) begin
+                busy     <= 1'b1;
+                iss_i    <= 4'd0;
+                res_i    <= 4'd0;
+                fail     <= 1'b0;
+                total    <= 34'd0;
+                seg_addr <= 0;
+                seg_len  <= 0;
+            end
+        end else begin
+            if (chk_valid) iss_i <= iss_i + 4'd1;
+            if (res_valid) begin
+                res_i <= res_i + 4'd1;
+                if (res_len != 32'd0) begin   // empty SGEs move nothing
+                    if (!res_ok)
+                        fail <= 1'b1;
+                    else begin
+                        seg_addr[res_i*64 +: 64] <= res_dev;
+                        seg_len[res_i*32 +: 32]  <= res_len;
+                        total <= total + {2'b00, res_len};
+                    end
+                end
+            end
+            if (done) busy <= 1'b0;
+        end
+    end
+endmodule
+
+`default_nettype wire
