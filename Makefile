@@ -32,7 +32,7 @@ OPT      ?= -O2 -g
 
 RTL_SRCS := $(sort $(wildcard rtl/*.v))
 RTL_INC  := -Irtl -Irtl/gen
-LAYOUT_GEN := rtl/gen/qpnic_layout.vh host/src/gen/qpnic_hw.h fw/gen/qpnic_fw_hw.h docs/layout.md
+LAYOUT_GEN := rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h fw/gen/qpnic_fw_hw.h docs/layout.md
 
 FW_HEX   := $(BUILD)/share/qpnic/qpnic-fw.hex
 SIM_BIN  := $(BUILD)/bin/qpnic-sim

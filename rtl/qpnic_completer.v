@@ -1,7 +1,8 @@
 // qpnic_completer: retires SQ work in order (the initiator's completion
 // side, like rxe_comp.c) and asks for its SQ CQEs.
 //
-// It pops the requester's outstanding entries one at a time. A LOCAL entry
+// It pops the requester's outstanding entries one at a time and READs the
+// entry's QP context from qpnic_qp_table (state, send CQ, comp_err). A LOCAL entry
 // (FLUSHED, BAD_WQE, LOC_PROT, LOC_LEN) completes at once. Any other waits
 // for the next response on the port (the loopback port keeps order): an ACK
 // completes it SUCCESS; a READ_RESPONSE_ONLY completes a READ SUCCESS after
@@ -10,31 +11,41 @@
 // REM_ACCESS, NAK_REM_OP -> REM_OP, NAK_INV_REQ -> BAD_QP, an unexpected
 // response -> REM_OP) and sets the QP to ERROR. Once an entry of a QP has
 // completed in error, the QP's later entries complete FLUSHED (their
-// responses are dropped) until the QP is reset. Each completion: an SQ CQE
-// on the QP's send CQ, then sq_ci_inc. A QP in RESET gets neither.
+// responses are dropped) until the QP is reset: the table's comp_err mark
+// (COMP_FAIL, with the state to ERROR for a NAK). Each completion: an SQ CQE
+// on the QP's send CQ, then SQ_CI_INC. A QP in RESET (when its entry was
+// popped) gets neither.
 //
 // Parameters
-//   NUM_QP     size of the flat context vectors
+//   QW         bits of a QP number
 // Ports
-//   qp_scq, qp_state                     QP contexts from qpnic_csr
+//   tq_req_*, tq_rsp_*                   request port of qpnic_qp_table:
+//                                        READ, COMP_FAIL, SQ_CI_INC
 //   ost_valid/ost_ready/ost_data         outstanding entries (rtl/qpnic_ost.vh)
 //   in_*                                 responses from the responder's port FIFO
 //   wr_req_*, wr_dat_*                   DMA write master (index 1): READ data
 //   cqe_valid/ready, cqe_cqn, cqe_data   SQ CQE requests (phase bit 0)
-//   sq_ci_inc_valid, sq_ci_inc_qpn       one-cycle strobe: one SQ WQE completed
-//   qp_err_valid/ready, qp_err_qpn       set the QP to ERROR (held until ready)
 //   idle                                 nothing in progress
 `default_nettype none
 `include "qpnic_layout.vh"
 `include "qpnic_ost.vh"
 
 module qpnic_completer #(
-    parameter NUM_QP = 8
+    parameter QW = 8
 ) (
     input  wire                 clk,
     input  wire                 rst,
-    input  wire [NUM_QP*4-1:0]  qp_scq,
-    input  wire [NUM_QP*2-1:0]  qp_state,
+    output wire                 tq_req_valid,
+    input  wire                 tq_req_ready,
+    output reg  [3:0]           tq_req_op,
+    output wire [QW-1:0]        tq_req_qpn,
+    output wire [31:0]          tq_req_arg,
+    input  wire                 tq_rsp_valid,
+    // the context word all the table's clients share; this one reads
+    // state, send CQ and comp_err
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire                 ost_valid,
     output wire                 ost_ready,
     input  wire [`QPNIC_OST_WIDTH-1:0] ost_data,
@@ -56,11 +67,6 @@ module qpnic_completer #(
     input  wire                 cqe_ready,
     output wire [3:0]           cqe_cqn,
     output wire [127:0]         cqe_data,
-    output wire                 sq_ci_inc_valid,
-    output wire [7:0]           sq_ci_inc_qpn,
-    output wire                 qp_err_valid,
-    input  wire                 qp_err_ready,
-    output wire [7:0]           qp_err_qpn,
     output wire                 idle
 );
     localparam MAX_SGE = `QPNIC_MAX_SGE;
@@ -75,9 +81,10 @@ module qpnic_completer #(
                      S_DATA  = 4'd3,  // scatter or drop the payload
                      S_SCAT  = 4'd4,  // scatter running
                      S_DRAIN = 4'd5,  // drop the payload up to last
-                     S_ERR   = 4'd6,  // QP to ERROR
+                     S_ERR   = 4'd6,  // COMP_FAIL: comp_err, and ERROR for a NAK
                      S_CQE   = 4'd7,  // SQ CQE request
-                     S_CI    = 4'd8;  // sq_ci_inc strobe
+                     S_CI    = 4'd8,  // SQ_CI_INC
+                     S_CTX   = 4'd9;  // READ the entry's QP context
 
     reg [3:0]    state;
     // The entry's LOCAL bit is used as it is popped; the response's BTH
@@ -92,9 +99,16 @@ module qpnic_completer #(
     reg [7:0]    status;
     reg [31:0]   scat_total;
     reg          raise_err;       // this completion sets the QP to ERROR
-    reg [NUM_QP-1:0] comp_err;    // an earlier entry of the QP failed
+    // the entry's QP, as its READ found it
+    reg [1:0]    ctx_state;
+    // CQ numbers are 4 bits on the CQE port (NUM_CQ <= 16)
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0] ctx_scq;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg          ctx_failed;      // comp_err: an earlier entry of the QP failed
+    reg          tq_busy;         // a table request is up (until granted)
 
-    wire [7:0]  e_qpn    = ent[`QPNIC_OST_QPN];
+    wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
     wire [15:0] e_index  = ent[`QPNIC_OST_INDEX];
     wire [15:0] e_type   = ent[`QPNIC_OST_TYPE];
     wire        e_read   = ent[`QPNIC_OST_READ];
@@ -102,8 +116,21 @@ module qpnic_completer #(
     wire [MAX_SGE*32-1:0] e_seg_len  = ent[`QPNIC_OST_SEG_LEN_LSB +: 32*MAX_SGE];
     wire [MAX_SGE*64-1:0] e_seg_addr = ent[`QPNIC_OST_SEG_ADDR_LSB +: 64*MAX_SGE];
 
-    wire [1:0] e_state  = qp_state[e_qpn*2 +: 2];
-    wire       e_failed = comp_err[e_qpn*1 +: 1];
+    wire [1:0] e_state  = ctx_state;
+    wire       e_failed = ctx_failed;
+
+    // --- the table request: READ (S_CTX), COMP_FAIL (S_ERR), SQ_CI_INC (S_CI)
+    assign tq_req_valid = tq_busy;
+    assign tq_req_qpn   = e_qpn;
+    assign tq_req_arg   = {31'd0, raise_err};   // COMP_FAIL: ERROR too for a NAK
+    always @* begin
+        case (state)
+        S_ERR:   tq_req_op = `QPNIC_QP_OP_COMP_FAIL;
+        S_CI:    tq_req_op = `QPNIC_QP_OP_SQ_CI_INC;
+        default: tq_req_op = `QPNIC_QP_OP_READ;
+        endcase
+    end
+    wire tq_grant = tq_busy && tq_req_ready;
 
     // Whole words are taken so that each field comes out through its layout
     // macro; the bits of a word that belong to other fields are unused here.
@@ -156,15 +183,21 @@ module qpnic_completer #(
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
     assign cqe_valid       = (state == S_CQE) && qp_live;
-    assign cqe_cqn         = qp_scq[e_qpn*4 +: 4];
-    assign sq_ci_inc_valid = (state == S_CI) && qp_live;
-    assign sq_ci_inc_qpn   = e_qpn;
-    assign qp_err_valid    = (state == S_ERR);
-    assign qp_err_qpn      = e_qpn;
+    assign cqe_cqn         = ctx_scq[3:0];
     assign ost_ready       = (state == S_IDLE);
-    assign idle            = (state == S_IDLE) && s_idle;
+    assign idle            = (state == S_IDLE) && s_idle && !tq_busy;
 
-    integer j;
+    // The response is evaluated: a NAK (raise_err) fails the QP first.
+    task respond_done;
+        begin
+            if (raise_err) begin
+                tq_busy <= 1'b1;   // COMP_FAIL with ERROR
+                state   <= S_ERR;
+            end else
+                state <= S_CQE;
+        end
+    endtask
+
     always @(posedge clk) begin
         if (rst) begin
             state       <= S_IDLE;
@@ -175,7 +208,10 @@ module qpnic_completer #(
             status      <= `QPNIC_CQE_STATUS_SUCCESS;
             scat_total  <= 32'd0;
             raise_err   <= 1'b0;
-            comp_err    <= 0;
+            ctx_state   <= `QPNIC_QP_STATE_RESET;
+            ctx_scq     <= 0;
+            ctx_failed  <= 1'b0;
+            tq_busy     <= 1'b0;
         end else begin
             case (state)
             S_IDLE:
@@ -184,12 +220,24 @@ module qpnic_completer #(
                     hdr_i      <= 3'd0;
                     raise_err  <= 1'b0;
                     scat_total <= 32'd0;
-                    if (ost_data[`QPNIC_OST_LOCAL]) begin
-                        status <= ost_data[`QPNIC_OST_STATUS];
-                        // the requester already set the QP to ERROR
-                        if (ost_data[`QPNIC_OST_STATUS] != `QPNIC_CQE_STATUS_FLUSHED)
-                            comp_err[ost_data[`QPNIC_OST_QPN]*1 +: 1] <= 1'b1;
-                        state <= S_CQE;
+                    tq_busy    <= 1'b1;    // READ the QP's context
+                    state      <= S_CTX;
+                end
+            S_CTX:
+                // READ answered two cycles after its grant
+                if (!tq_busy && tq_rsp_valid) begin
+                    ctx_state  <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
+                    ctx_scq    <= tq_rsp_ctx[`QPNIC_QP_CTX_SEND_CQ_FLAT];
+                    ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
+                    if (ent[`QPNIC_OST_LOCAL]) begin
+                        status <= ent[`QPNIC_OST_STATUS];
+                        // the requester already set the QP to ERROR; later
+                        // entries of the QP complete FLUSHED
+                        if (ent[`QPNIC_OST_STATUS] != `QPNIC_CQE_STATUS_FLUSHED) begin
+                            tq_busy <= 1'b1;
+                            state   <= S_ERR;
+                        end else
+                            state <= S_CQE;
                     end else
                         state <= S_HDR;
                 end
@@ -216,7 +264,6 @@ module qpnic_completer #(
                     status    <= (opcode == `QPNIC_IB_OPCODE_ACK) ? nak_status
                                                                   : `QPNIC_CQE_STATUS_REM_OP;
                     raise_err <= 1'b1;
-                    comp_err[e_qpn*1 +: 1] <= 1'b1;
                 end
             end
             S_DATA:
@@ -225,23 +272,29 @@ module qpnic_completer #(
                 end else if (has_payload)
                     state <= S_DRAIN;
                 else
-                    state <= raise_err ? S_ERR : S_CQE;
+                    respond_done();
             S_SCAT:
-                if (s_done) state <= raise_err ? S_ERR : S_CQE;
+                if (s_done) respond_done();
             S_DRAIN:
-                if (in_valid && in_last) state <= raise_err ? S_ERR : S_CQE;
+                if (in_valid && in_last) respond_done();
             S_ERR:
-                if (qp_err_ready) state <= S_CQE;
+                if (tq_grant) begin
+                    tq_busy <= 1'b0;
+                    state   <= S_CQE;
+                end
             S_CQE:
-                if (cqe_ready || !qp_live) state <= S_CI;
+                if (cqe_ready || !qp_live) begin
+                    tq_busy <= qp_live;    // SQ_CI_INC
+                    state   <= S_CI;
+                end
             S_CI:
-                state <= S_IDLE;
+                if (tq_grant || !tq_busy) begin
+                    tq_busy <= 1'b0;
+                    state   <= S_IDLE;
+                end
             default: state <= S_IDLE;
             endcase
-
-            for (j = 0; j < NUM_QP; j = j + 1)
-                if (qp_state[j*2 +: 2] == `QPNIC_QP_STATE_RESET)
-                    comp_err[j] <= 1'b0;
+            if (state == S_CTX && tq_grant) tq_busy <= 1'b0;
         end
     end
 endmodule

@@ -4,9 +4,10 @@
 // fired through notifications (docs/internals.md "The NIC core's ports").
 //
 // Inside (docs/internals.md "Inside the core"):
-//   qpnic_csr         host registers, QP/CQ contexts, MR staging, counters
+//   qpnic_csr         host registers, CQ contexts, MR staging, counters;
+//                     the QP block goes to the QP table's host port
 //   qpnic_mr_table    the token (MR) table in block RAM and its check ports
-//   qpnic_datapath    WQE fetch, requester, responder, completer
+//   qpnic_datapath    the QP table, WQE fetch, requester, responder, completer
 //   qpnic_cqe_writer  CQEs into the CQ rings, CQE/OVERRUN events
 //   qpnic_fw_if       firmware registers, event and notification FIFOs
 //   qpnic_soc         PicoRV32 and its RAM, running the firmware
@@ -80,13 +81,14 @@ module qpnic_core #(
 
     output wire        idle
 );
-    // ---- csr -> datapath contexts ------------------------------------------
-    wire [NUM_QP*64-1:0] qp_sq_base, qp_rq_base;
-    wire [NUM_QP*5-1:0]  qp_sq_log, qp_rq_log;
-    wire [NUM_QP*4-1:0]  qp_scq, qp_rcq;
-    wire [NUM_QP*8-1:0]  qp_remote;
-    wire [NUM_QP*2-1:0]  qp_state;
-    wire [NUM_QP*16-1:0] qp_sq_pi, qp_rq_pi, qp_rq_ci;
+    // bits of a QP number inside the core
+    localparam QW = 8;
+
+    // ---- csr -> the QP table's host port (in the datapath) -----------------
+    wire          qph_valid, qph_ready, qph_we, qph_rvalid;
+    wire [QW-1:0] qph_idx;
+    wire [`QPNIC_QP_OFFSET_BITS-1:0] qph_off;
+    wire [31:0]   qph_wdata, qph_rdata;
 
     // ---- csr -> token table updates, datapath <-> token table checks ---------
     wire         mr_upd_valid, mr_upd_ready, mr_upd_write;
@@ -99,9 +101,7 @@ module qpnic_core #(
     wire [2*64-1:0] chk_va, res_dev;
     wire [2*3-1:0]  chk_need;
 
-    // ---- datapath -> csr updates -------------------------------------------
-    wire       qp_err_valid, rq_ci_inc_valid, sq_ci_inc_valid;
-    wire [7:0] qp_err_qpn, rq_ci_inc_qpn, sq_ci_inc_qpn;
+    // ---- datapath -> csr counters --------------------------------------------
     wire [1:0] cnt_fetch_read;
     wire [4:0] cnt_wqes_fetched;
 
@@ -167,7 +167,7 @@ module qpnic_core #(
                         evt_empty && fw_waiting && ntf_empty;
     assign idle = engines_idle && !mmio_valid && !mmio_rvalid;
 
-    qpnic_csr #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR)) csr (
+    qpnic_csr #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW)) csr (
         .clk(clk), .rst(rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
@@ -175,19 +175,14 @@ module qpnic_core #(
         .fw_ready(fw_ready), .nic_idle(engines_idle),
         .arm_evt_valid(arm_evt_valid), .arm_evt_ready(arm_evt_ready),
         .arm_evt_data(arm_evt_data),
-        .qp_sq_base(qp_sq_base), .qp_rq_base(qp_rq_base),
-        .qp_sq_log(qp_sq_log), .qp_rq_log(qp_rq_log),
-        .qp_scq(qp_scq), .qp_rcq(qp_rcq), .qp_remote(qp_remote),
-        .qp_state(qp_state), .qp_sq_pi(qp_sq_pi), .qp_rq_pi(qp_rq_pi),
-        .qp_rq_ci(qp_rq_ci),
+        .qph_valid(qph_valid), .qph_ready(qph_ready), .qph_we(qph_we),
+        .qph_idx(qph_idx), .qph_off(qph_off), .qph_wdata(qph_wdata),
+        .qph_rvalid(qph_rvalid), .qph_rdata(qph_rdata),
         .mr_upd_valid(mr_upd_valid), .mr_upd_ready(mr_upd_ready),
         .mr_upd_idx(mr_upd_idx), .mr_upd_write(mr_upd_write),
         .mr_upd_va(mr_upd_va), .mr_upd_len(mr_upd_len), .mr_upd_dma(mr_upd_dma),
         .mr_upd_lkey(mr_upd_lkey), .mr_upd_rkey(mr_upd_rkey),
         .mr_upd_access(mr_upd_access),
-        .qp_err_valid(qp_err_valid), .qp_err_qpn(qp_err_qpn),
-        .rq_ci_inc_valid(rq_ci_inc_valid), .rq_ci_inc_qpn(rq_ci_inc_qpn),
-        .sq_ci_inc_valid(sq_ci_inc_valid), .sq_ci_inc_qpn(sq_ci_inc_qpn),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cq_base(cq_base), .cq_log(cq_log), .cq_en(cq_en), .cq_ovr(cq_ovr),
         .cq_pi(cq_pi), .cq_ci(cq_ci),
@@ -212,19 +207,13 @@ module qpnic_core #(
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev)
     );
 
-    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) datapath (
+    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .QW(QW)) datapath (
         .clk(clk), .rst(rst),
-        .qp_sq_base(qp_sq_base), .qp_rq_base(qp_rq_base),
-        .qp_sq_log(qp_sq_log), .qp_rq_log(qp_rq_log),
-        .qp_scq(qp_scq), .qp_rcq(qp_rcq), .qp_remote(qp_remote),
-        .qp_state(qp_state), .qp_sq_pi(qp_sq_pi), .qp_rq_pi(qp_rq_pi),
-        .qp_rq_ci(qp_rq_ci),
+        .h_valid(qph_valid), .h_ready(qph_ready), .h_we(qph_we), .h_idx(qph_idx),
+        .h_off(qph_off), .h_wdata(qph_wdata), .h_rvalid(qph_rvalid), .h_rdata(qph_rdata),
         .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
         .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
-        .qp_err_valid(qp_err_valid), .qp_err_qpn(qp_err_qpn),
-        .rq_ci_inc_valid(rq_ci_inc_valid), .rq_ci_inc_qpn(rq_ci_inc_qpn),
-        .sq_ci_inc_valid(sq_ci_inc_valid), .sq_ci_inc_qpn(sq_ci_inc_qpn),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
         .cqe_cqn(cqe_cqn), .cqe_data(cqe_data),

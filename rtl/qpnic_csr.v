@@ -1,41 +1,44 @@
 // qpnic_csr: the NIC's control plane. Decodes host MMIO (layout "Host
 // registers", the per-QP and per-CQ blocks, the MR staging window and the
-// counters) and holds what those registers describe: QP contexts, CQ
-// contexts, the MR staging registers and the 64-bit counters. The token
-// table itself lives in qpnic_mr_table: MR_CMD becomes one update on its
-// update port. The contexts leave as flat vectors (docs/internals.md
-// "Boundary: qpnic_csr -> qpnic_datapath"); the datapath and the CQE writer
-// change them only through update strobes.
+// counters) and holds what those registers describe: CQ contexts, the MR
+// staging registers and the 64-bit counters. The QP block goes to the QP
+// table's host port (qpnic_qp_table, in qpnic_datapath), which owns the QP
+// contexts and answers reads a few cycles later; the token table lives in
+// qpnic_mr_table: MR_CMD becomes one update on its update port. The CQ
+// contexts leave as flat vectors (docs/internals.md); the CQE writer
+// changes them only through update strobes.
 //
 // Parameters
 //   NUM_QP   queue pairs (1..64: the QP block is 4 KiB of 64-byte blocks)
+//   QW       bits of a QP number on the QP table's host port
 //   NUM_CQ   completion queues (1..16: CQ numbers are 4 bits wide)
 //   NUM_MR   token table entries (1..2^TOKEN_INDEX_BITS), for CAPS0
 //
 // Ports
 //   clk, rst                  clock, synchronous active-high reset
-//   mmio_valid/ready          one host register access; mmio_ready is low only
+//   mmio_valid/ready          one host register access; mmio_ready is low
 //                             while a write to a CQ's ARM waits for room in the
-//                             firmware event FIFO (an arm is never lost), or a
-//                             write to MR_CMD waits for the token table.
+//                             firmware event FIFO (an arm is never lost), a
+//                             write to MR_CMD waits for the token table, a QP
+//                             block access waits for the QP table, and while
+//                             a QP block read is being answered.
 //                             Combinational paths: mmio_valid/we/addr/wdata ->
-//                             arm_evt_valid and mr_upd_valid/write, and
-//                             arm_evt_ready, mr_upd_ready -> mmio_ready.
+//                             arm_evt_valid, mr_upd_valid/write and qph_*, and
+//                             arm_evt_ready, mr_upd_ready, qph_ready -> mmio_ready.
 //   mmio_we, mmio_addr, mmio_wdata   1 write / 0 read, byte offset, data
 //   mmio_rvalid, mmio_rdata   read reply: one pulse, the cycle after the read
-//                             was accepted
+//                             was accepted, or for a QP block register when
+//                             the QP table answers (two or more cycles)
 //   fw_ready                  STATUS bit 0 (from qpnic_fw_if FW_READY)
 //   nic_idle                  STATUS bit 1: the core is idle apart from MMIO
 //   arm_evt_valid/ready/data  ARM event (layout struct event, valid bit 0) for
 //                             the firmware event FIFO in qpnic_fw_if
-//   qp_*                      the QP contexts, flat (see the boundary section)
+//   qph_valid/ready, qph_we, qph_idx, qph_off, qph_wdata   one access of QP
+//                             qph_idx's register qph_off, to the QP table
+//   qph_rvalid, qph_rdata     the QP table's answer to a read
 //   mr_upd_valid/ready        one MR_CMD for qpnic_mr_table: mr_upd_write 1
 //                             (WRITE) or 0 (INVALIDATE) of entry mr_upd_idx
 //                             (MR_IDX), with the staging registers as mr_upd_*
-//   qp_err_valid/qpn          set a QP to ERROR (ignored while it is in RESET:
-//                             a late error must not revive a QP being reset)
-//   rq_ci_inc_valid/qpn       one RQ WQE consumed: RQ_CI + 1
-//   sq_ci_inc_valid/qpn       one SQ WQE completed: SQ_CI + 1
 //   cnt_fetch_read            WQE fetch DMA reads issued this cycle, SQ and
 //                             RQ together (0..2; counter)
 //   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
@@ -85,7 +88,8 @@
 module qpnic_csr #(
     parameter NUM_QP = 8,
     parameter NUM_CQ = 8,
-    parameter NUM_MR = 16
+    parameter NUM_MR = 16,
+    parameter QW     = 8
 ) (
     input  wire                   clk,
     input  wire                   rst,
@@ -105,17 +109,14 @@ module qpnic_csr #(
     input  wire                   arm_evt_ready,
     output wire [31:0]            arm_evt_data,
 
-    output reg  [NUM_QP*64-1:0]   qp_sq_base,
-    output reg  [NUM_QP*64-1:0]   qp_rq_base,
-    output reg  [NUM_QP*5-1:0]    qp_sq_log,
-    output reg  [NUM_QP*5-1:0]    qp_rq_log,
-    output reg  [NUM_QP*4-1:0]    qp_scq,
-    output reg  [NUM_QP*4-1:0]    qp_rcq,
-    output reg  [NUM_QP*8-1:0]    qp_remote,
-    output reg  [NUM_QP*2-1:0]    qp_state,
-    output reg  [NUM_QP*16-1:0]   qp_sq_pi,
-    output reg  [NUM_QP*16-1:0]   qp_rq_pi,
-    output reg  [NUM_QP*16-1:0]   qp_rq_ci,
+    output wire                   qph_valid,
+    input  wire                   qph_ready,
+    output wire                   qph_we,
+    output wire [QW-1:0]          qph_idx,
+    output wire [`QPNIC_QP_OFFSET_BITS-1:0] qph_off,
+    output wire [31:0]            qph_wdata,
+    input  wire                   qph_rvalid,
+    input  wire [31:0]            qph_rdata,
 
     output wire                   mr_upd_valid,
     input  wire                   mr_upd_ready,
@@ -128,12 +129,6 @@ module qpnic_csr #(
     output wire [31:0]            mr_upd_rkey,
     output wire [2:0]             mr_upd_access,
 
-    input  wire                   qp_err_valid,
-    input  wire [7:0]             qp_err_qpn,
-    input  wire                   rq_ci_inc_valid,
-    input  wire [7:0]             rq_ci_inc_qpn,
-    input  wire                   sq_ci_inc_valid,
-    input  wire [7:0]             sq_ci_inc_qpn,
     input  wire [1:0]             cnt_fetch_read,
     input  wire [4:0]             cnt_wqes_fetched,
 
@@ -222,8 +217,18 @@ module qpnic_csr #(
                       mmio_wdata[1:0] == `QPNIC_MR_CMD_INVALIDATE);
     assign mr_upd_valid  = mmio_valid && mmio_we && is_mr_cmd;
     assign mr_upd_write  = (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE);
-    assign mmio_ready    = !mmio_we ||
-                           (is_arm ? arm_evt_ready : is_mr_cmd ? mr_upd_ready : 1'b1);
+
+    // QP block: the QP table's host port. A read is answered by the table
+    // (qph_rvalid); until then no other access is taken.
+    reg qp_rd_pending;
+    assign qph_valid  = mmio_valid && qp_hit && !qp_rd_pending;
+    assign qph_we     = mmio_we;
+    assign qph_idx    = qp_n[QW-1:0];
+    assign qph_off    = qp_off;
+    assign qph_wdata  = mmio_wdata;
+    assign mmio_ready = !qp_rd_pending &&
+                        (qp_hit ? qph_ready :
+                         !mmio_we || (is_arm ? arm_evt_ready : is_mr_cmd ? mr_upd_ready : 1'b1));
 
     // ARM event word: struct event with valid 0 (qpnic_fw_if sets it on pop).
     reg [31:0] arm_word;
@@ -272,34 +277,11 @@ module qpnic_csr #(
     reg        rd_latch;      // this read is a counter _LO: latch rd_hi
     reg [31:0] rd_hi;
 
-    // Per-QP SQ_CI lives only here (the datapath needs no copy of it).
-    reg [NUM_QP*16-1:0] qp_sq_ci;
-
     always @* begin
         rd_word  = 32'd0;
         rd_latch = 1'b0;
         rd_hi    = 32'd0;
-        if (qp_hit) begin
-            case (qp_off)
-            `QPNIC_QPREG_SQ_BASE_LO: rd_word = qp_sq_base[qp_n*64 +: 32];
-            `QPNIC_QPREG_SQ_BASE_HI: rd_word = qp_sq_base[qp_n*64+32 +: 32];
-            `QPNIC_QPREG_RQ_BASE_LO: rd_word = qp_rq_base[qp_n*64 +: 32];
-            `QPNIC_QPREG_RQ_BASE_HI: rd_word = qp_rq_base[qp_n*64+32 +: 32];
-            `QPNIC_QPREG_CFG: begin
-                rd_word[`QPNIC_QP_CFG_SQ_LOG]  = qp_sq_log[qp_n*5 +: 5];
-                rd_word[`QPNIC_QP_CFG_RQ_LOG]  = qp_rq_log[qp_n*5 +: 5];
-                rd_word[`QPNIC_QP_CFG_SEND_CQ] = qp_scq[qp_n*4 +: 4];
-                rd_word[`QPNIC_QP_CFG_RECV_CQ] = qp_rcq[qp_n*4 +: 4];
-            end
-            `QPNIC_QPREG_REMOTE:     rd_word[`QPNIC_QP_REMOTE_QPN] = qp_remote[qp_n*8 +: 8];
-            `QPNIC_QPREG_STATE:      rd_word[1:0]  = qp_state[qp_n*2 +: 2];
-            `QPNIC_QPREG_SQ_PI:      rd_word[15:0] = qp_sq_pi[qp_n*16 +: 16];
-            `QPNIC_QPREG_RQ_PI:      rd_word[15:0] = qp_rq_pi[qp_n*16 +: 16];
-            `QPNIC_QPREG_SQ_CI:      rd_word[15:0] = qp_sq_ci[qp_n*16 +: 16];
-            `QPNIC_QPREG_RQ_CI:      rd_word[15:0] = qp_rq_ci[qp_n*16 +: 16];
-            default: ;
-            endcase
-        end else if (cq_hit) begin
+        if (cq_hit) begin
             case (cq_off)
             `QPNIC_CQREG_BASE_LO: rd_word = cq_base[cq_n*64 +: 32];
             `QPNIC_CQREG_BASE_HI: rd_word = cq_base[cq_n*64+32 +: 32];
@@ -365,17 +347,23 @@ module qpnic_csr #(
         end
     end
 
+    // A read of the csr's own registers is answered the next cycle; one of
+    // the QP block when the QP table answers (one read at a time).
     always @(posedge clk) begin
         if (rst) begin
-            mmio_rvalid <= 1'b0;
-            mmio_rdata  <= 32'd0;
-            hi_latch    <= 32'd0;
+            mmio_rvalid   <= 1'b0;
+            mmio_rdata    <= 32'd0;
+            hi_latch      <= 32'd0;
+            qp_rd_pending <= 1'b0;
         end else begin
-            mmio_rvalid <= rd;
-            if (rd) begin
+            mmio_rvalid <= (rd && !qp_hit) || qph_rvalid;
+            if (rd && !qp_hit) begin
                 mmio_rdata <= rd_word;
                 if (rd_latch) hi_latch <= rd_hi;
             end
+            if (qph_rvalid) mmio_rdata <= qph_rdata;
+            if (rd && qp_hit) qp_rd_pending <= 1'b1;
+            else if (qph_rvalid) qp_rd_pending <= 1'b0;
         end
     end
 
@@ -388,64 +376,7 @@ module qpnic_csr #(
     wire        doorbell = qp_wr && (qp_off == `QPNIC_QPREG_SQ_PI ||
                                      qp_off == `QPNIC_QPREG_RQ_PI);
 
-    // ---- QP contexts -------------------------------------------------------
     integer i;
-    always @(posedge clk) begin
-        if (rst) begin
-            qp_sq_base <= 0;
-            qp_rq_base <= 0;
-            qp_sq_log  <= 0;
-            qp_rq_log  <= 0;
-            qp_scq     <= 0;
-            qp_rcq     <= 0;
-            qp_remote  <= 0;
-            qp_state   <= 0;
-            qp_sq_pi   <= 0;
-            qp_rq_pi   <= 0;
-            qp_rq_ci   <= 0;
-            qp_sq_ci   <= 0;
-        end else begin
-            for (i = 0; i < NUM_QP; i = i + 1) begin
-                // datapath updates first; a host write below overrides them
-                if (qp_err_valid && qp_err_qpn == i[7:0] &&
-                    qp_state[i*2 +: 2] != `QPNIC_QP_STATE_RESET)
-                    qp_state[i*2 +: 2] <= `QPNIC_QP_STATE_ERROR;
-                if (rq_ci_inc_valid && rq_ci_inc_qpn == i[7:0])
-                    qp_rq_ci[i*16 +: 16] <= qp_rq_ci[i*16 +: 16] + 16'd1;
-                if (sq_ci_inc_valid && sq_ci_inc_qpn == i[7:0])
-                    qp_sq_ci[i*16 +: 16] <= qp_sq_ci[i*16 +: 16] + 16'd1;
-
-                if (qp_wr && qp_n == i[7:0]) begin
-                    case (qp_off)
-                    `QPNIC_QPREG_SQ_BASE_LO: qp_sq_base[i*64 +: 32]    <= mmio_wdata;
-                    `QPNIC_QPREG_SQ_BASE_HI: qp_sq_base[i*64+32 +: 32] <= mmio_wdata;
-                    `QPNIC_QPREG_RQ_BASE_LO: qp_rq_base[i*64 +: 32]    <= mmio_wdata;
-                    `QPNIC_QPREG_RQ_BASE_HI: qp_rq_base[i*64+32 +: 32] <= mmio_wdata;
-                    `QPNIC_QPREG_CFG: begin
-                        qp_sq_log[i*5 +: 5] <= mmio_wdata[`QPNIC_QP_CFG_SQ_LOG];
-                        qp_rq_log[i*5 +: 5] <= mmio_wdata[`QPNIC_QP_CFG_RQ_LOG];
-                        qp_scq[i*4 +: 4]    <= mmio_wdata[`QPNIC_QP_CFG_SEND_CQ];
-                        qp_rcq[i*4 +: 4]    <= mmio_wdata[`QPNIC_QP_CFG_RECV_CQ];
-                    end
-                    `QPNIC_QPREG_REMOTE: qp_remote[i*8 +: 8] <= mmio_wdata[`QPNIC_QP_REMOTE_QPN];
-                    `QPNIC_QPREG_STATE: begin
-                        qp_state[i*2 +: 2] <= mmio_wdata[1:0];
-                        if (mmio_wdata[1:0] == `QPNIC_QP_STATE_RESET) begin
-                            qp_sq_pi[i*16 +: 16] <= 16'd0;
-                            qp_rq_pi[i*16 +: 16] <= 16'd0;
-                            qp_sq_ci[i*16 +: 16] <= 16'd0;
-                            qp_rq_ci[i*16 +: 16] <= 16'd0;
-                        end
-                    end
-                    `QPNIC_QPREG_SQ_PI: qp_sq_pi[i*16 +: 16] <= wdata16;
-                    `QPNIC_QPREG_RQ_PI: qp_rq_pi[i*16 +: 16] <= wdata16;
-                    default: ;
-                    endcase
-                end
-            end
-        end
-    end
-
     // ---- CQ contexts -------------------------------------------------------
     always @(posedge clk) begin
         if (rst) begin

@@ -1,6 +1,9 @@
-// qpnic_datapath: everything between the QP contexts and host memory that
-// moves data: the WQE fetch engine, the requester, the loopback port, the
-// responder, the completer (docs/internals.md, "The datapath").
+// qpnic_datapath: the QP contexts and everything between them and host
+// memory that moves data: the QP table, the WQE fetch engine, the requester,
+// the loopback port, the responder, the completer (docs/internals.md, "The
+// datapath"). The QP table (qpnic_qp_table) has five clients: 0 the host's
+// register port (from qpnic_csr), 1 the fetch engine, 2 the requester, 3 the
+// responder, 4 the completer; its doorbell queue feeds the fetch engine.
 //
 //   qpnic_wqe_fetch --WQE words--> qpnic_requester --packets--> port FIFO
 //        |                              | outstanding FIFO         |
@@ -14,29 +17,28 @@
 // (deadlock rule); the requester's gather reads into the requester's own
 // staging FIFO, so the requester's port FIFO only decouples the two sides
 // and can be smaller (docs/performance-analysis.md). The datapath also merges what its
-// parts report to qpnic_csr and qpnic_cqe_writer: qp_err from requester and
-// completer (one a cycle, the completer first, the other waits: none is
-// lost), RQ CQEs from the responder and SQ CQEs from the completer (round
-// robin, a presented CQE stays until taken), and the WQE fetch counts of the
-// SQ fetch engine and of the responder's RQ WQE reads (added, so that both in
-// one cycle lose nothing).
+// parts report to qpnic_csr and qpnic_cqe_writer: RQ CQEs from the responder
+// and SQ CQEs from the completer (round robin, a presented CQE stays until
+// taken), and the WQE fetch counts of the SQ fetch engine and of the
+// responder's RQ WQE reads (added, so that both in one cycle lose nothing).
 //
 // Parameters
-//   NUM_QP, NUM_CQ           sizes of the context vectors (NUM_CQ only sizes
-//                            nothing here: CQ numbers are 4 bits on the ports)
+//   NUM_QP                   queue pairs
+//   NUM_CQ                   completion queues (sizes nothing here: CQ
+//                            numbers are 4 bits on the ports)
 //   PORT_LOG_DEPTH           log2 of the response port FIFO's words (>= 8)
 //   REQ_PORT_LOG_DEPTH       log2 of the request port FIFO's words (>= 4)
 //   OST_LOG_DEPTH            log2 of outstanding entries (requests in flight)
 //   WQE_LOG_SLOTS            log2 of the WQE buffer in WQEs (>= 4)
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
-//   qp_*                     QP contexts from qpnic_csr, flat
+//   h_*                      the host's register port to the QP table: one
+//                            access of QP h_idx's block register h_off;
+//                            h_rvalid/h_rdata answer a read, two or more
+//                            cycles after it was accepted
 //   chk_*, res_*             the two check ports of qpnic_mr_table, port 0
 //                            the requester's, port 1 the responder's (flat,
 //                            port p at [p*W +: W])
-//   qp_err_valid, qp_err_qpn       strobe: set the QP's state to ERROR
-//   rq_ci_inc_valid, rq_ci_inc_qpn strobe: one RQ WQE consumed
-//   sq_ci_inc_valid, sq_ci_inc_qpn strobe: one SQ WQE completed
 //   cnt_fetch_read           WQE fetch DMA reads issued this cycle: the SQ
 //                            fetch engine's plus the responder's RQ WQE
 //                            reads (0..2)
@@ -63,22 +65,20 @@ module qpnic_datapath #(
     parameter PORT_LOG_DEPTH     = 8,
     parameter REQ_PORT_LOG_DEPTH = 6,
     parameter OST_LOG_DEPTH      = 3,
-    parameter WQE_LOG_SLOTS      = 4
+    parameter WQE_LOG_SLOTS      = 4,
+    parameter QW                 = 8
 ) (
     input  wire                 clk,
     input  wire                 rst,
-    // contexts from qpnic_csr
-    input  wire [NUM_QP*64-1:0] qp_sq_base,
-    input  wire [NUM_QP*64-1:0] qp_rq_base,
-    input  wire [NUM_QP*5-1:0]  qp_sq_log,
-    input  wire [NUM_QP*5-1:0]  qp_rq_log,
-    input  wire [NUM_QP*4-1:0]  qp_scq,
-    input  wire [NUM_QP*4-1:0]  qp_rcq,
-    input  wire [NUM_QP*8-1:0]  qp_remote,
-    input  wire [NUM_QP*2-1:0]  qp_state,
-    input  wire [NUM_QP*16-1:0] qp_sq_pi,
-    input  wire [NUM_QP*16-1:0] qp_rq_pi,
-    input  wire [NUM_QP*16-1:0] qp_rq_ci,
+    // the host's register port to the QP table (from qpnic_csr)
+    input  wire                 h_valid,
+    output wire                 h_ready,
+    input  wire                 h_we,
+    input  wire [QW-1:0]        h_idx,
+    input  wire [`QPNIC_QP_OFFSET_BITS-1:0] h_off,
+    input  wire [31:0]          h_wdata,
+    output wire                 h_rvalid,
+    output wire [31:0]          h_rdata,
     // token checks, to and from qpnic_mr_table
     output wire [1:0]           chk_valid,
     output wire [2*32-1:0]      chk_token,
@@ -89,13 +89,7 @@ module qpnic_datapath #(
     input  wire [1:0]           res_valid,
     input  wire [1:0]           res_ok,
     input  wire [2*64-1:0]      res_dev,
-    // updates to qpnic_csr
-    output wire                 qp_err_valid,
-    output wire [7:0]           qp_err_qpn,
-    output wire                 rq_ci_inc_valid,
-    output wire [7:0]           rq_ci_inc_qpn,
-    output wire                 sq_ci_inc_valid,
-    output wire [7:0]           sq_ci_inc_qpn,
+    // counters in qpnic_csr
     output wire [1:0]           cnt_fetch_read,
     output wire [4:0]           cnt_wqes_fetched,
     // CQE requests to qpnic_cqe_writer
@@ -128,19 +122,59 @@ module qpnic_datapath #(
     localparam PORT_DEPTH = 1 << PORT_LOG_DEPTH;
     localparam OST_W      = `QPNIC_OST_WIDTH;
 
+    // ------------------------------------------------------------ QP table
+    // clients: 0 host, 1 fetch, 2 requester, 3 responder, 4 completer
+    localparam NC = 5;
+    localparam OB = `QPNIC_QP_OFFSET_BITS;
+    wire [NC-1:0]    tq_req_valid, tq_req_ready, tq_rsp_valid;
+    wire [NC*4-1:0]  tq_req_op;
+    wire [NC*QW-1:0] tq_req_qpn;
+    wire [NC*32-1:0] tq_req_arg;
+    wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx;
+    wire [15:0]      tq_rsp_n;
+    wire [31:0]      tq_rsp_rdata;
+    wire             db_valid, db_ready;
+    wire [QW-1:0]    db_qpn;
+    wire             tq_idle;
+
+    qpnic_qp_table #(.NUM_QP(NUM_QP), .CLIENTS(NC), .QW(QW)) u_qpt (
+        .clk(clk), .rst(rst),
+        .req_valid(tq_req_valid), .req_ready(tq_req_ready), .req_op(tq_req_op),
+        .req_qpn(tq_req_qpn), .req_arg(tq_req_arg),
+        .req_off({{((NC-1)*OB){1'b0}}, h_off}),   // only the host names a register
+        .rsp_valid(tq_rsp_valid), .rsp_ctx(tq_rsp_ctx), .rsp_n(tq_rsp_n),
+        .rsp_rdata(tq_rsp_rdata),
+        .db_valid(db_valid), .db_ready(db_ready), .db_qpn(db_qpn),
+        .idle(tq_idle));
+
+    // client 0: the host's register port
+    assign tq_req_valid[0]          = h_valid;
+    assign h_ready                  = tq_req_ready[0];
+    assign tq_req_op[0*4 +: 4]      = h_we ? `QPNIC_QP_OP_HOST_WRITE : `QPNIC_QP_OP_HOST_READ;
+    assign tq_req_qpn[0*QW +: QW]   = h_idx;
+    assign tq_req_arg[0*32 +: 32]   = h_wdata;
+    assign h_rvalid                 = tq_rsp_valid[0];
+    assign h_rdata                  = tq_rsp_rdata;
+    // clients that pass no argument
+    assign tq_req_arg[2*32 +: 32]   = 32'd0;
+    assign tq_req_arg[3*32 +: 32]   = 32'd0;
+
     // ---------------------------------------------------------------- fetch
     wire        wqe_valid, wqe_ready, wqe_last;
     wire [63:0] wqe_data;
-    wire [7:0]  wqe_qpn;
+    wire [QW-1:0] wqe_qpn;
     wire [15:0] wqe_index;
     wire        fetch_idle;
     wire        sq_fetch_read;
     wire [3:0]  sq_wqes_fetched;
 
-    qpnic_wqe_fetch #(.NUM_QP(NUM_QP), .LOG_SLOTS(WQE_LOG_SLOTS)) u_fetch (
+    qpnic_wqe_fetch #(.LOG_SLOTS(WQE_LOG_SLOTS), .QW(QW)) u_fetch (
         .clk(clk), .rst(rst),
-        .qp_sq_base(qp_sq_base), .qp_sq_log(qp_sq_log), .qp_state(qp_state),
-        .qp_sq_pi(qp_sq_pi),
+        .db_valid(db_valid), .db_ready(db_ready), .db_qpn(db_qpn),
+        .tq_req_valid(tq_req_valid[1]), .tq_req_ready(tq_req_ready[1]),
+        .tq_req_op(tq_req_op[1*4 +: 4]), .tq_req_qpn(tq_req_qpn[1*QW +: QW]),
+        .tq_req_arg(tq_req_arg[1*32 +: 32]),
+        .tq_rsp_valid(tq_rsp_valid[1]), .tq_rsp_ctx(tq_rsp_ctx), .tq_rsp_n(tq_rsp_n),
         .rd_req_valid(rd_req_valid[0]), .rd_req_ready(rd_req_ready[0]),
         .rd_req_addr(rd_req_addr[0*64 +: 64]), .rd_req_len(rd_req_len[0*16 +: 16]),
         .rd_rsp_valid(rd_rsp_valid[0]), .rd_rsp_ready(rd_rsp_ready[0]),
@@ -158,15 +192,15 @@ module qpnic_datapath #(
     wire        ost_in_valid, ost_in_ready, ost_out_valid, ost_out_ready;
     wire [OST_W-1:0] ost_in_data, ost_out_data;
     wire [OST_LOG_DEPTH:0] ost_count;
-    wire        req_err_valid, req_err_ready;
-    wire [7:0]  req_err_qpn;
     wire        req_idle;
 
     // the requester's checks are local (lkey) ones
     assign chk_remote[0] = 1'b0;
-    qpnic_requester #(.NUM_QP(NUM_QP)) u_req (
+    qpnic_requester #(.QW(QW)) u_req (
         .clk(clk), .rst(rst),
-        .qp_state(qp_state), .qp_remote(qp_remote),
+        .tq_req_valid(tq_req_valid[2]), .tq_req_ready(tq_req_ready[2]),
+        .tq_req_op(tq_req_op[2*4 +: 4]), .tq_req_qpn(tq_req_qpn[2*QW +: QW]),
+        .tq_rsp_valid(tq_rsp_valid[2]), .tq_rsp_ctx(tq_rsp_ctx),
         .chk_valid(chk_valid[0]), .chk_token(chk_token[0*32 +: 32]),
         .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
         .chk_need(chk_need[0*3 +: 3]),
@@ -180,8 +214,7 @@ module qpnic_datapath #(
         .out_valid(rq_out_valid), .out_ready(rq_out_ready), .out_data(rq_out_data),
         .out_keep(rq_out_keep), .out_last(rq_out_last),
         .ost_valid(ost_in_valid), .ost_ready(ost_in_ready), .ost_data(ost_in_data),
-        .qp_err_valid(req_err_valid), .qp_err_ready(req_err_ready),
-        .qp_err_qpn(req_err_qpn), .idle(req_idle));
+        .idle(req_idle));
 
     // ------------------------------------------- loopback port and ost FIFO
     wire        rs_in_valid, rs_in_ready, rs_in_last;
@@ -214,11 +247,11 @@ module qpnic_datapath #(
     wire        rs_idle;
     wire        rq_fetch_read;
 
-    qpnic_responder #(.NUM_QP(NUM_QP)) u_resp (
+    qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW)) u_resp (
         .clk(clk), .rst(rst),
-        .qp_rq_base(qp_rq_base), .qp_rq_log(qp_rq_log), .qp_rcq(qp_rcq),
-        .qp_remote(qp_remote), .qp_state(qp_state), .qp_rq_pi(qp_rq_pi),
-        .qp_rq_ci(qp_rq_ci),
+        .tq_req_valid(tq_req_valid[3]), .tq_req_ready(tq_req_ready[3]),
+        .tq_req_op(tq_req_op[3*4 +: 4]), .tq_req_qpn(tq_req_qpn[3*QW +: QW]),
+        .tq_rsp_valid(tq_rsp_valid[3]), .tq_rsp_ctx(tq_rsp_ctx),
         .chk_valid(chk_valid[1]), .chk_token(chk_token[1*32 +: 32]),
         .chk_va(chk_va[1*64 +: 64]), .chk_len(chk_len[1*32 +: 32]),
         .chk_remote(chk_remote[1]), .chk_need(chk_need[1*3 +: 3]),
@@ -238,7 +271,6 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[0]),
         .cqe_valid(rs_cqe_valid), .cqe_ready(rs_cqe_ready), .cqe_cqn(rs_cqe_cqn),
         .cqe_data(rs_cqe_data),
-        .rq_ci_inc_valid(rq_ci_inc_valid), .rq_ci_inc_qpn(rq_ci_inc_qpn),
         .cnt_rq_fetch(rq_fetch_read), .idle(rs_idle));
 
     wire        cp_in_valid, cp_in_ready, cp_in_last;
@@ -257,13 +289,14 @@ module qpnic_datapath #(
     wire        cp_cqe_valid, cp_cqe_ready;
     wire [3:0]  cp_cqe_cqn;
     wire [127:0] cp_cqe_data;
-    wire        cp_err_valid, cp_err_ready;
-    wire [7:0]  cp_err_qpn;
     wire        cp_idle;
 
-    qpnic_completer #(.NUM_QP(NUM_QP)) u_comp (
+    qpnic_completer #(.QW(QW)) u_comp (
         .clk(clk), .rst(rst),
-        .qp_scq(qp_scq), .qp_state(qp_state),
+        .tq_req_valid(tq_req_valid[4]), .tq_req_ready(tq_req_ready[4]),
+        .tq_req_op(tq_req_op[4*4 +: 4]), .tq_req_qpn(tq_req_qpn[4*QW +: QW]),
+        .tq_req_arg(tq_req_arg[4*32 +: 32]),
+        .tq_rsp_valid(tq_rsp_valid[4]), .tq_rsp_ctx(tq_rsp_ctx),
         .ost_valid(ost_out_valid), .ost_ready(ost_out_ready), .ost_data(ost_out_data),
         .in_valid(cp_in_valid), .in_ready(cp_in_ready), .in_data(cp_in_data),
         .in_keep(cp_in_keep), .in_last(cp_in_last),
@@ -274,9 +307,7 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[1]),
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
-        .sq_ci_inc_valid(sq_ci_inc_valid), .sq_ci_inc_qpn(sq_ci_inc_qpn),
-        .qp_err_valid(cp_err_valid), .qp_err_ready(cp_err_ready),
-        .qp_err_qpn(cp_err_qpn), .idle(cp_idle));
+        .idle(cp_idle));
 
     // ------------------------------------------- WQE fetch counts: added
     // An RQ WQE read fetches one WQE. The two masters may issue in the same
@@ -284,14 +315,6 @@ module qpnic_datapath #(
     // the sum keeps both.
     assign cnt_fetch_read   = {1'b0, sq_fetch_read} + {1'b0, rq_fetch_read};
     assign cnt_wqes_fetched = {1'b0, sq_wqes_fetched} + {4'd0, rq_fetch_read};
-
-    // ------------------------------------------------ qp_err: one a cycle
-    // The csr takes a strobe every cycle; the completer goes first and the
-    // requester holds its request until its turn.
-    assign qp_err_valid  = cp_err_valid || req_err_valid;
-    assign qp_err_qpn    = cp_err_valid ? cp_err_qpn : req_err_qpn;
-    assign cp_err_ready  = 1'b1;
-    assign req_err_ready = !cp_err_valid;
 
     // ------------------------------------------------ CQEs: round robin
     // cqe_sel 0 responder (RQ CQEs), 1 completer (SQ CQEs). A CQE shown and
@@ -321,7 +344,7 @@ module qpnic_datapath #(
         end
     end
 
-    assign idle = fetch_idle && req_idle && rs_idle && cp_idle &&
+    assign idle = tq_idle && fetch_idle && req_idle && rs_idle && cp_idle &&
                   req_port_count == 0 && rsp_port_count == 0 && ost_count == 0;
 endmodule
 

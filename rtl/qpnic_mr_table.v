@@ -17,7 +17,7 @@
 // for each other. An update and a check of the same entry in the same cycle:
 // the check sees the entry as it was.
 //
-// After rst the table clears itself, one entry a cycle (NUM_MR cycles):
+// After rst the table clears itself (qpnic_ram_sdp, one word a cycle):
 // updates wait (upd_ready low) and checks are refused until it is done.
 //
 // Parameters
@@ -71,12 +71,13 @@ module qpnic_mr_table #(
     // RAM address bits: enough for NUM_MR entries (the RAM rounds up)
     localparam AW = (NUM_MR > 1) ? $clog2(NUM_MR) : 1;
 
-    // ---- the one write port: clearing after reset, else updates ------------
-    reg          clearing;
-    reg [AW-1:0] clr_idx;
-    localparam integer  LAST_I   = NUM_MR - 1;
-    localparam [AW-1:0] LAST_IDX = LAST_I[AW-1:0];
-    wire         upd_in  = ({1'b0, upd_idx} < NUM_MR[IB:0]);
+    // ---- the one write port: updates, once the RAMs are cleared -----------
+    // all copies clear together: copy 0 speaks for them
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [PORTS-1:0] ram_busy;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire         clearing = ram_busy[0];
+    wire         upd_in   = ({1'b0, upd_idx} < NUM_MR[IB:0]);
 
     assign upd_ready = !clearing;
 
@@ -97,19 +98,7 @@ module qpnic_mr_table #(
         // an invalidated entry keeps nothing: all zero, valid 0
     end
 
-    wire          wr_en   = clearing || (upd_valid && upd_in);
-    wire [AW-1:0] wr_addr = clearing ? clr_idx : upd_idx[AW-1:0];
-    wire [EB-1:0] wr_data = clearing ? {EB{1'b0}} : upd_word;
-
-    always @(posedge clk) begin
-        if (rst) begin
-            clearing <= 1'b1;
-            clr_idx  <= {AW{1'b0}};
-        end else if (clearing) begin
-            clr_idx <= clr_idx + 1'b1;
-            if (clr_idx == LAST_IDX) clearing <= 1'b0;
-        end
-    end
+    wire          wr_en   = upd_valid && upd_in && !clearing;
 
     // ---- check ports -----------------------------------------------------------
     genvar p;
@@ -120,8 +109,8 @@ module qpnic_mr_table #(
             wire [EB-1:0] entry;
 
             qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
-                .clk(clk),
-                .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
+                .clk(clk), .rst(rst), .busy(ram_busy[p]),
+                .wr_en(wr_en), .wr_addr(upd_idx[AW-1:0]), .wr_data(upd_word),
                 .rd_en(chk_valid[p]), .rd_addr(idx[AW-1:0]), .rd_data(entry));
 
             // the request, one cycle behind, beside its entry

@@ -9,13 +9,16 @@
 // A read and a write of the same address in the same cycle read the old word
 // (the owner of a table forwards its own writes where it needs the new one).
 // Every word starts at zero (the initial block becomes the block RAM's
-// initial contents); a table that must be empty after rst clears itself.
+// initial contents). After rst the RAM clears itself, one word a cycle
+// (2^AW cycles), while busy is high; an owner takes no request meanwhile,
+// and the write port is ignored.
 //
 // Parameters
 //   WIDTH   bits of one word
 //   AW      address bits: the RAM holds 2^AW words
 // Ports
-//   clk                        clock
+//   clk, rst                   clock, synchronous active-high reset
+//   busy                       clearing after reset
 //   wr_en, wr_addr, wr_data    write wr_data at wr_addr at the clock edge
 //   rd_en, rd_addr, rd_data    read (see above)
 `default_nettype none
@@ -25,6 +28,8 @@ module qpnic_ram_sdp #(
     parameter AW    = 4
 ) (
     input  wire             clk,
+    input  wire             rst,
+    output reg              busy,
     input  wire             wr_en,
     input  wire [AW-1:0]    wr_addr,
     input  wire [WIDTH-1:0] wr_data,
@@ -39,10 +44,21 @@ module qpnic_ram_sdp #(
     initial begin
         for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
         rd_data = {WIDTH{1'b0}};
+        busy = 1'b0;
+        clr_addr = {AW{1'b0}};
     end
 
+    reg [AW-1:0] clr_addr;
     always @(posedge clk) begin
-        if (wr_en) mem[wr_addr] <= wr_data;
+        if (rst) begin
+            busy     <= 1'b1;
+            clr_addr <= {AW{1'b0}};
+        end else if (busy) begin
+            mem[clr_addr] <= {WIDTH{1'b0}};
+            clr_addr      <= clr_addr + 1'b1;
+            if (&clr_addr) busy <= 1'b0;
+        end else if (wr_en)
+            mem[wr_addr] <= wr_data;
     end
 
     always @(posedge clk) begin

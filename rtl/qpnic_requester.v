@@ -1,8 +1,9 @@
 // qpnic_requester: executes SQ WQEs (the initiator side, like rxe_req.c).
 //
-// For each WQE from qpnic_wqe_fetch, in order:
+// For each WQE from qpnic_wqe_fetch, in order, the requester first READs its
+// QP's context from qpnic_qp_table, then:
 //   - QP in RESET: dropped (its rings were zeroed under it);
-//   - QP in ERROR (or errored here and not yet seen so): FLUSHED;
+//   - QP in ERROR: FLUSHED;
 //   - opcode other than SEND/WRITE/READ, or nsge > MAX_SGE: BAD_WQE;
 //   - every non-empty SGE checked against the token table (local token,
 //     bounds, LOCAL_WRITE for READ targets) before any DMA: LOC_PROT on a
@@ -11,7 +12,8 @@
 //   - a message above MAX_MSG_BYTES: LOC_LEN.
 // These complete locally: an outstanding entry marked LOCAL goes to the
 // completer (which keeps SQ completions in order), and all but FLUSHED set
-// the QP to ERROR through qp_err. Otherwise the requester pushes an
+// the QP to ERROR (SET_ERR, done before the next WQE's READ, so that WQE
+// sees ERROR). Otherwise the requester pushes an
 // outstanding entry and sends one packet on the port: LRH, BTH, RETH for
 // WRITE_ONLY / READ_REQUEST, then the payload (SEND, WRITE) gathered from
 // the SGEs by qpnic_gather. Header words have full keep; last marks the
@@ -20,7 +22,8 @@
 // Two stages, so that a stream of messages keeps the DMA read channel busy
 // (docs/performance-analysis.md):
 //   - the front end takes a WQE, checks it, pushes its outstanding entry and
-//     starts the gather of its payload (once the gather is free), hands the
+//     starts the gather of its payload (once the gather is free), takes the
+//     packet's PSN and the peer's QP number from the table (PSN), hands the
 //     packet's header fields to the back end as a job (once the one job
 //     register is free), then takes the next WQE; so the gather can run a
 //     message ahead of the header the back end is sending;
@@ -33,11 +36,11 @@
 // outstanding entries all keep WQE order.
 //
 // Parameters
-//   NUM_QP            size of the flat context vectors
 //   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold one
 //                     MAX_DMA_BYTES read (512 bytes: 7)
 // Ports
-//   qp_state, qp_remote             QP contexts from qpnic_csr
+//   tq_req_*, tq_rsp_*              request port of qpnic_qp_table: READ
+//                                   (the WQE's QP), PSN (a packet's), SET_ERR
 //   chk_*, res_*                    check port of qpnic_mr_table: a request
 //                                   (token, va, len, need) in, its answer
 //                                   (ok, device address) a fixed number of
@@ -46,20 +49,27 @@
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
 //   out_*                           packets to the port FIFO
 //   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
-//   qp_err_valid/ready, qp_err_qpn  set this QP to ERROR (held until ready)
 //   idle                            no WQE in progress, nothing staged
 `default_nettype none
 `include "qpnic_layout.vh"
 `include "qpnic_ost.vh"
 
 module qpnic_requester #(
-    parameter NUM_QP          = 8,
-    parameter STAGE_LOG_DEPTH = 7
+    parameter STAGE_LOG_DEPTH = 7,
+    parameter QW              = 8
 ) (
     input  wire                 clk,
     input  wire                 rst,
-    input  wire [NUM_QP*2-1:0]  qp_state,
-    input  wire [NUM_QP*8-1:0]  qp_remote,
+    output wire                 tq_req_valid,
+    input  wire                 tq_req_ready,
+    output reg  [3:0]           tq_req_op,
+    output wire [QW-1:0]        tq_req_qpn,
+    input  wire                 tq_rsp_valid,
+    // the context word all the table's clients share; this one reads
+    // state, PSN and the peer's QP number
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire                 chk_valid,
     output wire [31:0]          chk_token,
     output wire [63:0]          chk_va,
@@ -72,7 +82,7 @@ module qpnic_requester #(
     output wire                 wqe_ready,
     input  wire [63:0]          wqe_data,
     input  wire                 wqe_last,
-    input  wire [7:0]           wqe_qpn,
+    input  wire [QW-1:0]        wqe_qpn,
     input  wire [15:0]          wqe_index,
     output wire                 rd_req_valid,
     input  wire                 rd_req_ready,
@@ -91,9 +101,6 @@ module qpnic_requester #(
     output wire                 ost_valid,
     input  wire                 ost_ready,
     output wire [`QPNIC_OST_WIDTH-1:0] ost_data,
-    output wire                 qp_err_valid,
-    input  wire                 qp_err_ready,
-    output wire [7:0]           qp_err_qpn,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -114,7 +121,8 @@ module qpnic_requester #(
                      S_CHECK  = 3'd2,  // SGEs to the check port, answers back
                      S_OST    = 3'd3,  // push the outstanding entry, start the gather
                      S_ERR    = 3'd4,  // QP to ERROR (local failures)
-                     S_JOB    = 3'd5;  // hand the packet's header fields to the back end
+                     S_JOB    = 3'd5,  // take the PSN, hand the header fields to the back end
+                     S_CTX    = 3'd6;  // READ the WQE's QP context
     // back end
     localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
                      B_HDR    = 2'd1,  // header words onto the port
@@ -124,7 +132,7 @@ module qpnic_requester #(
     reg [1:0]    bstate;
     reg [511:0]  wqe;           // the WQE, word w at [32w +: 32]
     reg [2:0]    ld_pair;
-    reg [7:0]    qpn;
+    reg [QW-1:0] qpn;
     reg [15:0]   index;
     reg          is_local;
     reg [7:0]    status;
@@ -134,14 +142,18 @@ module qpnic_requester #(
     wire [MAX_SGE*64-1:0] seg_addr;
     wire [MAX_SGE*32-1:0] seg_len;
     reg [3:0]    hdr_i;
-    reg [NUM_QP*24-1:0] psn;    // per QP: next packet sequence number
+    // the QP context of this WQE (its READ's answer) and of the table
+    // request in flight
+    reg [1:0]    ctx_state;
+    reg          tq_busy;       // a request is up (until granted)
+    reg          tq_wait;       // its answer is awaited
     // the job: what the back end needs of a WQE for its packet's header
     reg          job_valid;
-    reg [7:0]    job_qpn;
     reg          job_write, job_read, job_se;
     reg [31:0]   job_total;
     reg [31:0]   job_rtoken, job_rva_lo, job_rva_hi;
-    reg [NUM_QP-1:0]    err_sticky;  // QP set to ERROR here, until RESET
+    reg [23:0]   job_psn, job_dqp;
+    reg [23:0]   nxt_psn, nxt_dqp;  // the PSN's answer, until it joins the job
 
     // --- WQE fields ---
     // Whole words are taken so that each field comes out through its layout
@@ -179,9 +191,25 @@ module qpnic_requester #(
         .chk_len(chk_len), .chk_need(chk_need),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev));
 
-    // --- QP state of this WQE ---
-    wire [1:0] cur_state  = qp_state[qpn*2 +: 2];
-    wire       cur_in_err = (cur_state == `QPNIC_QP_STATE_ERROR) || err_sticky[qpn*1 +: 1];
+    // --- QP state of this WQE (from its READ) ---
+    wire [1:0] cur_state  = ctx_state;
+    wire       cur_in_err = (cur_state == `QPNIC_QP_STATE_ERROR);
+
+    // --- the table request: READ in S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---
+    assign tq_req_valid = tq_busy;
+    assign tq_req_qpn   = qpn;
+    always @* begin
+        case (state)
+        S_ERR:   tq_req_op = `QPNIC_QP_OP_SET_ERR;
+        S_JOB:   tq_req_op = `QPNIC_QP_OP_PSN;
+        default: tq_req_op = `QPNIC_QP_OP_READ;
+        endcase
+    end
+    wire tq_grant  = tq_busy && tq_req_ready;
+    wire tq_answer = tq_wait && tq_rsp_valid;
+    // PSN's answer: the packet's PSN and the peer's QP number
+    wire [23:0] rsp_psn = tq_rsp_ctx[`QPNIC_QP_CTX_PSN_FLAT];
+    wire [23:0] rsp_dqp = tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
 
     // --- CQE type of this opcode (unknown ones complete as SEND) ---
     reg [15:0] op_type;
@@ -200,7 +228,7 @@ module qpnic_requester #(
     wire       has_reth    = job_write || job_read;
     wire [3:0] hdr_words   = has_reth ? HDR_RETH : HDR_PLAIN;
     wire [31:0] payload    = job_read ? 32'd0 : job_total;
-    wire [23:0] cur_psn    = psn[job_qpn*24 +: 24];
+    wire [23:0] cur_psn    = job_psn;
     reg [255:0] hdr;
     reg [31:0]  t;
     always @* begin
@@ -215,7 +243,7 @@ module qpnic_requester #(
         t[`QPNIC_BTH_SE]     = job_se;
         t[`QPNIC_BTH_PKEY]   = 16'hFFFF;
         hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = {16'd0, qp_remote[job_qpn*8 +: 8]};
+        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = job_dqp;
         hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32] = t;
         t = 32'd0; t[`QPNIC_BTH_PSN] = cur_psn; t[`QPNIC_BTH_ACKREQ] = 1'b1;
         hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32] = t;
@@ -233,7 +261,7 @@ module qpnic_requester #(
     reg [`QPNIC_OST_WIDTH-1:0] ost;
     always @* begin
         ost = 0;
-        ost[`QPNIC_OST_QPN]    = qpn;
+        ost[`QPNIC_OST_QPN]    = {{(8-QW){1'b0}}, qpn};
         ost[`QPNIC_OST_INDEX]  = index;
         ost[`QPNIC_OST_TYPE]   = op_type;
         ost[`QPNIC_OST_STATUS] = status;
@@ -250,8 +278,6 @@ module qpnic_requester #(
     assign ost_valid = ost_go;
     assign ost_data  = ost;
 
-    assign qp_err_valid = (state == S_ERR);
-    assign qp_err_qpn   = qpn;
 
     // --- the gather (SEND and WRITE payloads) into the staging FIFO ---
     wire        g_out_valid, g_out_ready, g_out_last, g_idle;
@@ -308,6 +334,7 @@ module qpnic_requester #(
 
     assign wqe_ready = (state == S_LOAD);
     assign idle      = (state == S_LOAD) && (ld_pair == 3'd0) && !job_valid && !sg_busy &&
+                       !tq_busy && !tq_wait &&
                        (bstate == B_IDLE) && g_idle && (st_count == 0);
 
     // A local completion: status s, QP to ERROR unless s is FLUSHED.
@@ -319,22 +346,25 @@ module qpnic_requester #(
         end
     endtask
 
-    integer j;
     always @(posedge clk) begin
         if (rst) begin
             state      <= S_LOAD;
             wqe        <= 512'd0;
             ld_pair    <= 3'd0;
-            qpn        <= 8'd0;
+            qpn        <= {QW{1'b0}};
+            ctx_state  <= `QPNIC_QP_STATE_RESET;
+            tq_busy    <= 1'b0;
+            tq_wait    <= 1'b0;
             index      <= 16'd0;
             is_local   <= 1'b0;
             status     <= `QPNIC_CQE_STATUS_SUCCESS;
             hdr_i      <= 4'd0;
-            psn        <= 0;
-            err_sticky <= 0;
             bstate     <= B_IDLE;
             job_valid  <= 1'b0;
-            job_qpn    <= 8'd0;
+            job_psn    <= 24'd0;
+            job_dqp    <= 24'd0;
+            nxt_psn    <= 24'd0;
+            nxt_dqp    <= 24'd0;
             job_write  <= 1'b0;
             job_read   <= 1'b0;
             job_se     <= 1'b0;
@@ -352,8 +382,14 @@ module qpnic_requester #(
                         ld_pair <= 3'd0;
                         qpn     <= wqe_qpn;
                         index   <= wqe_index;
-                        state   <= S_DECODE;
+                        tq_busy <= 1'b1;      // READ its QP's context
+                        state   <= S_CTX;
                     end
+                end
+            S_CTX:
+                if (tq_answer) begin
+                    ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
+                    state     <= S_DECODE;
                 end
             S_DECODE: begin
                 is_local <= 1'b0;
@@ -379,28 +415,42 @@ module qpnic_requester #(
             S_OST:
                 // ost_go: a packet with payload also needs the gather
                 if (ost_go && ost_ready) begin
-                    if (!is_local)
-                        state <= S_JOB;
-                    else if (status == `QPNIC_CQE_STATUS_FLUSHED)
+                    if (!is_local) begin
+                        tq_busy <= 1'b1;      // PSN
+                        state   <= S_JOB;
+                    end else if (status == `QPNIC_CQE_STATUS_FLUSHED)
                         state <= S_LOAD;
-                    else
-                        state <= S_ERR;
+                    else begin
+                        tq_busy <= 1'b1;      // SET_ERR
+                        state   <= S_ERR;
+                    end
                 end
             S_ERR:
-                if (qp_err_ready) begin
-                    err_sticky[qpn*1 +: 1] <= 1'b1;
-                    state <= S_LOAD;
-                end
+                if (tq_grant) state <= S_LOAD;
             S_JOB:
-                if (!job_valid) state <= S_LOAD;
+                // the PSN's answer is in (job_psn) and the job register free
+                if (!tq_busy && !tq_wait && !job_valid) state <= S_LOAD;
             default: state <= S_LOAD;
             endcase
 
+            // the table request: up until granted; READ and PSN then await
+            // their answer
+            if (tq_grant) begin
+                tq_busy <= 1'b0;
+                tq_wait <= (state != S_ERR);
+            end
+            if (tq_answer) tq_wait <= 1'b0;
+            if (state == S_JOB && tq_answer) begin
+                nxt_psn <= rsp_psn;
+                nxt_dqp <= rsp_dqp;
+            end
+
             // the job register: filled by the front end, freed by the back
             // end once the header is out
-            if (state == S_JOB && !job_valid) begin
+            if (state == S_JOB && !tq_busy && !tq_wait && !job_valid) begin
                 job_valid  <= 1'b1;
-                job_qpn    <= qpn;
+                job_psn    <= nxt_psn;
+                job_dqp    <= nxt_dqp;
                 job_write  <= is_write;
                 job_read   <= is_read;
                 job_se     <= is_send && ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
@@ -420,7 +470,6 @@ module qpnic_requester #(
                 if (out_ready) begin
                     hdr_i <= hdr_i + 4'd1;
                     if (hdr_final) begin
-                        psn[job_qpn*24 +: 24] <= cur_psn + 24'd1;
                         job_valid <= 1'b0;
                         bstate    <= (payload == 32'd0) ? B_IDLE : B_DATA;
                     end
@@ -433,12 +482,6 @@ module qpnic_requester #(
             default: bstate <= B_IDLE;
             endcase
 
-            // A QP in RESET starts over: PSN 0, no error remembered.
-            for (j = 0; j < NUM_QP; j = j + 1)
-                if (qp_state[j*2 +: 2] == `QPNIC_QP_STATE_RESET) begin
-                    psn[j*24 +: 24] <= 24'd0;
-                    err_sticky[j]   <= 1'b0;
-                end
         end
     end
 endmodule

@@ -1,6 +1,8 @@
 // qpnic_responder: serves the packets that arrive on the port (the target
 // side, like rxe_resp.c), one packet at a time.
 //
+// The destination QP's context is READ from qpnic_qp_table as the BTH's
+// dest_qp word arrives; the dispatch waits for its answer.
 //   - destination QP absent or not RTS, or an unknown opcode: ACK carrying
 //     NAK_INV_REQ, payload dropped;
 //   - SEND_ONLY: no RQ WQE posted (rq_ci == rq_pi): RNR_NAK, memory
@@ -9,7 +11,7 @@
 //     every non-empty SGE is checked (local token, bounds, LOCAL_WRITE):
 //     LOC_PROT; a payload larger than the SGEs: what fits is written, the
 //     rest dropped, LOC_LEN. Each consumed RQ WQE gets an RQ CQE (RECEIVE,
-//     solicited = BTH.se) on the QP's receive CQ, then rq_ci_inc; the sender
+//     solicited = BTH.se) on the QP's receive CQ, then RQ_CI_INC; the sender
 //     gets ACK on success, NAK_REM_OP otherwise.
 //   - WRITE_ONLY: remote token, REMOTE_WRITE and bounds (a zero-length write
 //     is not checked), then the payload is scattered and ACKed; NAK_REM_ACC
@@ -29,9 +31,10 @@
 // answer), an RQ WQE's SGEs through qpnic_sge_check.
 //
 // Parameters
-//   NUM_QP           size of the flat context vectors
+//   NUM_QP           queue pairs (a dest_qp at or above is absent)
+//   QW               bits of a QP number
 // Ports
-//   qp_*             QP contexts from qpnic_csr
+//   tq_req_*, tq_rsp_*   request port of qpnic_qp_table: READ, RQ_CI_INC
 //   chk_*, res_*     check port of qpnic_mr_table (request in, answer a
 //                    fixed number of cycles later)
 //   in_*             packets from the requester's port FIFO
@@ -40,7 +43,6 @@
 //   rd_req_*, rd_rsp_*   DMA read master (index 2): RQ WQEs and READ data
 //   wr_req_*, wr_dat_*   DMA write master (index 0): SEND and WRITE payloads
 //   cqe_valid/ready, cqe_cqn, cqe_data   RQ CQE requests (phase bit 0)
-//   rq_ci_inc_valid, rq_ci_inc_qpn       one-cycle strobe: one RQ WQE consumed
 //   cnt_rq_fetch     one-cycle strobe: the DMA read of one RQ WQE was issued
 //                    (counts as a WQE fetch read and one WQE fetched)
 //   idle             no packet in progress
@@ -48,17 +50,21 @@
 `include "qpnic_layout.vh"
 
 module qpnic_responder #(
-    parameter NUM_QP = 8
+    parameter NUM_QP = 8,
+    parameter QW     = 8
 ) (
     input  wire                 clk,
     input  wire                 rst,
-    input  wire [NUM_QP*64-1:0] qp_rq_base,
-    input  wire [NUM_QP*5-1:0]  qp_rq_log,
-    input  wire [NUM_QP*4-1:0]  qp_rcq,
-    input  wire [NUM_QP*8-1:0]  qp_remote,
-    input  wire [NUM_QP*2-1:0]  qp_state,
-    input  wire [NUM_QP*16-1:0] qp_rq_pi,
-    input  wire [NUM_QP*16-1:0] qp_rq_ci,
+    output wire                 tq_req_valid,
+    input  wire                 tq_req_ready,
+    output wire [3:0]           tq_req_op,
+    output wire [QW-1:0]        tq_req_qpn,
+    input  wire                 tq_rsp_valid,
+    // the context word all the table's clients share; this one reads the
+    // fields of its RQ side
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire                 chk_valid,
     output wire [31:0]          chk_token,
     output wire [63:0]          chk_va,
@@ -101,8 +107,6 @@ module qpnic_responder #(
     input  wire                 cqe_ready,
     output wire [3:0]           cqe_cqn,
     output wire [127:0]         cqe_data,
-    output wire                 rq_ci_inc_valid,
-    output wire [7:0]           rq_ci_inc_qpn,
     output wire                 cnt_rq_fetch,
     output wire                 idle
 );
@@ -128,7 +132,7 @@ module qpnic_responder #(
                      S_SCAT     = 4'd6,   // scatter running
                      S_DRAIN    = 4'd7,   // drop the payload up to last
                      S_CQE      = 4'd8,   // RQ CQE request
-                     S_RQINC    = 4'd9,   // rq_ci_inc strobe
+                     S_RQINC    = 4'd9,   // RQ_CI_INC
                      S_RESP     = 4'd10,  // response header words
                      S_GSTART   = 4'd11,  // start the READ's gather
                      S_GDATA    = 4'd12,  // READ data onto the port
@@ -138,7 +142,20 @@ module qpnic_responder #(
     reg [255:0]  hdr;          // request header, word w at [32w +: 32]
     reg [3:0]    hdr_i;
     reg          has_payload;  // beats follow the header
-    reg [7:0]    dq;           // destination QP (valid when dq_ok)
+    reg [QW-1:0] dq;           // destination QP (meaningful when ctx_valid)
+    // its context, as the READ found it
+    reg          ctx_valid;    // the READ was answered for this packet
+    reg [1:0]    ctx_state;
+    reg [63:0]   ctx_rq_base;
+    reg [4:0]    ctx_rq_log;
+    reg [15:0]   ctx_rq_pi, ctx_rq_ci;
+    // CQ numbers are 4 bits on the CQE port (NUM_CQ <= 16)
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [`QPNIC_QP_CTX_RECV_CQ_WIDTH-1:0] ctx_rcq;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [23:0]   ctx_remote;
+    reg          tq_busy;      // a table request is up (until granted)
+    reg          tq_wait;      // the READ's answer is awaited
     // The whole RQ WQE, word w at [32w +: 32]; words 1-3 (rtoken, rva) mean
     // nothing for a RECV and are not looked at.
     /* verilator lint_off UNUSEDSIGNAL */
@@ -198,7 +215,6 @@ module qpnic_responder #(
     wire [31:0] payload  = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
     wire [7:0]  opcode   = h_op[`QPNIC_BTH_OPCODE];
     wire        se       = h_se[`QPNIC_BTH_SE];
-    wire [23:0] dest_qp  = h_dqp[`QPNIC_BTH_DEST_QP];
     wire [23:0] req_psn  = h_psn[`QPNIC_BTH_PSN];
     wire [31:0] reth_len = h_dlen[`QPNIC_RETH_DMA_LEN];
 
@@ -214,13 +230,20 @@ module qpnic_responder #(
     wire [3:0] hdr_words = (is_write || is_read) ? HDR_RETH : HDR_PLAIN;
 
     // --- destination QP ---
-    wire       dq_in    = (dest_qp < NUM_QP);
-    wire [7:0] dq_sel   = dq_in ? dest_qp[7:0] : 8'd0;
-    wire       dq_rts   = dq_in && (qp_state[dq_sel*2 +: 2] == `QPNIC_QP_STATE_RTS);
-    wire [15:0] rq_ci   = qp_rq_ci[dq*16 +: 16];
-    wire [4:0]  rq_log  = qp_rq_log[dq*5 +: 5];
-    wire [15:0] rq_mask = 16'hFFFF >> (16 - rq_log);
-    wire [63:0] rq_addr = qp_rq_base[dq*64 +: 64] + {42'd0, rq_ci & rq_mask, 6'd0};
+    // READ as the dest_qp word arrives, if that QP exists
+    localparam [3:0] DQP_AT = BTH_AT + `QPNIC_BTH_DEST_QP_WORD;
+    wire [23:0] in_dqp   = in_data[`QPNIC_BTH_DEST_QP];
+    wire        dqp_word = (state == S_HDR) && in_valid && hdr_i == DQP_AT;
+    assign tq_req_valid = tq_busy;
+    assign tq_req_op    = (state == S_RQINC) ? `QPNIC_QP_OP_RQ_CI_INC : `QPNIC_QP_OP_READ;
+    assign tq_req_qpn   = dq;
+    wire   tq_grant     = tq_busy && tq_req_ready;
+    wire   ctx_wait     = tq_busy || tq_wait;
+
+    wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS);
+    wire [15:0] rq_ci   = ctx_rq_ci;
+    wire [15:0] rq_mask = 16'hFFFF >> (16 - ctx_rq_log);
+    wire [63:0] rq_addr = ctx_rq_base + {42'd0, rq_ci & rq_mask, 6'd0};
 
     // --- RQ WQE fields ---
     wire [7:0]  rq_opcode = rq_w0[`QPNIC_WQE_OPCODE];
@@ -263,7 +286,8 @@ module qpnic_responder #(
     wire        s_start_ready, s_done, s_idle;
     wire        s_in_ready;
     wire [31:0] w_total   = (payload < reth_len) ? payload : reth_len;
-    wire        w_fast    = (state == S_DISPATCH) && !reth_wait && dq_rts && is_write && reth_ok &&
+    wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts &&
+                            is_write && reth_ok &&
                             has_payload && (w_total != 32'd0) && s_start_ready;
     wire [MAX_SGE*64-1:0] wf_addr = {{(MAX_SGE*64-64){1'b0}}, mr_dev};
     wire [MAX_SGE*32-1:0] wf_len  = {{(MAX_SGE*32-32){1'b0}}, reth_len};
@@ -373,14 +397,12 @@ module qpnic_responder #(
 
     // --- the RQ CQE ---
     qpnic_cqe_pack u_cqe (
-        .byte_count(payload), .qpn(dq), .wqe_index(rq_ci), .inv_token(32'd0),
+        .byte_count(payload), .qpn({{(8-QW){1'b0}}, dq}), .wqe_index(rq_ci), .inv_token(32'd0),
         .op_type(`QPNIC_OP_TYPE_RECEIVE), .status(rq_status), .solicited(se), // N7
         .cqe(cqe_data));
     assign cqe_valid = (state == S_CQE);
-    assign cqe_cqn   = qp_rcq[dq*4 +: 4];
+    assign cqe_cqn   = ctx_rcq[3:0];
 
-    assign rq_ci_inc_valid = (state == S_RQINC);
-    assign rq_ci_inc_qpn   = dq;
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
 
     assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy;
@@ -393,7 +415,17 @@ module qpnic_responder #(
             hdr         <= 256'd0;
             hdr_i       <= 4'd0;
             has_payload <= 1'b0;
-            dq          <= 8'd0;
+            dq          <= {QW{1'b0}};
+            ctx_valid   <= 1'b0;
+            ctx_state   <= `QPNIC_QP_STATE_RESET;
+            ctx_rq_base <= 64'd0;
+            ctx_rq_log  <= 5'd0;
+            ctx_rq_pi   <= 16'd0;
+            ctx_rq_ci   <= 16'd0;
+            ctx_rcq     <= 0;
+            ctx_remote  <= 24'd0;
+            tq_busy     <= 1'b0;
+            tq_wait     <= 1'b0;
             rqwqe       <= 512'd0;
             rq_word     <= 4'd0;
             sge_phase   <= 1'b0;
@@ -413,6 +445,30 @@ module qpnic_responder #(
             r_dqp       <= 24'd0;
             r_len       <= 32'd0;
         end else begin
+            // the destination QP's READ: requested as its word arrives,
+            // answered two cycles after the grant; RQ_CI_INC in S_RQINC
+            if (dqp_word && in_dqp < NUM_QP) begin
+                tq_busy <= 1'b1;
+                dq      <= in_dqp[QW-1:0];
+            end
+            if (state == S_CQE && cqe_ready) tq_busy <= 1'b1;   // RQ_CI_INC next
+            if (tq_grant) begin
+                tq_busy <= 1'b0;
+                tq_wait <= (state != S_RQINC);
+            end
+            if (tq_wait && tq_rsp_valid) begin
+                tq_wait     <= 1'b0;
+                ctx_valid   <= 1'b1;
+                ctx_state   <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
+                ctx_rq_base <= {tq_rsp_ctx[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT],
+                                tq_rsp_ctx[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT]};
+                ctx_rq_log  <= tq_rsp_ctx[`QPNIC_QP_CTX_RQ_LOG_FLAT];
+                ctx_rq_pi   <= tq_rsp_ctx[`QPNIC_QP_CTX_RQ_PI_FLAT];
+                ctx_rq_ci   <= tq_rsp_ctx[`QPNIC_QP_CTX_RQ_CI_FLAT];
+                ctx_rcq     <= tq_rsp_ctx[`QPNIC_QP_CTX_RECV_CQ_FLAT];
+                ctx_remote  <= tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
+            end
+
             // the emitter: one header word a cycle while the port takes it
             if (r_busy && out_ready) begin
                 r_i <= r_i + 3'd1;
@@ -430,10 +486,9 @@ module qpnic_responder #(
                         state       <= S_DISPATCH;
                     end
                 end
-            S_DISPATCH: if (!reth_wait) begin
+            S_DISPATCH: if (!reth_wait && !ctx_wait) begin
                 reth_chk   <= 1'b0;
                 hdr_i      <= 4'd0;
-                dq         <= dq_sel;
                 reth_seg   <= 1'b0;
                 scat_total <= 32'd0;
                 sge_phase  <= 1'b0;
@@ -446,7 +501,7 @@ module qpnic_responder #(
                 if (!dq_rts || !(is_send || is_write || is_read))
                     syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
                 else if (is_send) begin
-                    if (qp_rq_ci[dq_sel*16 +: 16] == qp_rq_pi[dq_sel*16 +: 16])
+                    if (ctx_rq_ci == ctx_rq_pi)
                         syn <= `QPNIC_AETH_SYNDROME_RNR_NAK;  // nothing written
                     else
                         state <= S_RQ_REQ;
@@ -512,7 +567,7 @@ module qpnic_responder #(
             S_CQE:
                 if (cqe_ready) state <= S_RQINC;
             S_RQINC:
-                state <= S_RESP;
+                if (tq_grant) state <= S_RESP;
             S_RESP:
                 // hand the header to the emitter once it is free
                 if (!r_busy) begin
@@ -521,7 +576,8 @@ module qpnic_responder #(
                     r_read <= read_resp;
                     r_syn  <= syn;
                     r_psn  <= req_psn;
-                    r_dqp  <= dq_in ? {16'd0, qp_remote[dq*8 +: 8]} : 24'd0;
+                    r_dqp  <= ctx_valid ? ctx_remote : 24'd0;
+                    ctx_valid <= 1'b0;   // the next packet READs its own
                     r_len  <= reth_len;
                     state  <= (read_resp && reth_len != 32'd0) ? S_RWAIT : S_HDR;
                 end

@@ -1,24 +1,31 @@
 // qpnic_wqe_fetch: the scheduler and WQE fetch engine (DESIGN.md, D8).
 //
-// Round robin over the QPs whose state is not RESET and whose SQ producer
-// index (the doorbell) is ahead of the engine's fetch pointer, it fetches
-// n = min(new WQEs, FETCH_BURST_WQES, WQEs to the ring's end, free buffer
-// slots) WQEs with one DMA read into its WQE buffer (waiting, while the
-// buffer is nearly full, until the first three terms fit, so reads go out
-// full), and hands them to the requester two 32-bit words (64 bits) at a
-// time, so a WQE takes 8 cycles, with the QP number and free-running WQE
-// index of each. QPs in ERROR are fetched too: their WQEs must be
-// flushed. A QP's fetch pointer is held at 0 while the QP is in RESET. A
-// buffer slot is reserved when its read is issued, so the read's response
-// always has room (the deadlock rule of docs/internals.md).
+// It serves the doorbell queue of qpnic_qp_table: a QP is in that queue
+// while its SQ holds WQEs the engine has not claimed, once, in the order
+// the doorbells came (a QP with more left goes back to the tail: round
+// robin). No QP is looked at unless it is in the queue, so the engine's
+// cost does not grow with the number of QPs. For the QP at the head, once
+// the WQE buffer has room for a whole burst, it asks the table to FETCH up
+// to FETCH_BURST_WQES WQEs: the table claims n = min(new WQEs,
+// FETCH_BURST_WQES, WQEs to the ring's end) atomically (0 for a QP in
+// RESET), advances the QP's fetch pointer and answers with n and the ring.
+// The engine fetches the n WQEs with one DMA read into its WQE buffer and
+// hands them to the requester two 32-bit words (64 bits) at a time, so a
+// WQE takes 8 cycles, with the QP number and free-running WQE index of
+// each. QPs in ERROR are fetched too: their WQEs must be flushed. The
+// buffer's slots are reserved when the read is issued, so the read's
+// response always has room (the deadlock rule of docs/internals.md).
 //
 // Parameters
-//   NUM_QP            queue pairs
 //   LOG_SLOTS         log2 of the WQE buffer's size in WQEs (>= 4: 16 WQEs)
 //   FETCH_BURST_WQES  most WQEs fetched by one DMA read (64 B each; with
 //                     MAX_DMA_BYTES 512 this is 8)
+//   QW                bits of a QP number
 // Ports
-//   qp_sq_base, qp_sq_log, qp_state, qp_sq_pi   QP contexts from qpnic_csr
+//   db_valid/ready, db_qpn   the doorbell queue (qpnic_qp_table)
+//   tq_req_*                 request port of qpnic_qp_table (op FETCH)
+//   tq_rsp_valid, tq_rsp_ctx, tq_rsp_n   its answer: the context before the
+//                        claim (fetch_ptr, ring base and size) and n
 //   rd_req_*, rd_rsp_*   DMA read master (index 0); responses are whole
 //                        32-bit words (rings are 64-byte aligned)
 //   wqe_valid/wqe_ready  WQE word pairs out, pair 0 (words 0, 1) first;
@@ -27,21 +34,34 @@
 //   wqe_qpn, wqe_index   the QP and free-running SQ index of that WQE
 //   cnt_fetch_read       one-cycle strobe: a WQE fetch read was issued
 //   cnt_wqes_fetched     WQEs that read fetches (valid with the strobe, else 0)
-//   idle                 nothing to fetch, nothing in flight, buffer empty
+//   idle                 nothing queued, nothing in flight, buffer empty
+// Combinational path: db_valid -> tq_req_valid, tq_req_ready -> db_ready
+// (the head of the queue is offered to the table and popped when granted).
 `default_nettype none
 `include "qpnic_layout.vh"
 
 module qpnic_wqe_fetch #(
-    parameter NUM_QP           = 8,
     parameter LOG_SLOTS        = 4,
-    parameter FETCH_BURST_WQES = `QPNIC_FETCH_BURST_WQES
+    parameter FETCH_BURST_WQES = `QPNIC_FETCH_BURST_WQES,
+    parameter QW               = 8
 ) (
     input  wire                 clk,
     input  wire                 rst,
-    input  wire [NUM_QP*64-1:0] qp_sq_base,
-    input  wire [NUM_QP*5-1:0]  qp_sq_log,
-    input  wire [NUM_QP*2-1:0]  qp_state,
-    input  wire [NUM_QP*16-1:0] qp_sq_pi,
+    input  wire                 db_valid,
+    output wire                 db_ready,
+    input  wire [QW-1:0]        db_qpn,
+    output wire                 tq_req_valid,
+    input  wire                 tq_req_ready,
+    output wire [3:0]           tq_req_op,
+    output wire [QW-1:0]        tq_req_qpn,
+    output wire [31:0]          tq_req_arg,
+    input  wire                 tq_rsp_valid,
+    // the context word all the table's clients share; this one reads the
+    // fetch pointer and the SQ ring
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [15:0]          tq_rsp_n,
     output wire                 rd_req_valid,
     input  wire                 rd_req_ready,
     output wire [63:0]          rd_req_addr,
@@ -55,7 +75,7 @@ module qpnic_wqe_fetch #(
     input  wire                 wqe_ready,
     output wire [63:0]          wqe_data,
     output wire                 wqe_last,
-    output wire [7:0]           wqe_qpn,
+    output wire [QW-1:0]        wqe_qpn,
     output wire [15:0]          wqe_index,
     output wire                 cnt_fetch_read,
     output wire [3:0]           cnt_wqes_fetched,
@@ -70,14 +90,13 @@ module qpnic_wqe_fetch #(
     localparam [3:0] LAST_WORD = WQE_WORDS_5[3:0] - 4'd1;
     localparam [2:0] LAST_PAIR = LAST_WORD[3:1];
 
-    localparam [1:0] S_PICK = 2'd0,  // choose a QP and a burst
-                     S_REQ  = 2'd1,  // DMA read request out
-                     S_DATA = 2'd2;  // response into the buffer
+    localparam [1:0] S_PICK  = 2'd0,  // offer the queue's head QP to the table
+                     S_CLAIM = 2'd1,  // wait for the table's answer: n, the ring
+                     S_REQ   = 2'd2,  // DMA read request out
+                     S_DATA  = 2'd3;  // response into the buffer
 
     reg [1:0]            state;
-    reg [NUM_QP*16-1:0]  fetch_ptr;   // per QP: next SQ index to fetch
-    reg [7:0]            rr_last;     // QP served last (round robin)
-    reg [7:0]            cur_qpn;
+    reg [QW-1:0]         cur_qpn;
     reg [15:0]           cur_index;   // index of the next WQE word 0 to arrive
     reg [63:0]           req_addr;
     reg [15:0]           req_len;
@@ -87,51 +106,25 @@ module qpnic_wqe_fetch #(
     reg [2:0]            out_pair;    // pair within the WQE being handed out
     reg [31:0]           even_word;   // an arrived even word, waiting for its pair
 
-    // --- the choice: first pending QP after rr_last, and its burst size ---
-    reg        pick_found;
-    reg [7:0]  pick_qpn;
-    reg [15:0] pick_ptr;
-    reg [31:0] pick_n;
-    reg [31:0] any_pending;
-    integer i;
-    reg [7:0]  q;
-    reg [15:0] ptr_q, avail_q;
-    reg [31:0] depth_q, to_end_q, n_q;
-    always @* begin
-        pick_found  = 1'b0;
-        pick_qpn    = 8'd0;
-        pick_ptr    = 16'd0;
-        pick_n      = 32'd0;
-        any_pending = 32'd0;
-        for (i = 1; i <= NUM_QP; i = i + 1) begin
-            q        = (rr_last + i[7:0]) % NUM_QP[7:0];
-            ptr_q    = fetch_ptr[q*16 +: 16];
-            avail_q  = qp_sq_pi[q*16 +: 16] - ptr_q;
-            depth_q  = 32'd1 << qp_sq_log[q*5 +: 5];
-            to_end_q = depth_q - ({16'd0, ptr_q} & (depth_q - 32'd1));
-            n_q      = {16'd0, avail_q};
-            if (n_q > FETCH_BURST_WQES) n_q = FETCH_BURST_WQES;
-            if (n_q > to_end_q) n_q = to_end_q;
-            if (qp_state[q*2 +: 2] != `QPNIC_QP_STATE_RESET && avail_q != 16'd0) begin
-                any_pending = any_pending + 32'd1;
-                if (!pick_found) begin
-                    pick_found = 1'b1;
-                    pick_qpn   = q;
-                    pick_ptr   = ptr_q;
-                    pick_n     = n_q;
-                end
-            end
-        end
-    end
-
     wire [LOG_SLOTS:0] free_slots = SLOTS[LOG_SLOTS:0] - reserved;
-    // A burst waits until the buffer can take all of it, rather than going
-    // out short: fewer, fuller reads (D8); n still equals the min() above.
-    wire [15:0]        burst_n    = pick_n[15:0];  // <= FETCH_BURST_WQES
-    wire               burst_fits = (pick_n <= {{(31-LOG_SLOTS){1'b0}}, free_slots});
-    wire [63:0]        ring_base  = qp_sq_base[pick_qpn*64 +: 64];
-    wire [15:0]        ring_mask  = 16'hFFFF >> (16 - qp_sq_log[pick_qpn*5 +: 5]);
-    wire               do_pick    = (state == S_PICK) && pick_found && burst_fits;
+    // The head QP is offered only when the buffer can take a whole burst, so
+    // reads go out as full as the SQ allows: fewer, fuller reads (D8).
+    localparam [LOG_SLOTS:0] BURST = FETCH_BURST_WQES;
+    wire               burst_fits = (free_slots >= BURST);
+    assign tq_req_valid = (state == S_PICK) && db_valid && burst_fits;
+    assign tq_req_op    = `QPNIC_QP_OP_FETCH;
+    assign tq_req_qpn   = db_qpn;
+    assign tq_req_arg   = FETCH_BURST_WQES;
+    assign db_ready     = tq_req_valid && tq_req_ready;
+
+    // the table's answer: n claimed, from fetch_ptr on, in the QP's ring
+    wire [15:0] claim_ptr = tq_rsp_ctx[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
+    wire [63:0] ring_base = {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT],
+                             tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
+    wire [4:0]  ring_log  = tq_rsp_ctx[`QPNIC_QP_CTX_SQ_LOG_FLAT];
+    wire [15:0] ring_mask = 16'hFFFF >> (16 - ring_log);
+    wire        claimed   = (state == S_CLAIM) && tq_rsp_valid && tq_rsp_n != 16'd0;
+    wire [15:0] burst_n   = tq_rsp_n;   // <= FETCH_BURST_WQES
 
     // --- the WQE buffer: word pairs, plus one (qpn, index) entry per WQE ---
     wire [LOG_PAIRS:0] words_count;
@@ -152,7 +145,7 @@ module qpnic_wqe_fetch #(
         .out_valid(wqe_valid), .out_ready(wqe_ready), .out_data(wqe_data),
         .count(words_count));
 
-    qpnic_fifo #(.WIDTH(24), .LOG_DEPTH(LOG_SLOTS)) u_meta (
+    qpnic_fifo #(.WIDTH(16 + QW), .LOG_DEPTH(LOG_SLOTS)) u_meta (
         .clk(clk), .rst(rst),
         .in_valid(rsp_fire && in_word == 4'd0), .in_ready(meta_in_ready),
         .in_data({cur_index, cur_qpn}),
@@ -168,15 +161,12 @@ module qpnic_wqe_fetch #(
     assign cnt_fetch_read   = rd_req_valid && rd_req_ready;
     assign cnt_wqes_fetched = cnt_fetch_read ? req_n : 4'd0;
 
-    assign idle = (state == S_PICK) && (any_pending == 32'd0) && (reserved == 0);
+    assign idle = (state == S_PICK) && !db_valid && (reserved == 0);
 
-    integer j;
     always @(posedge clk) begin
         if (rst) begin
             state     <= S_PICK;
-            fetch_ptr <= 0;
-            rr_last   <= NUM_QP[7:0] - 8'd1;
-            cur_qpn   <= 8'd0;
+            cur_qpn   <= {QW{1'b0}};
             cur_index <= 16'd0;
             req_addr  <= 64'd0;
             req_len   <= 16'd0;
@@ -188,16 +178,19 @@ module qpnic_wqe_fetch #(
         end else begin
             case (state)
             S_PICK:
-                if (do_pick) begin
-                    cur_qpn   <= pick_qpn;
-                    cur_index <= pick_ptr;
-                    req_addr  <= ring_base + {42'd0, pick_ptr & ring_mask, 6'd0};
+                if (db_ready) begin
+                    cur_qpn <= db_qpn;
+                    state   <= S_CLAIM;
+                end
+            S_CLAIM:
+                if (tq_rsp_valid) begin
+                    cur_index <= claim_ptr;
+                    req_addr  <= ring_base + {42'd0, claim_ptr & ring_mask, 6'd0};
                     req_len   <= burst_n * WQE_BYTES[15:0];
                     req_n     <= burst_n[3:0];
-                    fetch_ptr[pick_qpn*16 +: 16] <= pick_ptr + burst_n;
-                    rr_last   <= pick_qpn;
                     in_word   <= 4'd0;
-                    state     <= S_REQ;
+                    // n = 0: a QP in RESET, or nothing left (a stale entry)
+                    state     <= claimed ? S_REQ : S_PICK;
                 end
             S_REQ:
                 if (rd_req_ready) state <= S_DATA;
@@ -211,14 +204,9 @@ module qpnic_wqe_fetch #(
             default: state <= S_PICK;
             endcase
 
-            reserved <= reserved + (do_pick ? burst_n[LOG_SLOTS:0] : 0)
+            reserved <= reserved + (claimed ? burst_n[LOG_SLOTS:0] : 0)
                                  - (wqe_done ? 1 : 0);
             if (wqe_fire) out_pair <= out_pair + 3'd1;
-
-            // A QP in RESET starts over at index 0 (its rings were zeroed).
-            for (j = 0; j < NUM_QP; j = j + 1)
-                if (qp_state[j*2 +: 2] == `QPNIC_QP_STATE_RESET)
-                    fetch_ptr[j*16 +: 16] <= 16'd0;
         end
     end
 

@@ -8,9 +8,9 @@ RTL_TB_SRCS := $(sort $(wildcard tests/rtl/tb_*.cpp))
 RTL_TB_BINS := $(patsubst tests/rtl/tb_%.cpp,$(BUILD)/tests/rtl/tb_%,$(RTL_TB_SRCS))
 VERILATOR_TB_FLAGS = --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
     $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_$* -o ../tb_$* \
-    -CFLAGS "-O1 -std=c++17 -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen" rtl/lint.vlt
+    -CFLAGS "-O1 -std=c++17 -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen -I$(CURDIR)/rtl/gen" rtl/lint.vlt
 
-$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) rtl/gen/qpnic_layout.vh host/src/gen/qpnic_hw.h
+$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h
 	@mkdir -p $(dir $@)
 	verilator $(VERILATOR_TB_FLAGS) --top-module $* $(PICORV32_V) $(RTL_SRCS) $(abspath $<) > $(BUILD)/tests/rtl/tb_$*.build.log 2>&1 || { cat $(BUILD)/tests/rtl/tb_$*.build.log; exit 1; }
 

@@ -65,6 +65,17 @@
 `define QPNIC_QP_STATE_RTS 2'd1
 `define QPNIC_QP_STATE_ERROR 2'd2
 
+// enum qp_op (4 bits): Operations on qpnic_qp_table's request ports. Each is one atomic read-modify-write of one QP's context word (struct qp_ctx); the answer carries the word as it was before the operation.
+`define QPNIC_QP_OP_READ 4'd0
+`define QPNIC_QP_OP_HOST_READ 4'd1
+`define QPNIC_QP_OP_HOST_WRITE 4'd2
+`define QPNIC_QP_OP_FETCH 4'd3
+`define QPNIC_QP_OP_PSN 4'd4
+`define QPNIC_QP_OP_SET_ERR 4'd5
+`define QPNIC_QP_OP_COMP_FAIL 4'd6
+`define QPNIC_QP_OP_RQ_CI_INC 4'd7
+`define QPNIC_QP_OP_SQ_CI_INC 4'd8
+
 // enum evt_type (4 bits): Type of an event the hardware hands to the firmware (EVT_POP).
 `define QPNIC_EVT_TYPE_NONE 4'd0
 `define QPNIC_EVT_TYPE_ARM 4'd1
@@ -278,6 +289,82 @@
 `define QPNIC_MR_CTX_VALID_WIDTH 1
 `define QPNIC_MR_CTX_VALID 3:3  // the entry is registered
 `define QPNIC_MR_CTX_VALID_FLAT 227:227
+
+// struct qp_ctx (11 words): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark).
+`define QPNIC_QP_CTX_WORDS 11
+`define QPNIC_QP_CTX_BITS 344
+`define QPNIC_QP_CTX_SQ_BASE_LO_WORD 0
+`define QPNIC_QP_CTX_SQ_BASE_LO_WIDTH 32
+`define QPNIC_QP_CTX_SQ_BASE_LO 31:0  // device address of the SQ ring, low word
+`define QPNIC_QP_CTX_SQ_BASE_LO_FLAT 31:0
+`define QPNIC_QP_CTX_SQ_BASE_HI_WORD 1
+`define QPNIC_QP_CTX_SQ_BASE_HI_WIDTH 32
+`define QPNIC_QP_CTX_SQ_BASE_HI 31:0  // device address of the SQ ring, high word
+`define QPNIC_QP_CTX_SQ_BASE_HI_FLAT 63:32
+`define QPNIC_QP_CTX_RQ_BASE_LO_WORD 2
+`define QPNIC_QP_CTX_RQ_BASE_LO_WIDTH 32
+`define QPNIC_QP_CTX_RQ_BASE_LO 31:0  // device address of the RQ ring, low word
+`define QPNIC_QP_CTX_RQ_BASE_LO_FLAT 95:64
+`define QPNIC_QP_CTX_RQ_BASE_HI_WORD 3
+`define QPNIC_QP_CTX_RQ_BASE_HI_WIDTH 32
+`define QPNIC_QP_CTX_RQ_BASE_HI 31:0  // device address of the RQ ring, high word
+`define QPNIC_QP_CTX_RQ_BASE_HI_FLAT 127:96
+`define QPNIC_QP_CTX_SQ_LOG_WORD 4
+`define QPNIC_QP_CTX_SQ_LOG_WIDTH 5
+`define QPNIC_QP_CTX_SQ_LOG 4:0  // log2 of the SQ depth
+`define QPNIC_QP_CTX_SQ_LOG_FLAT 132:128
+`define QPNIC_QP_CTX_RQ_LOG_WORD 4
+`define QPNIC_QP_CTX_RQ_LOG_WIDTH 5
+`define QPNIC_QP_CTX_RQ_LOG 12:8  // log2 of the RQ depth
+`define QPNIC_QP_CTX_RQ_LOG_FLAT 140:136
+`define QPNIC_QP_CTX_STATE_WORD 4
+`define QPNIC_QP_CTX_STATE_WIDTH 2
+`define QPNIC_QP_CTX_STATE 17:16  // enum qp_state
+`define QPNIC_QP_CTX_STATE_FLAT 145:144
+`define QPNIC_QP_CTX_SCHED_WORD 4
+`define QPNIC_QP_CTX_SCHED_WIDTH 1
+`define QPNIC_QP_CTX_SCHED 24:24  // the QP is in the doorbell queue (or being fetched): a doorbell does not queue it again
+`define QPNIC_QP_CTX_SCHED_FLAT 152:152
+`define QPNIC_QP_CTX_COMP_ERR_WORD 4
+`define QPNIC_QP_CTX_COMP_ERR_WIDTH 1
+`define QPNIC_QP_CTX_COMP_ERR 25:25  // the completer completed one of its requests in error: later ones complete FLUSHED
+`define QPNIC_QP_CTX_COMP_ERR_FLAT 153:153
+`define QPNIC_QP_CTX_SEND_CQ_WORD 5
+`define QPNIC_QP_CTX_SEND_CQ_WIDTH 8
+`define QPNIC_QP_CTX_SEND_CQ 7:0  // CQ of SQ completions
+`define QPNIC_QP_CTX_SEND_CQ_FLAT 167:160
+`define QPNIC_QP_CTX_RECV_CQ_WORD 5
+`define QPNIC_QP_CTX_RECV_CQ_WIDTH 8
+`define QPNIC_QP_CTX_RECV_CQ 15:8  // CQ of RQ completions
+`define QPNIC_QP_CTX_RECV_CQ_FLAT 175:168
+`define QPNIC_QP_CTX_REMOTE_QPN_WORD 6
+`define QPNIC_QP_CTX_REMOTE_QPN_WIDTH 24
+`define QPNIC_QP_CTX_REMOTE_QPN 23:0  // the connected QP's number (BTH dest_qp of its packets)
+`define QPNIC_QP_CTX_REMOTE_QPN_FLAT 215:192
+`define QPNIC_QP_CTX_SQ_PI_WORD 7
+`define QPNIC_QP_CTX_SQ_PI_WIDTH 16
+`define QPNIC_QP_CTX_SQ_PI 15:0  // SQ producer index (the doorbell)
+`define QPNIC_QP_CTX_SQ_PI_FLAT 239:224
+`define QPNIC_QP_CTX_RQ_PI_WORD 7
+`define QPNIC_QP_CTX_RQ_PI_WIDTH 16
+`define QPNIC_QP_CTX_RQ_PI 31:16  // RQ producer index (the doorbell)
+`define QPNIC_QP_CTX_RQ_PI_FLAT 255:240
+`define QPNIC_QP_CTX_SQ_CI_WORD 8
+`define QPNIC_QP_CTX_SQ_CI_WIDTH 16
+`define QPNIC_QP_CTX_SQ_CI 15:0  // SQ WQEs completed
+`define QPNIC_QP_CTX_SQ_CI_FLAT 271:256
+`define QPNIC_QP_CTX_RQ_CI_WORD 8
+`define QPNIC_QP_CTX_RQ_CI_WIDTH 16
+`define QPNIC_QP_CTX_RQ_CI 31:16  // RQ WQEs consumed
+`define QPNIC_QP_CTX_RQ_CI_FLAT 287:272
+`define QPNIC_QP_CTX_FETCH_PTR_WORD 9
+`define QPNIC_QP_CTX_FETCH_PTR_WIDTH 16
+`define QPNIC_QP_CTX_FETCH_PTR 15:0  // next SQ index the fetch engine reads
+`define QPNIC_QP_CTX_FETCH_PTR_FLAT 303:288
+`define QPNIC_QP_CTX_PSN_WORD 10
+`define QPNIC_QP_CTX_PSN_WIDTH 24
+`define QPNIC_QP_CTX_PSN 23:0  // next packet sequence number the requester sends
+`define QPNIC_QP_CTX_PSN_FLAT 343:320
 
 // struct caps0 (1 words): Host register CAPS0: the sizes of this build.
 `define QPNIC_CAPS0_WORDS 1

@@ -1,6 +1,7 @@
 // tb_qpnic_datapath: the datapath alone, between a C++ model of what
-// surrounds it in qpnic_core: QP contexts as qpnic_csr would hold them
-// (driven directly, updated by the datapath's strobes), the token table's
+// surrounds it in qpnic_core: the host's register port to the QP table
+// (QP configuration, doorbells and state written and read as qpnic_csr
+// would), the token table's
 // two check ports answering as qpnic_mr_table does (CHECK_LATENCY cycles
 // after each request, from the table as it was when asked), host
 // memory behind DMA read and write servers that act like the arbiters (one
@@ -75,23 +76,12 @@ static CheckAnswer check_mr(uint32_t token, uint64_t va, uint32_t len, bool remo
               va >= e.va && req_end <= mr_end;
     return {0, ok, e.dma + (va - e.va)};
 }
-static uint64_t cnt_fetch_reads = 0, cnt_wqes = 0, qp_err_strobes = 0;
-
-static void drive_contexts() {
-    for (int q = 0; q < NUM_QP; q++) {
-        setb(top->qp_sq_base, q * 64, 64, qp[q].sq_base);
-        setb(top->qp_rq_base, q * 64, 64, qp[q].rq_base);
-        setb(top->qp_sq_log, q * 5, 5, qp[q].sq_log);
-        setb(top->qp_rq_log, q * 5, 5, qp[q].rq_log);
-        setb(top->qp_scq, q * 4, 4, qp[q].scq);
-        setb(top->qp_rcq, q * 4, 4, qp[q].rcq);
-        setb(top->qp_remote, q * 8, 8, qp[q].remote);
-        setb(top->qp_state, q * 2, 2, qp[q].state);
-        setb(top->qp_sq_pi, q * 16, 16, qp[q].sq_pi);
-        setb(top->qp_rq_pi, q * 16, 16, qp[q].rq_pi);
-        setb(top->qp_rq_ci, q * 16, 16, qp[q].rq_ci);
-    }
-}
+static uint64_t cnt_fetch_reads = 0, cnt_wqes = 0;
+// SQ CQEs seen per QP (the throughput case's flow control)
+static unsigned sq_cqes[NUM_QP];
+// The host port: an access up (h_valid) until accepted, a read's answer.
+static bool host_accepted = false, host_answered = false;
+static uint32_t host_rdata = 0;
 
 static uint64_t cycles = 0;
 
@@ -302,15 +292,16 @@ static void sample() {
         c.cqn = top->cqe_cqn;
         for (int w = 0; w < 4; w++) c.w[w] = (uint32_t)getb(top->cqe_data, w * 32, 32);
         cqes.push_back(c);
+        unsigned cq_qpn = QPNIC_FIELD_GET(c.w, QPNIC_CQE_QPN);
+        if (QPNIC_FIELD_GET(c.w, QPNIC_CQE_TYPE) != QPNIC_OP_TYPE_RECEIVE && cq_qpn < NUM_QP)
+            sq_cqes[cq_qpn]++;
     }
-    // the csr's side of the update strobes
-    if (top->qp_err_valid) {
-        CHECK(top->qp_err_qpn < NUM_QP, "qp_err for qpn %u", top->qp_err_qpn);
-        qp[top->qp_err_qpn].state = QPNIC_QP_STATE_ERROR;
-        qp_err_strobes++;
+    // the host port's handshakes
+    if (top->h_valid && top->h_ready) host_accepted = true;
+    if (top->h_rvalid) {
+        host_answered = true;
+        host_rdata = top->h_rdata;
     }
-    if (top->rq_ci_inc_valid) qp[top->rq_ci_inc_qpn].rq_ci++;
-    if (top->sq_ci_inc_valid) qp[top->sq_ci_inc_qpn].sq_ci++;
     sample_checks();
     cnt_fetch_reads += top->cnt_fetch_read;  // SQ and RQ reads this cycle (0..2)
     cnt_wqes += top->cnt_wqes_fetched;
@@ -351,7 +342,6 @@ static bool prof_on = false;
 
 static void cycle() {
     profile();
-    drive_contexts();
     drive_checks();
     top->clk = 0;
     top->eval();
@@ -373,6 +363,55 @@ static void run(const char *what, int limit = 400000) {
         if (quiet >= 32) return;
     }
     CHECK(false, "%s: datapath not idle after %d cycles", what, limit);
+}
+
+// --------------------------------------------- the QP table's host port
+// One register access of QP q's block, as qpnic_csr makes it, while the
+// datapath and the DMA servers go on running.
+static void qp_write(int q, unsigned reg, uint32_t v) {
+    top->h_valid = 1;
+    top->h_we = 1;
+    top->h_idx = q;
+    top->h_off = reg;
+    top->h_wdata = v;
+    host_accepted = false;
+    for (int i = 0; !host_accepted; i++) {
+        CHECK(i < 1000, "QP %d register 0x%x write never accepted", q, reg);
+        cycle();
+    }
+    top->h_valid = 0;
+}
+static uint32_t qp_read(int q, unsigned reg) {
+    top->h_valid = 1;
+    top->h_we = 0;
+    top->h_idx = q;
+    top->h_off = reg;
+    host_accepted = host_answered = false;
+    for (int i = 0; !host_accepted; i++) {
+        CHECK(i < 1000, "QP %d register 0x%x read never accepted", q, reg);
+        cycle();
+    }
+    top->h_valid = 0;
+    for (int i = 0; !host_answered; i++) {
+        CHECK(i < 100, "QP %d register 0x%x read never answered", q, reg);
+        cycle();
+    }
+    return host_rdata;
+}
+static unsigned qp_state(int q) { return qp_read(q, QPNIC_QPREG_STATE); }
+static unsigned qp_sq_ci(int q) { return qp_read(q, QPNIC_QPREG_SQ_CI); }
+static unsigned qp_rq_ci(int q) { return qp_read(q, QPNIC_QPREG_RQ_CI); }
+// The model's configuration of QP q into its registers, state last.
+static void sync_qp(int q) {
+    qp_write(q, QPNIC_QPREG_SQ_BASE_LO, (uint32_t)qp[q].sq_base);
+    qp_write(q, QPNIC_QPREG_SQ_BASE_HI, (uint32_t)(qp[q].sq_base >> 32));
+    qp_write(q, QPNIC_QPREG_RQ_BASE_LO, (uint32_t)qp[q].rq_base);
+    qp_write(q, QPNIC_QPREG_RQ_BASE_HI, (uint32_t)(qp[q].rq_base >> 32));
+    qp_write(q, QPNIC_QPREG_CFG,
+             QPNIC_FIELD(QPNIC_QP_CFG_SQ_LOG, qp[q].sq_log) | QPNIC_FIELD(QPNIC_QP_CFG_RQ_LOG, qp[q].rq_log) |
+                 QPNIC_FIELD(QPNIC_QP_CFG_SEND_CQ, qp[q].scq) | QPNIC_FIELD(QPNIC_QP_CFG_RECV_CQ, qp[q].rcq));
+    qp_write(q, QPNIC_QPREG_REMOTE, QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, qp[q].remote));
+    qp_write(q, QPNIC_QPREG_STATE, qp[q].state);
 }
 
 // ------------------------------------------------------- host-side model
@@ -421,12 +460,16 @@ static uint16_t post_sq(int q, const uint32_t w[16]) {
                QPNIC_WQE_BYTES);
     return idx;
 }
-static void ring_sq(int q) { qp[q].sq_pi = sq_written[q]; }
+static void ring_sq(int q) {
+    qp[q].sq_pi = sq_written[q];
+    qp_write(q, QPNIC_QPREG_SQ_PI, qp[q].sq_pi);
+}
 static uint16_t post_rq(int q, const uint32_t w[16]) {
     uint16_t idx = qp[q].rq_pi;
     host_write(qp[q].rq_base + (uint64_t)(idx & ((1u << qp[q].rq_log) - 1)) * QPNIC_WQE_BYTES, w,
                QPNIC_WQE_BYTES);
     qp[q].rq_pi++;
+    qp_write(q, QPNIC_QPREG_RQ_PI, qp[q].rq_pi);
     return idx;
 }
 static uint16_t post_recv(int q, const std::vector<Sge> &sges) {
@@ -458,7 +501,7 @@ static void scatter_ref(const std::vector<Sge> &sges, const std::vector<uint8_t>
 // Fresh state for a test: every QP reset then RTS, rings at their places,
 // loopback pairs (0,1) (2,3) ..., memory regions filled with noise.
 static void setup(unsigned sq_log = 5, unsigned rq_log = 5) {
-    for (int q = 0; q < NUM_QP; q++) qp[q].state = QPNIC_QP_STATE_RESET;
+    for (int q = 0; q < NUM_QP; q++) qp_write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
     run("reset");
     for (int q = 0; q < NUM_QP; q++) {
         qp[q] = Qp();
@@ -471,6 +514,8 @@ static void setup(unsigned sq_log = 5, unsigned rq_log = 5) {
         qp[q].remote = q ^ 1;
         qp[q].state = QPNIC_QP_STATE_RTS;
         sq_written[q] = 0;
+        sq_cqes[q] = 0;
+        sync_qp(q);
     }
     const unsigned LW = QPNIC_MR_ACCESS_LOCAL_WRITE, RR = QPNIC_MR_ACCESS_REMOTE_READ,
                    RW = QPNIC_MR_ACCESS_REMOTE_WRITE;
@@ -574,8 +619,8 @@ static void test_send_recv() {
     expect_cqe("send_recv SQ", 0, 0, sidx, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_SUCCESS, 433);
     expect_cqe("send_recv RQ", 9, 1, ridx, QPNIC_OP_TYPE_RECEIVE, QPNIC_CQE_STATUS_SUCCESS, 433, 1);
     expect_no_more_cqes("send_recv");
-    CHECK(qp[0].sq_ci == 1 && qp[1].rq_ci == 1, "send_recv: sq_ci %u rq_ci %u, want 1 1", qp[0].sq_ci, qp[1].rq_ci);
-    CHECK(qp[0].state == QPNIC_QP_STATE_RTS, "send_recv: QP 0 left RTS");
+    CHECK(qp_sq_ci(0) == 1 && qp_rq_ci(1) == 1, "send_recv: sq_ci %u rq_ci %u, want 1 1", qp_sq_ci(0), qp_rq_ci(1));
+    CHECK(qp_state(0) == QPNIC_QP_STATE_RTS, "send_recv: QP 0 left RTS");
     // the SQ WQE in one fetch read, the RQ WQE in one responder read: both counted
     CHECK(reads_by(0) == 1 && rq_wqe_reads() == 1, "send_recv: %d SQ fetch reads, %d RQ WQE reads, want 1 1",
           reads_by(0), rq_wqe_reads());
@@ -609,7 +654,7 @@ static void test_write() {
     check_memory("write");
     expect_cqe("write", 2, 2, idx, QPNIC_OP_TYPE_WRITE, QPNIC_CQE_STATUS_SUCCESS, 1501);
     expect_no_more_cqes("write");
-    CHECK(qp[3].rq_ci == 0, "write consumed a receive");
+    CHECK(qp_rq_ci(3) == 0, "write consumed a receive");
     for (auto &x : writes) CHECK(x.len <= QPNIC_MAX_DMA_BYTES, "write: DMA of %u bytes", x.len);
     PASS("datapath_write");
 }
@@ -668,7 +713,7 @@ static void test_chain_and_wrap() {
         r0 = cnt_fetch_reads;
         w0 = cnt_wqes;
     }
-    CHECK(qp[0].sq_ci == 36, "chain: sq_ci %u, want 36", qp[0].sq_ci);
+    CHECK(qp_sq_ci(0) == 36, "chain: sq_ci %u, want 36", qp_sq_ci(0));
     for (auto &r : reads)
         if (r.master == 0)
             CHECK(r.len <= QPNIC_FETCH_BURST_WQES * QPNIC_WQE_BYTES, "chain: fetch read of %u bytes", r.len);
@@ -691,8 +736,8 @@ static void test_bad_lkey() {
     CHECK(reads_by(1) == 0, "bad_lkey: the requester read %d times", reads_by(1));
     expect_cqe("bad_lkey", 0, 0, idx, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_LOC_PROT, 0);
     expect_no_more_cqes("bad_lkey");
-    CHECK(qp[0].state == QPNIC_QP_STATE_ERROR, "bad_lkey: QP 0 state %u, want ERROR", qp[0].state);
-    CHECK(qp[1].rq_ci == 0, "bad_lkey: a receive was consumed");
+    CHECK(qp_state(0) == QPNIC_QP_STATE_ERROR, "bad_lkey: QP 0 state %u, want ERROR", qp_state(0));
+    CHECK(qp_rq_ci(1) == 0, "bad_lkey: a receive was consumed");
 
     // later WQEs of the QP: FLUSHED, still no DMA
     std::vector<Sge> ok = {{va_of(MR_SRC, 0), 64, lkey(MR_SRC)}};
@@ -742,8 +787,8 @@ static void test_rnr() {
     CHECK(writes.empty(), "rnr: %zu DMA writes", writes.size());
     expect_cqe("rnr", 0, 0, idx, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_RNR, 0);
     expect_no_more_cqes("rnr (no RQ CQE)");
-    CHECK(qp[0].state == QPNIC_QP_STATE_ERROR && qp[1].state == QPNIC_QP_STATE_RTS,
-          "rnr: states %u %u, want ERROR RTS", qp[0].state, qp[1].state);
+    CHECK(qp_state(0) == QPNIC_QP_STATE_ERROR && qp_state(1) == QPNIC_QP_STATE_RTS,
+          "rnr: states %u %u, want ERROR RTS", qp_state(0), qp_state(1));
     PASS("datapath_rnr");
 }
 
@@ -777,7 +822,7 @@ static void test_bad_rkey() {
     expect_cqe("write past the end", 6, 6, i6, QPNIC_OP_TYPE_WRITE, QPNIC_CQE_STATUS_REM_ACCESS, 0);
     expect_no_more_cqes("bad_rkey");
     for (int q = 0; q < 8; q += 2)
-        CHECK(qp[q].state == QPNIC_QP_STATE_ERROR, "bad_rkey: QP %d state %u, want ERROR", q, qp[q].state);
+        CHECK(qp_state(q) == QPNIC_QP_STATE_ERROR, "bad_rkey: QP %d state %u, want ERROR", q, qp_state(q));
     PASS("datapath_bad_rkey_rem_access");
 }
 
@@ -799,7 +844,7 @@ static void test_recv_errors() {
     expect_cqe("send_too_long RQ", 9, 1, ridx, QPNIC_OP_TYPE_RECEIVE, QPNIC_CQE_STATUS_LOC_LEN, 0);
     expect_cqe("send_too_long SQ", 0, 0, sidx, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_REM_OP, 0);
     expect_no_more_cqes("send_too_long");
-    CHECK(qp[1].rq_ci == 1, "send_too_long: rq_ci %u", qp[1].rq_ci);
+    CHECK(qp_rq_ci(1) == 1, "send_too_long: rq_ci %u", qp_rq_ci(1));
 
     // RQ WQE with a bad opcode (QP 3), and one with a bad lkey (QP 5)
     build_wqe(w, QPNIC_WQE_OP_SEND, 0, rx);
@@ -838,7 +883,7 @@ static void test_bad_wqe_and_qp() {
     uint16_t i4 = post_sq(4, w);
     ring_sq(4);
     // QP 6's peer (7) is in RESET: BAD_QP
-    qp[7].state = QPNIC_QP_STATE_RESET;
+    qp_write(7, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
     build_wqe(w, QPNIC_WQE_OP_SEND, 0, tx);
     uint16_t i6 = post_sq(6, w);
     ring_sq(6);
@@ -851,7 +896,7 @@ static void test_bad_wqe_and_qp() {
     expect_cqe("peer in RESET", 6, 6, i6, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_BAD_QP, 0);
     expect_no_more_cqes("bad_wqe");
     for (int q = 0; q < 8; q += 2)
-        CHECK(qp[q].state == QPNIC_QP_STATE_ERROR, "bad_wqe: QP %d state %u, want ERROR", q, qp[q].state);
+        CHECK(qp_state(q) == QPNIC_QP_STATE_ERROR, "bad_wqe: QP %d state %u, want ERROR", q, qp_state(q));
     PASS("datapath_bad_wqe_and_bad_qp");
 }
 
@@ -875,7 +920,7 @@ static void test_flush_after_nak() {
     for (int k = 0; k < 4; k++)
         expect_cqe("after the NAK", 0, 0, 2 + k, QPNIC_OP_TYPE_WRITE, QPNIC_CQE_STATUS_FLUSHED, 0);
     expect_no_more_cqes("flush_after_nak");
-    CHECK(qp[0].sq_ci == 6, "flush_after_nak: sq_ci %u", qp[0].sq_ci);
+    CHECK(qp_sq_ci(0) == 6, "flush_after_nak: sq_ci %u", qp_sq_ci(0));
     PASS("datapath_flushed_after_nak");
 }
 
@@ -998,7 +1043,7 @@ static double test_throughput(int nqp, int total, unsigned latency, double max_c
         for (int i = 0; i < nqp; i++) {
             int q = 2 * i;
             unsigned depth = 1u << qp[q].sq_log;
-            if (posted[q] < per_qp && (unsigned)(uint16_t)(sq_written[q] - qp[q].sq_ci) + TP_CHAIN <= depth)
+            if (posted[q] < per_qp && (unsigned)(uint16_t)(sq_written[q] - sq_cqes[q]) + TP_CHAIN <= depth)
                 post_chain(q);
         }
         cycle();

@@ -532,6 +532,7 @@
 /* Per-QP registers, at QP_BASE + qpn * QP_STRIDE. */
 #define QPNIC_QP_BASE 0x1000u
 #define QPNIC_QP_STRIDE 0x40u
+#define QPNIC_QP_OFFSET_BITS 6u
 #define QPNIC_QPREG(n, R) (QPNIC_QP_BASE + (uint32_t)(n) * QPNIC_QP_STRIDE + QPNIC_QPREG_##R)
 #define QPNIC_QPREG_SQ_BASE_LO 0x00u /* rw: device address of the SQ ring, low word (64-byte aligned) */
 #define QPNIC_QPREG_SQ_BASE_HI 0x04u /* rw: device address of the SQ ring, high word */
@@ -548,6 +549,7 @@
 /* Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE. */
 #define QPNIC_CQ_BASE 0x2000u
 #define QPNIC_CQ_STRIDE 0x20u
+#define QPNIC_CQ_OFFSET_BITS 5u
 #define QPNIC_CQREG(n, R) (QPNIC_CQ_BASE + (uint32_t)(n) * QPNIC_CQ_STRIDE + QPNIC_CQREG_##R)
 #define QPNIC_CQREG_BASE_LO 0x00u /* rw: device address of the CQ ring, low word (16-byte aligned) */
 #define QPNIC_CQREG_BASE_HI 0x04u /* rw: device address of the CQ ring, high word */

@@ -1,0 +1,362 @@
+// qpnic_qp_table: every QP's context and its one owner. A QP's whole state
+// (layout struct qp_ctx: rings, CQs, peer, state, ring indices, the fetch
+// pointer, the PSN, the completer's error mark, the doorbell mark) is one
+// word of a block RAM; nothing outside this module holds a copy that
+// outlives one request. Model: Corundum's queue_manager (one RAM word per
+// queue, a request port, a read-modify-write pipeline).
+//
+// Clients (request ports, flat, client c at [c*W +: W]) ask for operations
+// (enum qp_op), each one atomic read-modify-write of one QP's word:
+//   READ        answer the context
+//   HOST_READ   answer register req_off of the QP block in rsp_rdata
+//   HOST_WRITE  write req_arg to register req_off (layout blocks.qp):
+//               STATE = RESET zeroes SQ_PI, RQ_PI, SQ_CI, RQ_CI, the fetch
+//               pointer, the PSN and comp_err; SQ_PI is the doorbell
+//   FETCH       claim n = min(SQ_PI - fetch_ptr, req_arg, WQEs to the ring's
+//               end) WQEs, 0 in RESET; fetch_ptr += n; answered with n in
+//               rsp_n and the context as it was (fetch_ptr before)
+//   PSN         answer the context, then psn + 1
+//   SET_ERR     state = ERROR unless RESET
+//   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR unless RESET
+//   RQ_CI_INC, SQ_CI_INC   rq_ci + 1, sq_ci + 1
+// The arbiter takes one request a cycle, round robin over the clients
+// (req_ready is the grant, combinational from req_valid). A request taken in
+// cycle t reads its word (t), is applied and written back (t+1), and, for
+// the operations that are asked something (READ, HOST_READ, FETCH, PSN), its
+// answer is on rsp_* in cycle t+2: rsp_valid[c] pulses for the client that
+// asked, with the word as it was before the operation (rsp_ctx) and rsp_n,
+// rsp_rdata. The others (HOST_WRITE, SET_ERR, COMP_FAIL, *_CI_INC) are done
+// when granted and answer nothing; a client's later request sees them. Two
+// operations on the same QP in consecutive cycles see each other: the
+// second takes the first's written word (forwarding).
+//
+// The doorbell queue: a QP whose SQ has WQEs the fetch engine has not
+// claimed is in the queue once (its sched bit marks it). A doorbell (or a
+// STATE write out of RESET) that leaves SQ_PI ahead of fetch_ptr queues it
+// unless sched is set; a FETCH that leaves more behind queues it again at
+// the tail (round robin over QPs), one that leaves none clears sched. The
+// queue never holds a QP twice, so NUM_QP entries never overflow. A RESET
+// leaves sched alone: a QP still in the queue is fetched (n = 0) and
+// dequeued then. The fetch engine pops it from db_*.
+//
+// A request for a QP number >= NUM_QP changes nothing and is answered with
+// an all-zero context (state RESET) and rdata 0.
+//
+// After rst the table clears itself (qpnic_ram_sdp, one word a cycle), with
+// every req_ready low.
+//
+// Parameters
+//   NUM_QP    queue pairs (>= 1)
+//   CLIENTS   request ports (>= 1)
+//   QW        bits of a QP number on the ports (>= clog2(NUM_QP))
+// Ports
+//   clk, rst                          clock, synchronous active-high reset
+//   req_valid/ready [CLIENTS]         one request per client
+//   req_op [4], req_qpn [QW], req_arg [32], req_off [QP_OFFSET_BITS]   its fields
+//   rsp_valid [CLIENTS]               the answer, two cycles after the grant
+//   rsp_ctx [QP_CTX_BITS], rsp_n [16], rsp_rdata [32]   shared answer fields
+//   db_valid/ready, db_qpn            the doorbell queue, towards the fetch engine
+//   idle                              nothing in the pipeline, nothing queued
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_qp_table #(
+    parameter NUM_QP  = 8,
+    parameter CLIENTS = 5,
+    parameter QW      = 8
+) (
+    input  wire                    clk,
+    input  wire                    rst,
+
+    input  wire [CLIENTS-1:0]      req_valid,
+    output reg  [CLIENTS-1:0]      req_ready,
+    input  wire [CLIENTS*4-1:0]    req_op,
+    input  wire [CLIENTS*QW-1:0]   req_qpn,
+    input  wire [CLIENTS*32-1:0]   req_arg,
+    input  wire [CLIENTS*`QPNIC_QP_OFFSET_BITS-1:0] req_off,
+
+    output reg  [CLIENTS-1:0]      rsp_valid,
+    output reg  [`QPNIC_QP_CTX_BITS-1:0] rsp_ctx,
+    output reg  [15:0]             rsp_n,
+    output reg  [31:0]             rsp_rdata,
+
+    output wire                    db_valid,
+    input  wire                    db_ready,
+    output wire [QW-1:0]           db_qpn,
+
+    output wire                    idle
+);
+    localparam EB  = `QPNIC_QP_CTX_BITS;
+    localparam OB  = `QPNIC_QP_OFFSET_BITS;
+    localparam AW  = (NUM_QP > 1) ? $clog2(NUM_QP) : 1;
+    localparam CW  = (CLIENTS > 1) ? $clog2(CLIENTS) : 1;
+
+    // the RAM clears itself after reset; no request is taken meanwhile
+    wire clearing;
+
+    // ---- stage A: round-robin grant, RAM read --------------------------------
+    reg [CW-1:0] rr_last;     // client granted last
+    reg          grant;
+    reg [CW-1:0] g;
+    reg [CW:0]   cand;        // rr_last + k, wrapped below CLIENTS
+    localparam [CW:0] NCLI = CLIENTS;
+    integer k;
+    always @* begin
+        grant     = 1'b0;
+        g         = {CW{1'b0}};
+        req_ready = {CLIENTS{1'b0}};
+        for (k = 1; k <= CLIENTS; k = k + 1) begin
+            cand = {1'b0, rr_last} + k[CW:0];
+            if (cand >= NCLI) cand = cand - NCLI;
+            if (!grant && req_valid[cand[CW-1:0]] && !clearing) begin
+                grant = 1'b1;
+                g     = cand[CW-1:0];
+            end
+        end
+        if (grant) req_ready[g] = 1'b1;
+    end
+
+    wire [QW-1:0] g_qpn = req_qpn[g*QW +: QW];
+    wire          g_in  = ({{(32-QW){1'b0}}, g_qpn} < NUM_QP);
+
+    reg          b_valid, b_in;
+    reg [CW-1:0] b_client;
+    reg [3:0]    b_op;
+    reg [QW-1:0] b_qpn;
+    reg [31:0]   b_arg;
+    reg [OB-1:0] b_off;
+    always @(posedge clk) begin
+        if (rst) begin
+            rr_last  <= {CW{1'b0}};
+            b_valid  <= 1'b0;
+            b_in     <= 1'b0;
+            b_client <= {CW{1'b0}};
+            b_op     <= 4'd0;
+            b_qpn    <= {QW{1'b0}};
+            b_arg    <= 32'd0;
+            b_off    <= {OB{1'b0}};
+        end else begin
+            b_valid <= grant;
+            if (grant) begin
+                rr_last  <= g;
+                b_in     <= g_in;
+                b_client <= g;
+                b_op     <= req_op[g*4 +: 4];
+                b_qpn    <= g_qpn;
+                b_arg    <= req_arg[g*32 +: 32];
+                b_off    <= req_off[g*OB +: OB];
+            end
+        end
+    end
+
+    // ---- the RAM, and the word stage B works on --------------------------------
+    wire [EB-1:0] ram_q;
+    reg           wr_en;
+    reg  [EB-1:0] new_word;
+    // the word written last cycle, for an operation on the same QP now
+    reg           fw_valid;
+    reg  [QW-1:0] fw_qpn;
+    reg  [EB-1:0] fw_word;
+    wire [EB-1:0] cur = (fw_valid && fw_qpn == b_qpn) ? fw_word : ram_q;
+
+    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
+        .clk(clk), .rst(rst), .busy(clearing),
+        .wr_en(wr_en), .wr_addr(b_qpn[AW-1:0]), .wr_data(new_word),
+        .rd_en(grant), .rd_addr(g_qpn[AW-1:0]), .rd_data(ram_q));
+
+    // ---- stage B: the operation ------------------------------------------------
+    // fields of the current word
+    wire [1:0]  st      = cur[`QPNIC_QP_CTX_STATE_FLAT];
+    wire        sched   = cur[`QPNIC_QP_CTX_SCHED_FLAT];
+    wire [15:0] sq_pi   = cur[`QPNIC_QP_CTX_SQ_PI_FLAT];
+    wire [15:0] ptr     = cur[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
+    wire [4:0]  sq_log  = cur[`QPNIC_QP_CTX_SQ_LOG_FLAT];
+    wire        in_reset = (st == `QPNIC_QP_STATE_RESET);
+
+    // FETCH: n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end)
+    wire [16:0] depth   = 17'd1 << sq_log;
+    wire [16:0] to_end  = depth - {1'b0, ptr & (depth[15:0] - 16'd1)};
+    wire [15:0] avail   = sq_pi - ptr;
+    reg  [16:0] fetch_n;
+    always @* begin
+        fetch_n = {1'b0, avail};
+        if (fetch_n > to_end) fetch_n = to_end;
+        if (fetch_n > {1'b0, b_arg[15:0]}) fetch_n = {1'b0, b_arg[15:0]};
+        if (in_reset) fetch_n = 17'd0;
+    end
+
+    // the host's view of register b_off; a register field may be narrower
+    // than the context's (CQ and QP numbers), the context holds what the
+    // host wrote
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0]    cur_scq  = cur[`QPNIC_QP_CTX_SEND_CQ_FLAT];
+    wire [`QPNIC_QP_CTX_RECV_CQ_WIDTH-1:0]    cur_rcq  = cur[`QPNIC_QP_CTX_RECV_CQ_FLAT];
+    wire [`QPNIC_QP_CTX_REMOTE_QPN_WIDTH-1:0] cur_rqpn = cur[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [31:0] rdata;
+    always @* begin
+        rdata = 32'd0;
+        case (b_off)
+        `QPNIC_QPREG_SQ_BASE_LO: rdata = cur[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT];
+        `QPNIC_QPREG_SQ_BASE_HI: rdata = cur[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT];
+        `QPNIC_QPREG_RQ_BASE_LO: rdata = cur[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT];
+        `QPNIC_QPREG_RQ_BASE_HI: rdata = cur[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT];
+        `QPNIC_QPREG_CFG: begin
+            rdata[`QPNIC_QP_CFG_SQ_LOG]  = cur[`QPNIC_QP_CTX_SQ_LOG_FLAT];
+            rdata[`QPNIC_QP_CFG_RQ_LOG]  = cur[`QPNIC_QP_CTX_RQ_LOG_FLAT];
+            rdata[`QPNIC_QP_CFG_SEND_CQ] = cur_scq[`QPNIC_QP_CFG_SEND_CQ_WIDTH-1:0];
+            rdata[`QPNIC_QP_CFG_RECV_CQ] = cur_rcq[`QPNIC_QP_CFG_RECV_CQ_WIDTH-1:0];
+        end
+        `QPNIC_QPREG_REMOTE:  rdata[`QPNIC_QP_REMOTE_QPN] = cur_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0];
+        `QPNIC_QPREG_STATE:   rdata[`QPNIC_QP_CTX_STATE_WIDTH-1:0] = st;
+        `QPNIC_QPREG_SQ_PI:   rdata[15:0] = sq_pi;
+        `QPNIC_QPREG_RQ_PI:   rdata[15:0] = cur[`QPNIC_QP_CTX_RQ_PI_FLAT];
+        `QPNIC_QPREG_SQ_CI:   rdata[15:0] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
+        `QPNIC_QPREG_RQ_CI:   rdata[15:0] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
+        default: ;
+        endcase
+        if (!b_in) rdata = 32'd0;
+    end
+
+    // new_word, whether it is written, and whether the QP joins the queue
+    reg        push;
+    reg [15:0] w_pi, w_ptr;
+    reg [1:0]  w_state;
+    always @* begin
+        new_word = cur;
+        wr_en    = 1'b0;
+        push     = 1'b0;
+        w_pi     = sq_pi;
+        w_ptr    = ptr;
+        w_state  = st;
+        if (b_valid && b_in) begin
+            case (b_op)
+            `QPNIC_QP_OP_HOST_WRITE: begin
+                wr_en = 1'b1;
+                case (b_off)
+                `QPNIC_QPREG_SQ_BASE_LO: new_word[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = b_arg;
+                `QPNIC_QPREG_SQ_BASE_HI: new_word[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = b_arg;
+                `QPNIC_QPREG_RQ_BASE_LO: new_word[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = b_arg;
+                `QPNIC_QPREG_RQ_BASE_HI: new_word[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = b_arg;
+                `QPNIC_QPREG_CFG: begin
+                    new_word[`QPNIC_QP_CTX_SQ_LOG_FLAT] = b_arg[`QPNIC_QP_CFG_SQ_LOG];
+                    new_word[`QPNIC_QP_CTX_RQ_LOG_FLAT] = b_arg[`QPNIC_QP_CFG_RQ_LOG];
+                    new_word[`QPNIC_QP_CTX_SEND_CQ_FLAT] =
+                        {{(`QPNIC_QP_CTX_SEND_CQ_WIDTH-`QPNIC_QP_CFG_SEND_CQ_WIDTH){1'b0}},
+                         b_arg[`QPNIC_QP_CFG_SEND_CQ]};
+                    new_word[`QPNIC_QP_CTX_RECV_CQ_FLAT] =
+                        {{(`QPNIC_QP_CTX_RECV_CQ_WIDTH-`QPNIC_QP_CFG_RECV_CQ_WIDTH){1'b0}},
+                         b_arg[`QPNIC_QP_CFG_RECV_CQ]};
+                end
+                `QPNIC_QPREG_REMOTE:
+                    new_word[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] =
+                        {{(`QPNIC_QP_CTX_REMOTE_QPN_WIDTH-`QPNIC_QP_REMOTE_QPN_WIDTH){1'b0}},
+                         b_arg[`QPNIC_QP_REMOTE_QPN]};
+                `QPNIC_QPREG_STATE: begin
+                    w_state = b_arg[`QPNIC_QP_CTX_STATE_WIDTH-1:0];
+                    new_word[`QPNIC_QP_CTX_STATE_FLAT] = w_state;
+                    if (w_state == `QPNIC_QP_STATE_RESET) begin
+                        w_pi  = 16'd0;
+                        w_ptr = 16'd0;
+                        new_word[`QPNIC_QP_CTX_SQ_PI_FLAT]     = 16'd0;
+                        new_word[`QPNIC_QP_CTX_RQ_PI_FLAT]     = 16'd0;
+                        new_word[`QPNIC_QP_CTX_SQ_CI_FLAT]     = 16'd0;
+                        new_word[`QPNIC_QP_CTX_RQ_CI_FLAT]     = 16'd0;
+                        new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = 16'd0;
+                        new_word[`QPNIC_QP_CTX_PSN_FLAT]       = 0;
+                        new_word[`QPNIC_QP_CTX_COMP_ERR_FLAT]  = 1'b0;
+                    end
+                end
+                `QPNIC_QPREG_SQ_PI: begin
+                    w_pi = b_arg[15:0];
+                    new_word[`QPNIC_QP_CTX_SQ_PI_FLAT] = w_pi;
+                end
+                `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = b_arg[15:0];
+                default: wr_en = 1'b0;   // read-only or unmapped
+                endcase
+                // a doorbell or a state out of RESET may leave WQEs to fetch
+                if (!sched && w_state != `QPNIC_QP_STATE_RESET && w_pi != w_ptr) begin
+                    push  = 1'b1;
+                    wr_en = 1'b1;   // the sched mark goes with the push
+                    new_word[`QPNIC_QP_CTX_SCHED_FLAT] = 1'b1;
+                end
+            end
+            `QPNIC_QP_OP_FETCH: begin
+                wr_en = 1'b1;
+                w_ptr = ptr + fetch_n[15:0];
+                new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = w_ptr;
+                // more behind: back to the tail of the queue; else dequeued
+                push = !in_reset && (sq_pi != w_ptr);
+                new_word[`QPNIC_QP_CTX_SCHED_FLAT] = push;
+            end
+            `QPNIC_QP_OP_PSN: begin
+                wr_en = 1'b1;
+                new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
+            end
+            `QPNIC_QP_OP_SET_ERR:
+                if (!in_reset) begin
+                    wr_en = 1'b1;
+                    new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
+                end
+            `QPNIC_QP_OP_COMP_FAIL: begin
+                wr_en = 1'b1;
+                new_word[`QPNIC_QP_CTX_COMP_ERR_FLAT] = 1'b1;
+                if (b_arg[0] && !in_reset)
+                    new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
+            end
+            `QPNIC_QP_OP_RQ_CI_INC: begin
+                wr_en = 1'b1;
+                new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT] + 16'd1;
+            end
+            `QPNIC_QP_OP_SQ_CI_INC: begin
+                wr_en = 1'b1;
+                new_word[`QPNIC_QP_CTX_SQ_CI_FLAT] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT] + 16'd1;
+            end
+            default: ;   // READ, HOST_READ
+            endcase
+        end
+    end
+
+    // ---- the answer, forwarding, the doorbell queue -------------------------------
+    wire asked = (b_op == `QPNIC_QP_OP_READ) || (b_op == `QPNIC_QP_OP_HOST_READ) ||
+                 (b_op == `QPNIC_QP_OP_FETCH) || (b_op == `QPNIC_QP_OP_PSN);
+    always @(posedge clk) begin
+        if (rst) begin
+            rsp_valid <= {CLIENTS{1'b0}};
+            rsp_ctx   <= {EB{1'b0}};
+            rsp_n     <= 16'd0;
+            rsp_rdata <= 32'd0;
+            fw_valid  <= 1'b0;
+            fw_qpn    <= {QW{1'b0}};
+            fw_word   <= {EB{1'b0}};
+        end else begin
+            rsp_valid <= {CLIENTS{1'b0}};
+            if (b_valid && asked) begin
+                rsp_valid[b_client] <= 1'b1;
+                rsp_ctx   <= b_in ? cur : {EB{1'b0}};
+                rsp_n     <= (b_in && b_op == `QPNIC_QP_OP_FETCH) ? fetch_n[15:0] : 16'd0;
+                rsp_rdata <= rdata;
+            end
+            fw_valid <= b_valid && wr_en;
+            fw_qpn   <= b_qpn;
+            fw_word  <= new_word;
+        end
+    end
+
+    localparam LOG_Q = AW;
+    wire [LOG_Q:0] db_count;
+    wire           db_in_ready;
+    qpnic_fifo #(.WIDTH(QW), .LOG_DEPTH(LOG_Q)) u_db (
+        .clk(clk), .rst(rst),
+        .in_valid(push), .in_ready(db_in_ready), .in_data(b_qpn),
+        .out_valid(db_valid), .out_ready(db_ready), .out_data(db_qpn),
+        .count(db_count));
+
+    assign idle = !b_valid && (db_count == 0) && !clearing;
+
+    // in_ready is always high when push is: the queue holds each QP at most
+    // once (the sched bit), and it is NUM_QP (rounded up) deep.
+    wire unused = &{1'b0, db_in_ready};
+endmodule
+
+`default_nettype wire
