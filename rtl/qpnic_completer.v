@@ -22,6 +22,8 @@
 //   tq_req_*, tq_rsp_*                   request port of qpnic_qp_table:
 //                                        READ, COMP_FAIL, SQ_CI_INC
 //   ost_valid/ost_ready/ost_data         outstanding entries (rtl/qpnic_ost.vh)
+//   seg_rd_*                             a READ's segments, read from the
+//                                        segment RAM at its entry's slot
 //   in_*                                 responses from the responder's port FIFO
 //   wr_req_*, wr_dat_*                   DMA write master (index 1): READ data
 //   cqe_valid/ready, cqe_cqn, cqe_data   SQ CQE requests (phase bit 0)
@@ -49,6 +51,9 @@ module qpnic_completer #(
     input  wire                 ost_valid,
     output wire                 ost_ready,
     input  wire [`QPNIC_OST_WIDTH-1:0] ost_data,
+    output wire                 seg_rd_en,
+    output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_rd_addr,
+    input  wire [`QPNIC_SEG_BITS-1:0]      seg_rd_data,
     input  wire                 in_valid,
     output reg                  in_ready,
     input  wire [31:0]          in_data,
@@ -113,8 +118,17 @@ module qpnic_completer #(
     wire [15:0] e_type   = ent[`QPNIC_OST_TYPE];
     wire        e_read   = ent[`QPNIC_OST_READ];
     wire [31:0] e_bytes  = ent[`QPNIC_OST_BYTES];
-    wire [MAX_SGE*32-1:0] e_seg_len  = ent[`QPNIC_OST_SEG_LEN_LSB +: 32*MAX_SGE];
-    wire [MAX_SGE*64-1:0] e_seg_addr = ent[`QPNIC_OST_SEG_ADDR_LSB +: 64*MAX_SGE];
+    wire [`QPNIC_OST_SLOT_BITS-1:0] e_slot = ent[`QPNIC_OST_SLOT];
+
+    // A READ's segments: read from the segment RAM at its slot, one a cycle
+    // from the pop on (sr_i), each word arriving a cycle later (sr_got);
+    // the scatter starts only once all are in (segs_in).
+    reg [MAX_SGE*64-1:0] e_seg_addr;
+    reg [MAX_SGE*32-1:0] e_seg_len;
+    reg [1:0]  sr_i, sr_got_i;
+    reg        sr_busy, sr_got, segs_in;
+    assign seg_rd_en   = sr_busy;
+    assign seg_rd_addr = {e_slot, sr_i};
 
     wire [1:0] e_state  = ctx_state;
     wire       e_failed = ctx_failed;
@@ -157,7 +171,7 @@ module qpnic_completer #(
     wire s_start_ready, s_done, s_idle, s_in_ready;
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
-        .start_valid(state == S_DATA && has_payload && scat_total != 32'd0),
+        .start_valid(state == S_DATA && has_payload && scat_total != 32'd0 && segs_in),
         .start_ready(s_start_ready),
         .start_addr(e_seg_addr), .start_len(e_seg_len), .start_total(scat_total),
         .in_valid(in_valid && state == S_SCAT), .in_ready(s_in_ready),
@@ -185,7 +199,7 @@ module qpnic_completer #(
     assign cqe_valid       = (state == S_CQE) && qp_live;
     assign cqe_cqn         = ctx_scq[3:0];
     assign ost_ready       = (state == S_IDLE);
-    assign idle            = (state == S_IDLE) && s_idle && !tq_busy;
+    assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got;
 
     // The response is evaluated: a NAK (raise_err) fails the QP first.
     task respond_done;
@@ -212,7 +226,28 @@ module qpnic_completer #(
             ctx_scq     <= 0;
             ctx_failed  <= 1'b0;
             tq_busy     <= 1'b0;
+            e_seg_addr  <= 0;
+            e_seg_len   <= 0;
+            sr_i        <= 2'd0;
+            sr_got_i    <= 2'd0;
+            sr_busy     <= 1'b0;
+            sr_got      <= 1'b0;
+            segs_in     <= 1'b0;
         end else begin
+            // the segment reads of a READ entry
+            sr_got   <= sr_busy;
+            sr_got_i <= sr_i;
+            if (sr_busy) begin
+                sr_i <= sr_i + 2'd1;
+                if ({2'b00, sr_i} == MAX_SGE - 1) sr_busy <= 1'b0;
+            end
+            if (sr_got) begin
+                e_seg_addr[sr_got_i*64 +: 64] <= {seg_rd_data[`QPNIC_SEG_ADDR_HI_FLAT],
+                                                  seg_rd_data[`QPNIC_SEG_ADDR_LO_FLAT]};
+                e_seg_len[sr_got_i*32 +: 32]  <= seg_rd_data[`QPNIC_SEG_LEN_FLAT];
+                if (!sr_busy) segs_in <= 1'b1;
+            end
+
             case (state)
             S_IDLE:
                 if (ost_valid) begin
@@ -222,6 +257,10 @@ module qpnic_completer #(
                     scat_total <= 32'd0;
                     tq_busy    <= 1'b1;    // READ the QP's context
                     state      <= S_CTX;
+                    // a READ's segments come from the segment RAM
+                    sr_busy    <= ost_data[`QPNIC_OST_READ];
+                    sr_i       <= 2'd0;
+                    segs_in    <= !ost_data[`QPNIC_OST_READ];
                 end
             S_CTX:
                 // READ answered two cycles after its grant
@@ -268,7 +307,7 @@ module qpnic_completer #(
             end
             S_DATA:
                 if (has_payload && scat_total != 32'd0) begin
-                    if (s_start_ready) state <= S_SCAT;
+                    if (s_start_ready && segs_in) state <= S_SCAT;
                 end else if (has_payload)
                     state <= S_DRAIN;
                 else

@@ -28,7 +28,6 @@
 //                            numbers are 4 bits on the ports)
 //   PORT_LOG_DEPTH           log2 of the response port FIFO's words (>= 8)
 //   REQ_PORT_LOG_DEPTH       log2 of the request port FIFO's words (>= 4)
-//   OST_LOG_DEPTH            log2 of outstanding entries (requests in flight)
 //   WQE_LOG_SLOTS            log2 of the WQE buffer in WQEs (>= 4)
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
@@ -64,7 +63,6 @@ module qpnic_datapath #(
     // verilator lint_on UNUSEDPARAM
     parameter PORT_LOG_DEPTH     = 8,
     parameter REQ_PORT_LOG_DEPTH = 6,
-    parameter OST_LOG_DEPTH      = 3,
     parameter WQE_LOG_SLOTS      = 4,
     parameter QW                 = 8
 ) (
@@ -121,6 +119,9 @@ module qpnic_datapath #(
 );
     localparam PORT_DEPTH = 1 << PORT_LOG_DEPTH;
     localparam OST_W      = `QPNIC_OST_WIDTH;
+    // outstanding entries (requests in flight): half the slots of the
+    // segment RAM (rtl/qpnic_ost.vh)
+    localparam OST_LOG_DEPTH = `QPNIC_OST_SLOT_BITS - 1;
 
     // ------------------------------------------------------------ QP table
     // clients: 0 host, 1 fetch, 2 requester, 3 responder, 4 completer
@@ -214,7 +215,19 @@ module qpnic_datapath #(
         .out_valid(rq_out_valid), .out_ready(rq_out_ready), .out_data(rq_out_data),
         .out_keep(rq_out_keep), .out_last(rq_out_last),
         .ost_valid(ost_in_valid), .ost_ready(ost_in_ready), .ost_data(ost_in_data),
+        .seg_wr_en(seg_wr_en), .seg_wr_addr(seg_wr_addr), .seg_wr_data(seg_wr_data),
         .idle(req_idle));
+
+    // READs' checked segments, by outstanding slot: requester in, completer out
+    wire        seg_wr_en, seg_rd_en;
+    wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr, seg_rd_addr;
+    wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data, seg_rd_data;
+    wire        seg_busy;
+    // (a slot is read only after it was written: no clearing)
+    qpnic_ram_sdp #(.WIDTH(`QPNIC_SEG_BITS), .AW(`QPNIC_OST_SLOT_BITS + 2), .CLEAR(0)) u_segs (
+        .clk(clk), .rst(rst), .busy(seg_busy),
+        .wr_en(seg_wr_en), .wr_addr(seg_wr_addr), .wr_data(seg_wr_data),
+        .rd_en(seg_rd_en), .rd_addr(seg_rd_addr), .rd_data(seg_rd_data));
 
     // ------------------------------------------- loopback port and ost FIFO
     wire        rs_in_valid, rs_in_ready, rs_in_last;
@@ -298,6 +311,7 @@ module qpnic_datapath #(
         .tq_req_arg(tq_req_arg[4*32 +: 32]),
         .tq_rsp_valid(tq_rsp_valid[4]), .tq_rsp_ctx(tq_rsp_ctx),
         .ost_valid(ost_out_valid), .ost_ready(ost_out_ready), .ost_data(ost_out_data),
+        .seg_rd_en(seg_rd_en), .seg_rd_addr(seg_rd_addr), .seg_rd_data(seg_rd_data),
         .in_valid(cp_in_valid), .in_ready(cp_in_ready), .in_data(cp_in_data),
         .in_keep(cp_in_keep), .in_last(cp_in_last),
         .wr_req_valid(wr_req_valid[1]), .wr_req_ready(wr_req_ready[1]),
@@ -344,7 +358,7 @@ module qpnic_datapath #(
         end
     end
 
-    assign idle = tq_idle && fetch_idle && req_idle && rs_idle && cp_idle &&
+    assign idle = tq_idle && !seg_busy && fetch_idle && req_idle && rs_idle && cp_idle &&
                   req_port_count == 0 && rsp_port_count == 0 && ost_count == 0;
 endmodule
 

@@ -11,10 +11,12 @@
 //             LOC_LEN); no packet was sent, no response will come
 //   READ      1: a READ: its response's payload goes to SEG_*
 //   BYTES     message length (CQE bytes on success)
-//   SEG_LEN   READ: checked local segment n's length at [n*32 +: 32]
-//   SEG_ADDR  READ: its device address at [n*64 +: 64]
+//   SLOT      READ: where its checked local segments wait in the datapath's
+//             segment RAM (segment n at word SLOT * 4 + n; layout struct
+//             seg); the entry carries this index, not the segments
 `ifndef QPNIC_OST_VH
 `define QPNIC_OST_VH
+`define QPNIC_OST_SLOT_BITS 4
 `define QPNIC_OST_QPN      7:0
 `define QPNIC_OST_INDEX    23:8
 `define QPNIC_OST_TYPE     39:24
@@ -22,7 +24,6 @@
 `define QPNIC_OST_LOCAL    48
 `define QPNIC_OST_READ     49
 `define QPNIC_OST_BYTES    81:50
-`define QPNIC_OST_SEG_LEN_LSB  82
-`define QPNIC_OST_SEG_ADDR_LSB (82 + 32 * `QPNIC_MAX_SGE)
-`define QPNIC_OST_WIDTH        (82 + 96 * `QPNIC_MAX_SGE)
+`define QPNIC_OST_SLOT     (82 + `QPNIC_OST_SLOT_BITS - 1):82
+`define QPNIC_OST_WIDTH    (82 + `QPNIC_OST_SLOT_BITS)
 `endif

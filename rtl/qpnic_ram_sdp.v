@@ -9,13 +9,15 @@
 // A read and a write of the same address in the same cycle read the old word
 // (the owner of a table forwards its own writes where it needs the new one).
 // Every word starts at zero (the initial block becomes the block RAM's
-// initial contents). After rst the RAM clears itself, one word a cycle
-// (2^AW cycles), while busy is high; an owner takes no request meanwhile,
-// and the write port is ignored.
+// initial contents). With CLEAR set, after rst the RAM clears itself, one
+// word a cycle (2^AW cycles), while busy is high; an owner takes no request
+// meanwhile, and the write port is ignored. A RAM whose words are only ever
+// read after being written (CLEAR 0) is never busy.
 //
 // Parameters
 //   WIDTH   bits of one word
 //   AW      address bits: the RAM holds 2^AW words
+//   CLEAR   1: clear every word after rst (a table that must start empty)
 // Ports
 //   clk, rst                   clock, synchronous active-high reset
 //   busy                       clearing after reset
@@ -25,7 +27,8 @@
 
 module qpnic_ram_sdp #(
     parameter WIDTH = 32,
-    parameter AW    = 4
+    parameter AW    = 4,
+    parameter CLEAR = 1
 ) (
     input  wire             clk,
     input  wire             rst,
@@ -51,7 +54,7 @@ module qpnic_ram_sdp #(
     reg [AW-1:0] clr_addr;
     always @(posedge clk) begin
         if (rst) begin
-            busy     <= 1'b1;
+            busy     <= (CLEAR != 0);
             clr_addr <= {AW{1'b0}};
         end else if (busy) begin
             mem[clr_addr] <= {WIDTH{1'b0}};

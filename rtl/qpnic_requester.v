@@ -49,6 +49,8 @@
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
 //   out_*                           packets to the port FIFO
 //   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
+//   seg_wr_*                        a READ's checked segments into the
+//                                   segment RAM, at its entry's slot
 //   idle                            no WQE in progress, nothing staged
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -101,6 +103,9 @@ module qpnic_requester #(
     output wire                 ost_valid,
     input  wire                 ost_ready,
     output wire [`QPNIC_OST_WIDTH-1:0] ost_data,
+    output wire                 seg_wr_en,
+    output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr,
+    output wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -122,7 +127,8 @@ module qpnic_requester #(
                      S_OST    = 3'd3,  // push the outstanding entry, start the gather
                      S_ERR    = 3'd4,  // QP to ERROR (local failures)
                      S_JOB    = 3'd5,  // take the PSN, hand the header fields to the back end
-                     S_CTX    = 3'd6;  // READ the WQE's QP context
+                     S_CTX    = 3'd6,  // READ the WQE's QP context
+                     S_SEG    = 3'd7;  // a READ's segments into the segment RAM
     // back end
     localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
                      B_HDR    = 2'd1,  // header words onto the port
@@ -142,6 +148,8 @@ module qpnic_requester #(
     wire [MAX_SGE*64-1:0] seg_addr;
     wire [MAX_SGE*32-1:0] seg_len;
     reg [3:0]    hdr_i;
+    reg [`QPNIC_OST_SLOT_BITS-1:0] ost_slot;   // slot of the next entry
+    reg [1:0]    seg_i;         // S_SEG: the segment being written
     // the QP context of this WQE (its READ's answer) and of the table
     // request in flight
     reg [1:0]    ctx_state;
@@ -269,14 +277,29 @@ module qpnic_requester #(
         ost[`QPNIC_OST_READ]   = is_read && !is_local;
         // a local completion moved nothing (its byte count is not read: V7)
         ost[`QPNIC_OST_BYTES]  = is_local ? 32'd0 : total[31:0];
-        ost[`QPNIC_OST_SEG_LEN_LSB +: 32*MAX_SGE]  = seg_len;
-        ost[`QPNIC_OST_SEG_ADDR_LSB +: 64*MAX_SGE] = seg_addr;
+        ost[`QPNIC_OST_SLOT]   = ost_slot;
     end
     // A packet's entry and the start of its gather go together.
     wire has_payload = !is_read && !is_local && total != 34'd0;
     wire ost_go      = (state == S_OST) && (is_local || !has_payload || g_start_ready);
     assign ost_valid = ost_go;
     assign ost_data  = ost;
+
+    // A READ's segments go to the segment RAM at its entry's slot, one a
+    // cycle, before the entry is pushed; the completer reads them there when
+    // the READ's response comes. The RAM has twice the outstanding FIFO's
+    // slots: the FIFO's entries and the completer's one are never the slot
+    // being written.
+    reg [`QPNIC_SEG_BITS-1:0] seg_word;
+    always @* begin
+        seg_word = {`QPNIC_SEG_BITS{1'b0}};
+        seg_word[`QPNIC_SEG_ADDR_LO_FLAT] = seg_addr[seg_i*64 +: 32];
+        seg_word[`QPNIC_SEG_ADDR_HI_FLAT] = seg_addr[seg_i*64+32 +: 32];
+        seg_word[`QPNIC_SEG_LEN_FLAT]     = seg_len[seg_i*32 +: 32];
+    end
+    assign seg_wr_en   = (state == S_SEG);
+    assign seg_wr_addr = {ost_slot, seg_i};
+    assign seg_wr_data = seg_word;
 
 
     // --- the gather (SEND and WRITE payloads) into the staging FIFO ---
@@ -359,6 +382,8 @@ module qpnic_requester #(
             is_local   <= 1'b0;
             status     <= `QPNIC_CQE_STATUS_SUCCESS;
             hdr_i      <= 4'd0;
+            ost_slot   <= 0;
+            seg_i      <= 2'd0;
             bstate     <= B_IDLE;
             job_valid  <= 1'b0;
             job_psn    <= 24'd0;
@@ -409,12 +434,20 @@ module qpnic_requester #(
                         finish_local(`QPNIC_CQE_STATUS_LOC_PROT);
                     else if (total > MAX_MSG)
                         finish_local(`QPNIC_CQE_STATUS_LOC_LEN);
-                    else
+                    else if (is_read) begin
+                        seg_i <= 2'd0;
+                        state <= S_SEG;
+                    end else
                         state <= S_OST;
                 end
+            S_SEG: begin
+                seg_i <= seg_i + 2'd1;
+                if ({2'b00, seg_i} == MAX_SGE - 1) state <= S_OST;
+            end
             S_OST:
                 // ost_go: a packet with payload also needs the gather
                 if (ost_go && ost_ready) begin
+                    ost_slot <= ost_slot + 1'b1;
                     if (!is_local) begin
                         tq_busy <= 1'b1;      // PSN
                         state   <= S_JOB;

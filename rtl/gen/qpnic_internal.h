@@ -64,6 +64,25 @@
 #define QPNIC_MR_CTX_VALID_WIDTH 1u
 #define QPNIC_MR_CTX_VALID_MASK 0x1u
 
+/* struct seg (3 words, 96 bits stored): One checked local segment of an outstanding READ, in the datapath's segment RAM (written by the requester, read by the completer when the READ's response comes). */
+#define QPNIC_SEG_WORDS 3u
+#define QPNIC_SEG_BITS 96u
+/* addr_lo: device address, low word */
+#define QPNIC_SEG_ADDR_LO_WORD 0u
+#define QPNIC_SEG_ADDR_LO_SHIFT 0u
+#define QPNIC_SEG_ADDR_LO_WIDTH 32u
+#define QPNIC_SEG_ADDR_LO_MASK 0xFFFFFFFFu
+/* addr_hi: device address, high word */
+#define QPNIC_SEG_ADDR_HI_WORD 1u
+#define QPNIC_SEG_ADDR_HI_SHIFT 0u
+#define QPNIC_SEG_ADDR_HI_WIDTH 32u
+#define QPNIC_SEG_ADDR_HI_MASK 0xFFFFFFFFu
+/* len: length in bytes (0: no segment) */
+#define QPNIC_SEG_LEN_WORD 2u
+#define QPNIC_SEG_LEN_SHIFT 0u
+#define QPNIC_SEG_LEN_WIDTH 32u
+#define QPNIC_SEG_LEN_MASK 0xFFFFFFFFu
+
 /* struct qp_ctx (11 words, 344 bits stored): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark). */
 #define QPNIC_QP_CTX_WORDS 11u
 #define QPNIC_QP_CTX_BITS 344u

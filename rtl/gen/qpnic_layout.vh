@@ -290,6 +290,22 @@
 `define QPNIC_MR_CTX_VALID 3:3  // the entry is registered
 `define QPNIC_MR_CTX_VALID_FLAT 227:227
 
+// struct seg (3 words): One checked local segment of an outstanding READ, in the datapath's segment RAM (written by the requester, read by the completer when the READ's response comes).
+`define QPNIC_SEG_WORDS 3
+`define QPNIC_SEG_BITS 96
+`define QPNIC_SEG_ADDR_LO_WORD 0
+`define QPNIC_SEG_ADDR_LO_WIDTH 32
+`define QPNIC_SEG_ADDR_LO 31:0  // device address, low word
+`define QPNIC_SEG_ADDR_LO_FLAT 31:0
+`define QPNIC_SEG_ADDR_HI_WORD 1
+`define QPNIC_SEG_ADDR_HI_WIDTH 32
+`define QPNIC_SEG_ADDR_HI 31:0  // device address, high word
+`define QPNIC_SEG_ADDR_HI_FLAT 63:32
+`define QPNIC_SEG_LEN_WORD 2
+`define QPNIC_SEG_LEN_WIDTH 32
+`define QPNIC_SEG_LEN 31:0  // length in bytes (0: no segment)
+`define QPNIC_SEG_LEN_FLAT 95:64
+
 // struct qp_ctx (11 words): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark).
 `define QPNIC_QP_CTX_WORDS 11
 `define QPNIC_QP_CTX_BITS 344
