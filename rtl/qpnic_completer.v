@@ -115,7 +115,7 @@ module qpnic_completer #(
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
     wire [15:0] e_index  = ent[`QPNIC_OST_INDEX];
-    wire [15:0] e_type   = ent[`QPNIC_OST_TYPE];
+    wire [`QPNIC_CQE_TYPE_WIDTH-1:0] e_type = ent[`QPNIC_OST_TYPE];
     wire        e_read   = ent[`QPNIC_OST_READ];
     wire [31:0] e_bytes  = ent[`QPNIC_OST_BYTES];
     wire [`QPNIC_OST_SLOT_BITS-1:0] e_slot = ent[`QPNIC_OST_SLOT];
@@ -192,8 +192,8 @@ module qpnic_completer #(
 
     // --- the SQ CQE ---
     qpnic_cqe_pack u_cqe (
-        .byte_count(e_bytes), .qpn(e_qpn), .wqe_index(e_index), .inv_token(32'd0),
-        .op_type(e_type), .status(status), .solicited(1'b0), .cqe(cqe_data));
+        .byte_count(e_bytes), .qpn({{(`QPNIC_CQE_QPN_WIDTH-QW){1'b0}}, e_qpn}),
+        .wqe_index(e_index), .inv_token(32'd0), .cqe_type(e_type), .status(status), .solicited(1'b0), .cqe(cqe_data));
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
     assign cqe_valid       = (state == S_CQE) && qp_live;

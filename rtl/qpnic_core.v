@@ -15,7 +15,8 @@
 //   qpnic_dma_wr_arb  write masters 0 responder, 1 completer, 2 CQE writer
 //
 // Parameters
-//   NUM_QP     queue pairs
+//   NUM_QP     queue pairs (1 .. MAX_NUM_QP = 256: the QP register block;
+//              QP numbers are QW = 8 bits inside the core)
 //   NUM_CQ     completion queues (<= 16)
 //   NUM_MR     token (MR) table entries
 //   FW_WORDS   the soft core's RAM in 32-bit words (default: the layout's
@@ -25,8 +26,10 @@
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
 //   mmio_valid/ready, mmio_we, mmio_addr, mmio_wdata   a register access
-//   mmio_rvalid, mmio_rdata           read reply, one pulse (one cycle after
-//                                     the read is accepted)
+//   mmio_rvalid, mmio_rdata           read reply, one pulse: one cycle after
+//                                     the read is accepted, or when the QP
+//                                     table answers (two or more cycles);
+//                                     no other access is taken meanwhile
 //   dmar_req_*, dmar_rsp_*            DMA read channel
 //   dmaw_req_*, dmaw_dat_*            DMA write channel
 //   ntf_valid/ready, ntf_data         notifications (struct notify)
@@ -81,7 +84,8 @@ module qpnic_core #(
 
     output wire        idle
 );
-    // bits of a QP number inside the core
+    // bits of a QP number inside the core: enough for MAX_NUM_QP (the
+    // carried QP numbers, BTH and CQE, are QPN_BITS wide)
     localparam QW = 8;
 
     // ---- csr -> the QP table's host port (in the datapath) -----------------

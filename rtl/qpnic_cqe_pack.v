@@ -8,7 +8,7 @@
 //   qpn          the QP the request belongs to (V3)
 //   wqe_index    free-running index of the WQE in its SQ or RQ
 //   inv_token    RECEIVE_AND_INVALIDATE: the invalidated token
-//   op_type      enum op_type
+//   cqe_type     enum cqe_type
 //   status       enum cqe_status
 //   solicited    a receive of a send that asked for a solicited event (N7)
 //   cqe          the packed CQE
@@ -17,10 +17,10 @@
 
 module qpnic_cqe_pack (
     input  wire [31:0]  byte_count,
-    input  wire [7:0]   qpn,
-    input  wire [15:0]  wqe_index,
+    input  wire [`QPNIC_CQE_QPN_WIDTH-1:0]  qpn,
+    input  wire [`QPNIC_CQE_WQE_INDEX_WIDTH-1:0] wqe_index,
     input  wire [31:0]  inv_token,
-    input  wire [15:0]  op_type,
+    input  wire [`QPNIC_CQE_TYPE_WIDTH-1:0] cqe_type,
     input  wire [7:0]   status,
     input  wire         solicited,
     output reg  [127:0] cqe
@@ -29,10 +29,10 @@ module qpnic_cqe_pack (
         cqe = 128'd0;
         cqe[`QPNIC_CQE_BYTE_COUNT_FLAT] =
             (status == `QPNIC_CQE_STATUS_SUCCESS) ? byte_count : 32'd0;
-        cqe[`QPNIC_CQE_QPN_FLAT]       = {{(`QPNIC_CQE_QPN_WIDTH - 8){1'b0}}, qpn};
+        cqe[`QPNIC_CQE_QPN_FLAT]       = qpn;
         cqe[`QPNIC_CQE_WQE_INDEX_FLAT] = wqe_index;
         cqe[`QPNIC_CQE_INV_TOKEN_FLAT] = inv_token;
-        cqe[`QPNIC_CQE_TYPE_FLAT]      = op_type;
+        cqe[`QPNIC_CQE_TYPE_FLAT]      = cqe_type;
         cqe[`QPNIC_CQE_STATUS_FLAT]    = status;
         cqe[`QPNIC_CQE_SOLICITED_FLAT] = solicited;
     end

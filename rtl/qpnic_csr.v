@@ -9,10 +9,10 @@
 // changes them only through update strobes.
 //
 // Parameters
-//   NUM_QP   queue pairs (1..64: the QP block is 4 KiB of 64-byte blocks)
+//   NUM_QP   queue pairs (1..MAX_NUM_QP: the QP block holds 256)
 //   QW       bits of a QP number on the QP table's host port
 //   NUM_CQ   completion queues (1..16: CQ numbers are 4 bits wide)
-//   NUM_MR   token table entries (1..2^TOKEN_INDEX_BITS), for CAPS0
+//   NUM_MR   token table entries (1..2^TOKEN_INDEX_BITS), for CAPS2
 //
 // Ports
 //   clk, rst                  clock, synchronous active-high reset
@@ -79,7 +79,7 @@
 //     are writes to read-only registers, MR_CMD with another command, and
 //     (in qpnic_mr_table) MR_CMD on an MR_IDX >= NUM_MR.
 //
-// The packed registers' bit fields (CAPS0, CAPS1, STATUS, QP CFG and REMOTE,
+// The packed registers' bit fields (CAPS0, CAPS1, CAPS2, STATUS, QP CFG and REMOTE,
 // CQ CFG, STATE and ARM) come from the layout's structs caps0, caps1,
 // status, qp_cfg, qp_remote, cq_cfg, cq_state and cq_arm.
 `default_nettype none
@@ -166,8 +166,8 @@ module qpnic_csr #(
     localparam integer BURST_V   = `QPNIC_FETCH_BURST_WQES;
     localparam [`QPNIC_CAPS0_NUM_QP_WIDTH-1:0]  CAPS_NUM_QP  = NUM_QP[`QPNIC_CAPS0_NUM_QP_WIDTH-1:0];
     localparam [`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0]  CAPS_NUM_CQ  = NUM_CQ[`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0];
-    localparam [`QPNIC_CAPS0_NUM_MR_WIDTH-1:0]  CAPS_NUM_MR  = NUM_MR[`QPNIC_CAPS0_NUM_MR_WIDTH-1:0];
-    localparam [`QPNIC_CAPS0_MAX_SGE_WIDTH-1:0] CAPS_MAX_SGE = MAX_SGE_V[`QPNIC_CAPS0_MAX_SGE_WIDTH-1:0];
+    localparam [`QPNIC_CAPS2_NUM_MR_WIDTH-1:0]  CAPS_NUM_MR  = NUM_MR[`QPNIC_CAPS2_NUM_MR_WIDTH-1:0];
+    localparam [`QPNIC_CAPS1_MAX_SGE_WIDTH-1:0] CAPS_MAX_SGE = MAX_SGE_V[`QPNIC_CAPS1_MAX_SGE_WIDTH-1:0];
     localparam [`QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH-1:0] CAPS_LOG_QP =
         LOG_QP_V[`QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH-1:0];
     localparam [`QPNIC_CAPS1_LOG_MAX_CQ_DEPTH_WIDTH-1:0] CAPS_LOG_CQ =
@@ -304,13 +304,14 @@ module qpnic_csr #(
             `QPNIC_REG_CAPS0: begin
                 rd_word[`QPNIC_CAPS0_NUM_QP]  = CAPS_NUM_QP;
                 rd_word[`QPNIC_CAPS0_NUM_CQ]  = CAPS_NUM_CQ;
-                rd_word[`QPNIC_CAPS0_NUM_MR]  = CAPS_NUM_MR;
-                rd_word[`QPNIC_CAPS0_MAX_SGE] = CAPS_MAX_SGE;
             end
+            `QPNIC_REG_CAPS2:
+                rd_word[`QPNIC_CAPS2_NUM_MR]  = CAPS_NUM_MR;
             `QPNIC_REG_CAPS1: begin
                 rd_word[`QPNIC_CAPS1_LOG_MAX_QP_DEPTH] = CAPS_LOG_QP;
                 rd_word[`QPNIC_CAPS1_LOG_MAX_CQ_DEPTH] = CAPS_LOG_CQ;
                 rd_word[`QPNIC_CAPS1_FETCH_BURST_WQES] = CAPS_BURST;
+                rd_word[`QPNIC_CAPS1_MAX_SGE]          = CAPS_MAX_SGE;
             end
             `QPNIC_REG_STATUS: begin
                 rd_word[`QPNIC_STATUS_FW_READY] = fw_ready;

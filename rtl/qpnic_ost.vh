@@ -5,7 +5,7 @@
 //
 //   QPN       the QP
 //   INDEX     free-running SQ index of the WQE (CQE wqe_index)
-//   TYPE      enum op_type for the CQE
+//   TYPE      enum cqe_type for the CQE
 //   STATUS    enum cqe_status, for LOCAL entries
 //   LOCAL     1: completed by the requester (FLUSHED, BAD_WQE, LOC_PROT,
 //             LOC_LEN); no packet was sent, no response will come
@@ -19,11 +19,11 @@
 `define QPNIC_OST_SLOT_BITS 4
 `define QPNIC_OST_QPN      7:0
 `define QPNIC_OST_INDEX    23:8
-`define QPNIC_OST_TYPE     39:24
-`define QPNIC_OST_STATUS   47:40
-`define QPNIC_OST_LOCAL    48
-`define QPNIC_OST_READ     49
-`define QPNIC_OST_BYTES    81:50
-`define QPNIC_OST_SLOT     (82 + `QPNIC_OST_SLOT_BITS - 1):82
-`define QPNIC_OST_WIDTH    (82 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_TYPE     31:24
+`define QPNIC_OST_STATUS   39:32
+`define QPNIC_OST_LOCAL    40
+`define QPNIC_OST_READ     41
+`define QPNIC_OST_BYTES    73:42
+`define QPNIC_OST_SLOT     (74 + `QPNIC_OST_SLOT_BITS - 1):74
+`define QPNIC_OST_WIDTH    (74 + `QPNIC_OST_SLOT_BITS)
 `endif

@@ -218,6 +218,19 @@ module qpnic_qp_table #(
         if (!b_in) rdata = 32'd0;
     end
 
+    // register fields written into (possibly wider) context fields
+    reg [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0]    w_scq;
+    reg [`QPNIC_QP_CTX_RECV_CQ_WIDTH-1:0]    w_rcq;
+    reg [`QPNIC_QP_CTX_REMOTE_QPN_WIDTH-1:0] w_rqpn;
+    always @* begin
+        w_scq  = 0;
+        w_rcq  = 0;
+        w_rqpn = 0;
+        w_scq[`QPNIC_QP_CFG_SEND_CQ_WIDTH-1:0]   = b_arg[`QPNIC_QP_CFG_SEND_CQ];
+        w_rcq[`QPNIC_QP_CFG_RECV_CQ_WIDTH-1:0]   = b_arg[`QPNIC_QP_CFG_RECV_CQ];
+        w_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0]   = b_arg[`QPNIC_QP_REMOTE_QPN];
+    end
+
     // new_word, whether it is written, and whether the QP joins the queue
     reg        push;
     reg [15:0] w_pi, w_ptr;
@@ -239,19 +252,13 @@ module qpnic_qp_table #(
                 `QPNIC_QPREG_RQ_BASE_LO: new_word[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = b_arg;
                 `QPNIC_QPREG_RQ_BASE_HI: new_word[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = b_arg;
                 `QPNIC_QPREG_CFG: begin
-                    new_word[`QPNIC_QP_CTX_SQ_LOG_FLAT] = b_arg[`QPNIC_QP_CFG_SQ_LOG];
-                    new_word[`QPNIC_QP_CTX_RQ_LOG_FLAT] = b_arg[`QPNIC_QP_CFG_RQ_LOG];
-                    new_word[`QPNIC_QP_CTX_SEND_CQ_FLAT] =
-                        {{(`QPNIC_QP_CTX_SEND_CQ_WIDTH-`QPNIC_QP_CFG_SEND_CQ_WIDTH){1'b0}},
-                         b_arg[`QPNIC_QP_CFG_SEND_CQ]};
-                    new_word[`QPNIC_QP_CTX_RECV_CQ_FLAT] =
-                        {{(`QPNIC_QP_CTX_RECV_CQ_WIDTH-`QPNIC_QP_CFG_RECV_CQ_WIDTH){1'b0}},
-                         b_arg[`QPNIC_QP_CFG_RECV_CQ]};
+                    new_word[`QPNIC_QP_CTX_SQ_LOG_FLAT]  = b_arg[`QPNIC_QP_CFG_SQ_LOG];
+                    new_word[`QPNIC_QP_CTX_RQ_LOG_FLAT]  = b_arg[`QPNIC_QP_CFG_RQ_LOG];
+                    new_word[`QPNIC_QP_CTX_SEND_CQ_FLAT] = w_scq;
+                    new_word[`QPNIC_QP_CTX_RECV_CQ_FLAT] = w_rcq;
                 end
                 `QPNIC_QPREG_REMOTE:
-                    new_word[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] =
-                        {{(`QPNIC_QP_CTX_REMOTE_QPN_WIDTH-`QPNIC_QP_REMOTE_QPN_WIDTH){1'b0}},
-                         b_arg[`QPNIC_QP_REMOTE_QPN]};
+                    new_word[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = w_rqpn;
                 `QPNIC_QPREG_STATE: begin
                     w_state = b_arg[`QPNIC_QP_CTX_STATE_WIDTH-1:0];
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = w_state;

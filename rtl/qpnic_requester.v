@@ -220,15 +220,15 @@ module qpnic_requester #(
     wire [23:0] rsp_dqp = tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
 
     // --- CQE type of this opcode (unknown ones complete as SEND) ---
-    reg [15:0] op_type;
+    reg [`QPNIC_CQE_TYPE_WIDTH-1:0] cqe_type;
     always @* begin
         case (opcode)
-        `QPNIC_WQE_OP_WRITE:      op_type = `QPNIC_OP_TYPE_WRITE;
-        `QPNIC_WQE_OP_READ:       op_type = `QPNIC_OP_TYPE_READ;
-        `QPNIC_WQE_OP_FAST_REG:   op_type = `QPNIC_OP_TYPE_FAST_REGISTER;
-        `QPNIC_WQE_OP_BIND:       op_type = `QPNIC_OP_TYPE_BIND;
-        `QPNIC_WQE_OP_INVALIDATE: op_type = `QPNIC_OP_TYPE_INVALIDATE;
-        default:                  op_type = `QPNIC_OP_TYPE_SEND;
+        `QPNIC_WQE_OP_WRITE:      cqe_type = `QPNIC_CQE_TYPE_WRITE;
+        `QPNIC_WQE_OP_READ:       cqe_type = `QPNIC_CQE_TYPE_READ;
+        `QPNIC_WQE_OP_FAST_REG:   cqe_type = `QPNIC_CQE_TYPE_FAST_REGISTER;
+        `QPNIC_WQE_OP_BIND:       cqe_type = `QPNIC_CQE_TYPE_BIND;
+        `QPNIC_WQE_OP_INVALIDATE: cqe_type = `QPNIC_CQE_TYPE_INVALIDATE;
+        default:                  cqe_type = `QPNIC_CQE_TYPE_SEND;
         endcase
     end
 
@@ -271,7 +271,7 @@ module qpnic_requester #(
         ost = 0;
         ost[`QPNIC_OST_QPN]    = {{(8-QW){1'b0}}, qpn};
         ost[`QPNIC_OST_INDEX]  = index;
-        ost[`QPNIC_OST_TYPE]   = op_type;
+        ost[`QPNIC_OST_TYPE]   = cqe_type;
         ost[`QPNIC_OST_STATUS] = status;
         ost[`QPNIC_OST_LOCAL]  = is_local;
         ost[`QPNIC_OST_READ]   = is_read && !is_local;

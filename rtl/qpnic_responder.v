@@ -397,8 +397,8 @@ module qpnic_responder #(
 
     // --- the RQ CQE ---
     qpnic_cqe_pack u_cqe (
-        .byte_count(payload), .qpn({{(8-QW){1'b0}}, dq}), .wqe_index(rq_ci), .inv_token(32'd0),
-        .op_type(`QPNIC_OP_TYPE_RECEIVE), .status(rq_status), .solicited(se), // N7
+        .byte_count(payload), .qpn({{(`QPNIC_CQE_QPN_WIDTH-QW){1'b0}}, dq}), .wqe_index(rq_ci),
+        .inv_token(32'd0), .cqe_type(`QPNIC_CQE_TYPE_RECEIVE), .status(rq_status), .solicited(se), // N7
         .cqe(cqe_data));
     assign cqe_valid = (state == S_CQE);
     assign cqe_cqn   = ctx_rcq[3:0];
@@ -447,7 +447,7 @@ module qpnic_responder #(
         end else begin
             // the destination QP's READ: requested as its word arrives,
             // answered two cycles after the grant; RQ_CI_INC in S_RQINC
-            if (dqp_word && in_dqp < NUM_QP) begin
+            if (dqp_word && {8'd0, in_dqp} < NUM_QP) begin
                 tq_busy <= 1'b1;
                 dq      <= in_dqp[QW-1:0];
             end

@@ -16,10 +16,14 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 256u /* layout version 1.0 (major << 8 | minor) */
-#define QPNIC_NUM_QP 8u /* queue pairs in the default build (RTL parameter NUM_QP) */
-#define QPNIC_NUM_CQ 8u /* completion queues in the default build (RTL parameter NUM_CQ) */
-#define QPNIC_NUM_MR 16u /* memory-region table entries in the default build (RTL parameter NUM_MR) */
+#define QPNIC_VERSION_VALUE 512u /* layout version 2.0 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type) */
+#define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
+#define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
+#define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
+#define QPNIC_MAX_NUM_QP 256u /* most queue pairs a build can have: the QP register block holds 256 */
+#define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
+#define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn) */
+#define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
 #define QPNIC_CQE_BYTES 16u /* bytes of one completion queue entry */
@@ -28,7 +32,7 @@
 #define QPNIC_FETCH_BURST_WQES 8u /* WQEs the fetch engine reads in one DMA read at most */
 #define QPNIC_MAX_DMA_BYTES 512u /* largest single DMA read or write request the NIC issues */
 #define QPNIC_MAX_MSG_BYTES 2147483647u /* largest message (sum of SGE lengths) */
-#define QPNIC_TOKEN_INDEX_BITS 8u /* a token's low bits select the MR table entry; the rest is a tag */
+#define QPNIC_TOKEN_INDEX_BITS 10u /* a token's low bits select the token table entry (up to 1024 entries); the rest is a tag */
 #define QPNIC_WQE_SGE_WORD 4u /* WQE word where SGE 0 starts; SGE n starts at word 4 + 4n */
 #define QPNIC_DMA_DATA_BYTES 4u /* bytes per beat on the DMA and port streams (32-bit datapath) */
 #define QPNIC_NOTIFY_RING 256u /* entries of the simulator's notification ring */
@@ -51,7 +55,7 @@
 #define QPNIC_OP_FLAG_SEND_AND_SOLICIT 0x4u /* the receive completion is solicited (N7) */
 #define QPNIC_OP_FLAG_DEFER 0x200u /* host-side only: hold the doorbell (D1); ignored by the NIC */
 
-/* enum op_type: Completion type in a CQE (word 0, field type); the NDK_OP_TYPE values. */
+/* enum op_type: Completion types as the host's API names them (NDK_OP_TYPE values); a CQE carries them as enum cqe_type. */
 #define QPNIC_OP_TYPE_RECEIVE 0x1u /* a receive completed */
 #define QPNIC_OP_TYPE_SEND 0x2u /* a send completed */
 #define QPNIC_OP_TYPE_FAST_REGISTER 0x4u /* a fast-register completed */
@@ -60,6 +64,16 @@
 #define QPNIC_OP_TYPE_READ 0x20u /* a read completed */
 #define QPNIC_OP_TYPE_WRITE 0x40u /* a write completed */
 #define QPNIC_OP_TYPE_RECEIVE_AND_INVALIDATE 0x8001u /* a receive of a send-and-invalidate completed */
+
+/* enum cqe_type: Completion type in a CQE (word 3, field type): the NDK_OP_TYPE value in 8 bits, bit 7 standing for bit 15 (NDK value = (type & 0x80) << 8 | (type & 0x7F)). */
+#define QPNIC_CQE_TYPE_RECEIVE 0x1u /* NDK_OP_TYPE_RECEIVE */
+#define QPNIC_CQE_TYPE_SEND 0x2u /* NDK_OP_TYPE_SEND */
+#define QPNIC_CQE_TYPE_FAST_REGISTER 0x4u /* NDK_OP_TYPE_FAST_REGISTER */
+#define QPNIC_CQE_TYPE_BIND 0x8u /* NDK_OP_TYPE_BIND */
+#define QPNIC_CQE_TYPE_INVALIDATE 0x10u /* NDK_OP_TYPE_INVALIDATE */
+#define QPNIC_CQE_TYPE_READ 0x20u /* NDK_OP_TYPE_READ */
+#define QPNIC_CQE_TYPE_WRITE 0x40u /* NDK_OP_TYPE_WRITE */
+#define QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE 0x81u /* NDK_OP_TYPE_RECEIVE_AND_INVALIDATE (0x8001) */
 
 /* enum cqe_status: Completion status in a CQE (word 0, field status). The host maps each to an ndk_status. */
 #define QPNIC_CQE_STATUS_SUCCESS 0x0u /* done */

@@ -77,22 +77,27 @@ static ndk_status wait_fw_ready(ndk_adapter *ad)
 
 static ndk_status read_caps(ndk_adapter *ad)
 {
-    uint32_t c0 = 0, c1 = 0;
+    uint32_t c0 = 0, c1 = 0, c2 = 0;
     ndk_status st = qpnic_reg_read(ad, QPNIC_REG_CAPS0, &c0);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_read(ad, QPNIC_REG_CAPS1, &c1);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_read(ad, QPNIC_REG_CAPS2, &c2);
     if (st != NDK_STATUS_SUCCESS)
         return st;
     ad->num_qp = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_QP);
     ad->num_cq = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_CQ);
-    ad->num_mr = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_MR);
-    ad->max_sge = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_MAX_SGE);
+    ad->num_mr = QPNIC_FIELD_GET(&c2, QPNIC_CAPS2_NUM_MR);
+    ad->max_sge = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_MAX_SGE);
     ad->log_max_qp_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_QP_DEPTH);
     ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_CQ_DEPTH);
     ad->fetch_burst_wqes = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_FETCH_BURST_WQES);
-    /* What the layout can carry: CQ numbers are 4 bits in QP CFG, indices
-     * 16 bits, SGEs at most MAX_SGE in a WQE, MR index below the tag. */
-    if (ad->num_qp == 0 || ad->num_cq == 0 || ad->num_cq > 16 || ad->num_mr == 0 ||
+    /* What the layout can carry: the register blocks' QPs and CQs, CQ
+     * numbers as wide as QP CFG's fields, indices INDEX_BITS, SGEs at most
+     * MAX_SGE in a WQE, MR index below the tag. */
+    if (ad->num_qp == 0 || ad->num_qp > QPNIC_MAX_NUM_QP || ad->num_cq == 0 ||
+        ad->num_cq > QPNIC_MAX_NUM_CQ || ad->num_cq > (1u << QPNIC_QP_CFG_SEND_CQ_WIDTH) ||
+        ad->num_mr == 0 ||
         ad->num_mr > (1u << QPNIC_TOKEN_INDEX_BITS) || ad->max_sge > QPNIC_MAX_SGE ||
         ad->log_max_qp_depth < 1 || ad->log_max_qp_depth > 15 ||
         ad->log_max_cq_depth < 1 || ad->log_max_cq_depth > 15)

@@ -77,7 +77,7 @@ static void take_cqe(ndk_adapter *ad, const uint32_t *e, uint32_t w3, ndk_result
     uint32_t w[QPNIC_CQE_WORDS] = { e[0], e[1], e[2], w3 };
     uint32_t qpn = QPNIC_FIELD_GET(w, QPNIC_CQE_QPN);
     uint32_t index = QPNIC_FIELD_GET(w, QPNIC_CQE_WQE_INDEX);
-    r->type = QPNIC_FIELD_GET(w, QPNIC_CQE_TYPE);
+    r->type = qpnic_cqe_type_to_ndk(QPNIC_FIELD_GET(w, QPNIC_CQE_TYPE));
     r->status = qpnic_cqe_status(QPNIC_FIELD_GET(w, QPNIC_CQE_STATUS));
     r->bytes_transferred = r->status == NDK_STATUS_SUCCESS ? QPNIC_FIELD_GET(w, QPNIC_CQE_BYTE_COUNT) : 0; /* V7 */
     r->qp_num = qpn;

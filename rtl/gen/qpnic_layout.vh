@@ -4,10 +4,14 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 256  // layout version 1.0 (major << 8 | minor)
-`define QPNIC_NUM_QP 8  // queue pairs in the default build (RTL parameter NUM_QP)
-`define QPNIC_NUM_CQ 8  // completion queues in the default build (RTL parameter NUM_CQ)
-`define QPNIC_NUM_MR 16  // memory-region table entries in the default build (RTL parameter NUM_MR)
+`define QPNIC_VERSION_VALUE 512  // layout version 2.0 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type)
+`define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
+`define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
+`define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
+`define QPNIC_MAX_NUM_QP 256  // most queue pairs a build can have: the QP register block holds 256
+`define QPNIC_MAX_NUM_CQ 256  // most completion queues a build can have: the CQ register block holds 256
+`define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn)
+`define QPNIC_INDEX_BITS 16  // bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index)
 `define QPNIC_MAX_SGE 3  // scatter/gather entries a WQE holds
 `define QPNIC_WQE_BYTES 64  // bytes of one work queue entry (SQ and RQ)
 `define QPNIC_CQE_BYTES 16  // bytes of one completion queue entry
@@ -16,7 +20,7 @@
 `define QPNIC_FETCH_BURST_WQES 8  // WQEs the fetch engine reads in one DMA read at most
 `define QPNIC_MAX_DMA_BYTES 512  // largest single DMA read or write request the NIC issues
 `define QPNIC_MAX_MSG_BYTES 2147483647  // largest message (sum of SGE lengths)
-`define QPNIC_TOKEN_INDEX_BITS 8  // a token's low bits select the MR table entry; the rest is a tag
+`define QPNIC_TOKEN_INDEX_BITS 10  // a token's low bits select the token table entry (up to 1024 entries); the rest is a tag
 `define QPNIC_WQE_SGE_WORD 4  // WQE word where SGE 0 starts; SGE n starts at word 4 + 4n
 `define QPNIC_DMA_DATA_BYTES 4  // bytes per beat on the DMA and port streams (32-bit datapath)
 `define QPNIC_NOTIFY_RING 256  // entries of the simulator's notification ring
@@ -39,7 +43,7 @@
 `define QPNIC_OP_FLAG_SEND_AND_SOLICIT 16'd4
 `define QPNIC_OP_FLAG_DEFER 16'd512
 
-// enum op_type (16 bits): Completion type in a CQE (word 0, field type); the NDK_OP_TYPE values.
+// enum op_type (16 bits): Completion types as the host's API names them (NDK_OP_TYPE values); a CQE carries them as enum cqe_type.
 `define QPNIC_OP_TYPE_RECEIVE 16'd1
 `define QPNIC_OP_TYPE_SEND 16'd2
 `define QPNIC_OP_TYPE_FAST_REGISTER 16'd4
@@ -48,6 +52,16 @@
 `define QPNIC_OP_TYPE_READ 16'd32
 `define QPNIC_OP_TYPE_WRITE 16'd64
 `define QPNIC_OP_TYPE_RECEIVE_AND_INVALIDATE 16'd32769
+
+// enum cqe_type (8 bits): Completion type in a CQE (word 3, field type): the NDK_OP_TYPE value in 8 bits, bit 7 standing for bit 15 (NDK value = (type & 0x80) << 8 | (type & 0x7F)).
+`define QPNIC_CQE_TYPE_RECEIVE 8'd1
+`define QPNIC_CQE_TYPE_SEND 8'd2
+`define QPNIC_CQE_TYPE_FAST_REGISTER 8'd4
+`define QPNIC_CQE_TYPE_BIND 8'd8
+`define QPNIC_CQE_TYPE_INVALIDATE 8'd16
+`define QPNIC_CQE_TYPE_READ 8'd32
+`define QPNIC_CQE_TYPE_WRITE 8'd64
+`define QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE 8'd129
 
 // enum cqe_status (8 bits): Completion status in a CQE (word 0, field status). The host maps each to an ndk_status.
 `define QPNIC_CQE_STATUS_SUCCESS 8'd0
@@ -169,25 +183,25 @@
 `define QPNIC_CQE_BYTE_COUNT 31:0  // bytes transferred; valid only when status is SUCCESS (V7)
 `define QPNIC_CQE_BYTE_COUNT_FLAT 31:0
 `define QPNIC_CQE_QPN_WORD 1
-`define QPNIC_CQE_QPN_WIDTH 16
-`define QPNIC_CQE_QPN 15:0  // QP number the request belongs to (V3)
-`define QPNIC_CQE_QPN_FLAT 47:32
-`define QPNIC_CQE_WQE_INDEX_WORD 1
-`define QPNIC_CQE_WQE_INDEX_WIDTH 16
-`define QPNIC_CQE_WQE_INDEX 31:16  // free-running index of the WQE in its SQ or RQ
-`define QPNIC_CQE_WQE_INDEX_FLAT 63:48
+`define QPNIC_CQE_QPN_WIDTH 24
+`define QPNIC_CQE_QPN 23:0  // QP number the request belongs to (V3), QPN_BITS wide
+`define QPNIC_CQE_QPN_FLAT 55:32
+`define QPNIC_CQE_STATUS_WORD 1
+`define QPNIC_CQE_STATUS_WIDTH 8
+`define QPNIC_CQE_STATUS 31:24  // enum cqe_status
+`define QPNIC_CQE_STATUS_FLAT 63:56
 `define QPNIC_CQE_INV_TOKEN_WORD 2
 `define QPNIC_CQE_INV_TOKEN_WIDTH 32
 `define QPNIC_CQE_INV_TOKEN 31:0  // RECEIVE_AND_INVALIDATE: the invalidated token
 `define QPNIC_CQE_INV_TOKEN_FLAT 95:64
+`define QPNIC_CQE_WQE_INDEX_WORD 3
+`define QPNIC_CQE_WQE_INDEX_WIDTH 16
+`define QPNIC_CQE_WQE_INDEX 15:0  // free-running index of the WQE in its SQ or RQ (INDEX_BITS wide)
+`define QPNIC_CQE_WQE_INDEX_FLAT 111:96
 `define QPNIC_CQE_TYPE_WORD 3
-`define QPNIC_CQE_TYPE_WIDTH 16
-`define QPNIC_CQE_TYPE 15:0  // enum op_type; RECEIVE and RECEIVE_AND_INVALIDATE come from the RQ, the rest from the SQ
-`define QPNIC_CQE_TYPE_FLAT 111:96
-`define QPNIC_CQE_STATUS_WORD 3
-`define QPNIC_CQE_STATUS_WIDTH 8
-`define QPNIC_CQE_STATUS 23:16  // enum cqe_status
-`define QPNIC_CQE_STATUS_FLAT 119:112
+`define QPNIC_CQE_TYPE_WIDTH 8
+`define QPNIC_CQE_TYPE 23:16  // enum cqe_type; RECEIVE and RECEIVE_AND_INVALIDATE come from the RQ, the rest from the SQ
+`define QPNIC_CQE_TYPE_FLAT 119:112
 `define QPNIC_CQE_SOLICITED_WORD 3
 `define QPNIC_CQE_SOLICITED_WIDTH 1
 `define QPNIC_CQE_SOLICITED 24:24  // a receive of a send that asked for a solicited event
@@ -382,24 +396,16 @@
 `define QPNIC_QP_CTX_PSN 23:0  // next packet sequence number the requester sends
 `define QPNIC_QP_CTX_PSN_FLAT 343:320
 
-// struct caps0 (1 words): Host register CAPS0: the sizes of this build.
+// struct caps0 (1 words): Host register CAPS0: the QPs and CQs of this build.
 `define QPNIC_CAPS0_WORDS 1
 `define QPNIC_CAPS0_NUM_QP_WORD 0
-`define QPNIC_CAPS0_NUM_QP_WIDTH 8
-`define QPNIC_CAPS0_NUM_QP 7:0  // queue pairs
-`define QPNIC_CAPS0_NUM_QP_FLAT 7:0
+`define QPNIC_CAPS0_NUM_QP_WIDTH 16
+`define QPNIC_CAPS0_NUM_QP 15:0  // queue pairs (QP numbers 0 .. num_qp-1)
+`define QPNIC_CAPS0_NUM_QP_FLAT 15:0
 `define QPNIC_CAPS0_NUM_CQ_WORD 0
-`define QPNIC_CAPS0_NUM_CQ_WIDTH 8
-`define QPNIC_CAPS0_NUM_CQ 15:8  // completion queues
-`define QPNIC_CAPS0_NUM_CQ_FLAT 15:8
-`define QPNIC_CAPS0_NUM_MR_WORD 0
-`define QPNIC_CAPS0_NUM_MR_WIDTH 8
-`define QPNIC_CAPS0_NUM_MR 23:16  // memory-region table entries
-`define QPNIC_CAPS0_NUM_MR_FLAT 23:16
-`define QPNIC_CAPS0_MAX_SGE_WORD 0
-`define QPNIC_CAPS0_MAX_SGE_WIDTH 4
-`define QPNIC_CAPS0_MAX_SGE 27:24  // SGEs a WQE holds
-`define QPNIC_CAPS0_MAX_SGE_FLAT 27:24
+`define QPNIC_CAPS0_NUM_CQ_WIDTH 16
+`define QPNIC_CAPS0_NUM_CQ 31:16  // completion queues
+`define QPNIC_CAPS0_NUM_CQ_FLAT 31:16
 
 // struct caps1 (1 words): Host register CAPS1: the limits of this build.
 `define QPNIC_CAPS1_WORDS 1
@@ -415,6 +421,17 @@
 `define QPNIC_CAPS1_FETCH_BURST_WQES_WIDTH 8
 `define QPNIC_CAPS1_FETCH_BURST_WQES 23:16  // WQEs one fetch read brings at most
 `define QPNIC_CAPS1_FETCH_BURST_WQES_FLAT 23:16
+`define QPNIC_CAPS1_MAX_SGE_WORD 0
+`define QPNIC_CAPS1_MAX_SGE_WIDTH 4
+`define QPNIC_CAPS1_MAX_SGE 27:24  // SGEs a WQE holds
+`define QPNIC_CAPS1_MAX_SGE_FLAT 27:24
+
+// struct caps2 (1 words): Host register CAPS2: the token table of this build.
+`define QPNIC_CAPS2_WORDS 1
+`define QPNIC_CAPS2_NUM_MR_WORD 0
+`define QPNIC_CAPS2_NUM_MR_WIDTH 16
+`define QPNIC_CAPS2_NUM_MR 15:0  // token (memory-region) table entries
+`define QPNIC_CAPS2_NUM_MR_FLAT 15:0
 
 // struct status (1 words): Host register STATUS.
 `define QPNIC_STATUS_WORDS 1
@@ -449,9 +466,9 @@
 // struct qp_remote (1 words): Per-QP register REMOTE.
 `define QPNIC_QP_REMOTE_WORDS 1
 `define QPNIC_QP_REMOTE_QPN_WORD 0
-`define QPNIC_QP_REMOTE_QPN_WIDTH 8
-`define QPNIC_QP_REMOTE_QPN 7:0  // the connected QP's number on the loopback port
-`define QPNIC_QP_REMOTE_QPN_FLAT 7:0
+`define QPNIC_QP_REMOTE_QPN_WIDTH 24
+`define QPNIC_QP_REMOTE_QPN 23:0  // the connected QP's number (BTH dest_qp of this QP's packets)
+`define QPNIC_QP_REMOTE_QPN_FLAT 23:0
 
 // struct cq_cfg (1 words): Per-CQ register CFG.
 `define QPNIC_CQ_CFG_WORDS 1
@@ -563,6 +580,7 @@
 `define QPNIC_REG_VERSION 16'h0004
 `define QPNIC_REG_CAPS0 16'h0008
 `define QPNIC_REG_CAPS1 16'h000C
+`define QPNIC_REG_CAPS2 16'h0018
 `define QPNIC_REG_STATUS 16'h0010
 `define QPNIC_REG_SCRATCH 16'h0014
 `define QPNIC_REG_CNT_DOORBELLS_LO 16'h0100
@@ -596,8 +614,8 @@
 `define QPNIC_REG_MR_ACCESS 16'h0220
 `define QPNIC_REG_MR_CMD 16'h0224
 
-// per-qp registers: Per-QP registers, at QP_BASE + qpn * QP_STRIDE.
-`define QPNIC_QP_BASE 16'h1000
+// per-qp registers: Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP).
+`define QPNIC_QP_BASE 16'h4000
 `define QPNIC_QP_STRIDE 64
 `define QPNIC_QP_OFFSET_BITS 6
 `define QPNIC_QPREG_SQ_BASE_LO 6'h00
@@ -612,8 +630,8 @@
 `define QPNIC_QPREG_SQ_CI 6'h24
 `define QPNIC_QPREG_RQ_CI 6'h28
 
-// per-cq registers: Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE.
-`define QPNIC_CQ_BASE 16'h2000
+// per-cq registers: Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ).
+`define QPNIC_CQ_BASE 16'h8000
 `define QPNIC_CQ_STRIDE 32
 `define QPNIC_CQ_OFFSET_BITS 5
 `define QPNIC_CQREG_BASE_LO 5'h00

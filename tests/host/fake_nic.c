@@ -123,16 +123,17 @@ fake_nic *fake_new(size_t dma_bytes)
     pthread_mutex_init(&f->m, NULL);
     pthread_cond_init(&f->c, NULL);
     uint32_t c0 = QPNIC_FIELD(QPNIC_CAPS0_NUM_QP, QPNIC_NUM_QP) |
-                  QPNIC_FIELD(QPNIC_CAPS0_NUM_CQ, QPNIC_NUM_CQ) |
-                  QPNIC_FIELD(QPNIC_CAPS0_NUM_MR, QPNIC_NUM_MR) |
-                  QPNIC_FIELD(QPNIC_CAPS0_MAX_SGE, QPNIC_MAX_SGE);
+                  QPNIC_FIELD(QPNIC_CAPS0_NUM_CQ, QPNIC_NUM_CQ);
     uint32_t c1 = QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_QP_DEPTH, QPNIC_LOG_MAX_QP_DEPTH) |
                   QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_CQ_DEPTH, QPNIC_LOG_MAX_CQ_DEPTH) |
-                  QPNIC_FIELD(QPNIC_CAPS1_FETCH_BURST_WQES, QPNIC_FETCH_BURST_WQES);
+                  QPNIC_FIELD(QPNIC_CAPS1_FETCH_BURST_WQES, QPNIC_FETCH_BURST_WQES) |
+                  QPNIC_FIELD(QPNIC_CAPS1_MAX_SGE, QPNIC_MAX_SGE);
+    uint32_t c2 = QPNIC_FIELD(QPNIC_CAPS2_NUM_MR, QPNIC_NUM_MR);
     f->regs[QPNIC_REG_ID / 4] = QPNIC_ID_VALUE;
     f->regs[QPNIC_REG_VERSION / 4] = QPNIC_VERSION_VALUE;
     f->regs[QPNIC_REG_CAPS0 / 4] = c0;
     f->regs[QPNIC_REG_CAPS1 / 4] = c1;
+    f->regs[QPNIC_REG_CAPS2 / 4] = c2;
     f->regs[QPNIC_REG_STATUS / 4] = QPNIC_FIELD(QPNIC_STATUS_FW_READY, 1);
     return f;
 }
@@ -218,7 +219,7 @@ void fake_put_cqe(ndk_cq *cq, uint32_t index, uint32_t qpn, uint32_t wqe_index, 
     QPNIC_FIELD_SET(w, QPNIC_CQE_QPN, qpn);
     QPNIC_FIELD_SET(w, QPNIC_CQE_WQE_INDEX, wqe_index);
     QPNIC_FIELD_SET(w, QPNIC_CQE_INV_TOKEN, inv_token);
-    QPNIC_FIELD_SET(w, QPNIC_CQE_TYPE, type);
+    QPNIC_FIELD_SET(w, QPNIC_CQE_TYPE, qpnic_ndk_to_cqe_type(type));
     QPNIC_FIELD_SET(w, QPNIC_CQE_STATUS, status);
     QPNIC_FIELD_SET(w, QPNIC_CQE_PHASE, ((index >> cq->log_depth) & 1u) ^ 1u);
     uint32_t *e = (uint32_t *)(cq->ring.host +

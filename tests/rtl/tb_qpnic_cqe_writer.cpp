@@ -161,11 +161,15 @@ struct Tb {
 };
 
 void make_cqe(uint32_t w[4], uint32_t tag, unsigned status, bool sol) {
-    w[0] = 0x1000 + tag;
-    w[1] = QPNIC_FIELD(QPNIC_CQE_QPN, 3) | QPNIC_FIELD(QPNIC_CQE_WQE_INDEX, tag);
-    w[2] = 0xCAFE0000u | tag;
-    w[3] = QPNIC_FIELD(QPNIC_CQE_TYPE, QPNIC_OP_TYPE_SEND) | QPNIC_FIELD(QPNIC_CQE_STATUS, status) |
-           QPNIC_FIELD(QPNIC_CQE_SOLICITED, sol ? 1 : 0);
+    // each field into its own word, wherever the layout puts it
+    for (int i = 0; i < 4; i++) w[i] = 0;
+    QPNIC_FIELD_SET(w, QPNIC_CQE_BYTE_COUNT, 0x1000 + tag);
+    QPNIC_FIELD_SET(w, QPNIC_CQE_QPN, 3);
+    QPNIC_FIELD_SET(w, QPNIC_CQE_WQE_INDEX, tag);
+    QPNIC_FIELD_SET(w, QPNIC_CQE_INV_TOKEN, 0xCAFE0000u | tag);
+    QPNIC_FIELD_SET(w, QPNIC_CQE_TYPE, QPNIC_CQE_TYPE_SEND);
+    QPNIC_FIELD_SET(w, QPNIC_CQE_STATUS, status);
+    QPNIC_FIELD_SET(w, QPNIC_CQE_SOLICITED, sol ? 1 : 0);
 }
 
 void test_wrap_phase(Tb &t) {

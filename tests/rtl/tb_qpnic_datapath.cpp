@@ -482,6 +482,7 @@ static uint16_t post_recv(int q, const std::vector<Sge> &sges) {
 static std::vector<uint8_t> gather_ref(const std::vector<Sge> &sges) {
     std::vector<uint8_t> out;
     for (auto &s : sges) {
+        if (s.len == 0) continue;   // moves nothing; its token may name no MR
         int i = s.token & TOKEN_INDEX_MASK;
         uint64_t d = mr[i].dma + (s.va - mr[i].va);
         out.insert(out.end(), ref.begin() + d, ref.begin() + d + s.len);
@@ -492,6 +493,7 @@ static std::vector<uint8_t> gather_ref(const std::vector<Sge> &sges) {
 static void scatter_ref(const std::vector<Sge> &sges, const std::vector<uint8_t> &b, size_t n) {
     size_t p = 0;
     for (auto &s : sges) {
+        if (s.len == 0) continue;   // moves nothing; its token may name no MR
         int i = s.token & TOKEN_INDEX_MASK;
         uint64_t d = mr[i].dma + (s.va - mr[i].va);
         for (uint32_t k = 0; k < s.len && p < n; k++) ref[d + k] = b[p++];

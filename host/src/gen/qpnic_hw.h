@@ -16,10 +16,14 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 256u /* layout version 1.0 (major << 8 | minor) */
-#define QPNIC_NUM_QP 8u /* queue pairs in the default build (RTL parameter NUM_QP) */
-#define QPNIC_NUM_CQ 8u /* completion queues in the default build (RTL parameter NUM_CQ) */
-#define QPNIC_NUM_MR 16u /* memory-region table entries in the default build (RTL parameter NUM_MR) */
+#define QPNIC_VERSION_VALUE 512u /* layout version 2.0 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type) */
+#define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
+#define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
+#define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
+#define QPNIC_MAX_NUM_QP 256u /* most queue pairs a build can have: the QP register block holds 256 */
+#define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
+#define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn) */
+#define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
 #define QPNIC_CQE_BYTES 16u /* bytes of one completion queue entry */
@@ -28,7 +32,7 @@
 #define QPNIC_FETCH_BURST_WQES 8u /* WQEs the fetch engine reads in one DMA read at most */
 #define QPNIC_MAX_DMA_BYTES 512u /* largest single DMA read or write request the NIC issues */
 #define QPNIC_MAX_MSG_BYTES 2147483647u /* largest message (sum of SGE lengths) */
-#define QPNIC_TOKEN_INDEX_BITS 8u /* a token's low bits select the MR table entry; the rest is a tag */
+#define QPNIC_TOKEN_INDEX_BITS 10u /* a token's low bits select the token table entry (up to 1024 entries); the rest is a tag */
 #define QPNIC_WQE_SGE_WORD 4u /* WQE word where SGE 0 starts; SGE n starts at word 4 + 4n */
 #define QPNIC_DMA_DATA_BYTES 4u /* bytes per beat on the DMA and port streams (32-bit datapath) */
 #define QPNIC_NOTIFY_RING 256u /* entries of the simulator's notification ring */
@@ -51,7 +55,7 @@
 #define QPNIC_OP_FLAG_SEND_AND_SOLICIT 0x4u /* the receive completion is solicited (N7) */
 #define QPNIC_OP_FLAG_DEFER 0x200u /* host-side only: hold the doorbell (D1); ignored by the NIC */
 
-/* enum op_type: Completion type in a CQE (word 0, field type); the NDK_OP_TYPE values. */
+/* enum op_type: Completion types as the host's API names them (NDK_OP_TYPE values); a CQE carries them as enum cqe_type. */
 #define QPNIC_OP_TYPE_RECEIVE 0x1u /* a receive completed */
 #define QPNIC_OP_TYPE_SEND 0x2u /* a send completed */
 #define QPNIC_OP_TYPE_FAST_REGISTER 0x4u /* a fast-register completed */
@@ -60,6 +64,16 @@
 #define QPNIC_OP_TYPE_READ 0x20u /* a read completed */
 #define QPNIC_OP_TYPE_WRITE 0x40u /* a write completed */
 #define QPNIC_OP_TYPE_RECEIVE_AND_INVALIDATE 0x8001u /* a receive of a send-and-invalidate completed */
+
+/* enum cqe_type: Completion type in a CQE (word 3, field type): the NDK_OP_TYPE value in 8 bits, bit 7 standing for bit 15 (NDK value = (type & 0x80) << 8 | (type & 0x7F)). */
+#define QPNIC_CQE_TYPE_RECEIVE 0x1u /* NDK_OP_TYPE_RECEIVE */
+#define QPNIC_CQE_TYPE_SEND 0x2u /* NDK_OP_TYPE_SEND */
+#define QPNIC_CQE_TYPE_FAST_REGISTER 0x4u /* NDK_OP_TYPE_FAST_REGISTER */
+#define QPNIC_CQE_TYPE_BIND 0x8u /* NDK_OP_TYPE_BIND */
+#define QPNIC_CQE_TYPE_INVALIDATE 0x10u /* NDK_OP_TYPE_INVALIDATE */
+#define QPNIC_CQE_TYPE_READ 0x20u /* NDK_OP_TYPE_READ */
+#define QPNIC_CQE_TYPE_WRITE 0x40u /* NDK_OP_TYPE_WRITE */
+#define QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE 0x81u /* NDK_OP_TYPE_RECEIVE_AND_INVALIDATE (0x8001) */
 
 /* enum cqe_status: Completion status in a CQE (word 0, field status). The host maps each to an ndk_status. */
 #define QPNIC_CQE_STATUS_SUCCESS 0x0u /* done */
@@ -180,31 +194,31 @@
 #define QPNIC_CQE_BYTE_COUNT_SHIFT 0u
 #define QPNIC_CQE_BYTE_COUNT_WIDTH 32u
 #define QPNIC_CQE_BYTE_COUNT_MASK 0xFFFFFFFFu
-/* qpn: QP number the request belongs to (V3) */
+/* qpn: QP number the request belongs to (V3), QPN_BITS wide */
 #define QPNIC_CQE_QPN_WORD 1u
 #define QPNIC_CQE_QPN_SHIFT 0u
-#define QPNIC_CQE_QPN_WIDTH 16u
-#define QPNIC_CQE_QPN_MASK 0xFFFFu
-/* wqe_index: free-running index of the WQE in its SQ or RQ */
-#define QPNIC_CQE_WQE_INDEX_WORD 1u
-#define QPNIC_CQE_WQE_INDEX_SHIFT 16u
-#define QPNIC_CQE_WQE_INDEX_WIDTH 16u
-#define QPNIC_CQE_WQE_INDEX_MASK 0xFFFFu
+#define QPNIC_CQE_QPN_WIDTH 24u
+#define QPNIC_CQE_QPN_MASK 0xFFFFFFu
+/* status: enum cqe_status */
+#define QPNIC_CQE_STATUS_WORD 1u
+#define QPNIC_CQE_STATUS_SHIFT 24u
+#define QPNIC_CQE_STATUS_WIDTH 8u
+#define QPNIC_CQE_STATUS_MASK 0xFFu
 /* inv_token: RECEIVE_AND_INVALIDATE: the invalidated token */
 #define QPNIC_CQE_INV_TOKEN_WORD 2u
 #define QPNIC_CQE_INV_TOKEN_SHIFT 0u
 #define QPNIC_CQE_INV_TOKEN_WIDTH 32u
 #define QPNIC_CQE_INV_TOKEN_MASK 0xFFFFFFFFu
-/* type: enum op_type; RECEIVE and RECEIVE_AND_INVALIDATE come from the RQ, the rest from the SQ */
+/* wqe_index: free-running index of the WQE in its SQ or RQ (INDEX_BITS wide) */
+#define QPNIC_CQE_WQE_INDEX_WORD 3u
+#define QPNIC_CQE_WQE_INDEX_SHIFT 0u
+#define QPNIC_CQE_WQE_INDEX_WIDTH 16u
+#define QPNIC_CQE_WQE_INDEX_MASK 0xFFFFu
+/* type: enum cqe_type; RECEIVE and RECEIVE_AND_INVALIDATE come from the RQ, the rest from the SQ */
 #define QPNIC_CQE_TYPE_WORD 3u
-#define QPNIC_CQE_TYPE_SHIFT 0u
-#define QPNIC_CQE_TYPE_WIDTH 16u
-#define QPNIC_CQE_TYPE_MASK 0xFFFFu
-/* status: enum cqe_status */
-#define QPNIC_CQE_STATUS_WORD 3u
-#define QPNIC_CQE_STATUS_SHIFT 16u
-#define QPNIC_CQE_STATUS_WIDTH 8u
-#define QPNIC_CQE_STATUS_MASK 0xFFu
+#define QPNIC_CQE_TYPE_SHIFT 16u
+#define QPNIC_CQE_TYPE_WIDTH 8u
+#define QPNIC_CQE_TYPE_MASK 0xFFu
 /* solicited: a receive of a send that asked for a solicited event */
 #define QPNIC_CQE_SOLICITED_WORD 3u
 #define QPNIC_CQE_SOLICITED_SHIFT 24u
@@ -280,28 +294,18 @@
 #define QPNIC_CQ_MARK_VALID_WIDTH 1u
 #define QPNIC_CQ_MARK_VALID_MASK 0x1u
 
-/* struct caps0 (1 words): Host register CAPS0: the sizes of this build. */
+/* struct caps0 (1 words): Host register CAPS0: the QPs and CQs of this build. */
 #define QPNIC_CAPS0_WORDS 1u
-/* num_qp: queue pairs */
+/* num_qp: queue pairs (QP numbers 0 .. num_qp-1) */
 #define QPNIC_CAPS0_NUM_QP_WORD 0u
 #define QPNIC_CAPS0_NUM_QP_SHIFT 0u
-#define QPNIC_CAPS0_NUM_QP_WIDTH 8u
-#define QPNIC_CAPS0_NUM_QP_MASK 0xFFu
+#define QPNIC_CAPS0_NUM_QP_WIDTH 16u
+#define QPNIC_CAPS0_NUM_QP_MASK 0xFFFFu
 /* num_cq: completion queues */
 #define QPNIC_CAPS0_NUM_CQ_WORD 0u
-#define QPNIC_CAPS0_NUM_CQ_SHIFT 8u
-#define QPNIC_CAPS0_NUM_CQ_WIDTH 8u
-#define QPNIC_CAPS0_NUM_CQ_MASK 0xFFu
-/* num_mr: memory-region table entries */
-#define QPNIC_CAPS0_NUM_MR_WORD 0u
-#define QPNIC_CAPS0_NUM_MR_SHIFT 16u
-#define QPNIC_CAPS0_NUM_MR_WIDTH 8u
-#define QPNIC_CAPS0_NUM_MR_MASK 0xFFu
-/* max_sge: SGEs a WQE holds */
-#define QPNIC_CAPS0_MAX_SGE_WORD 0u
-#define QPNIC_CAPS0_MAX_SGE_SHIFT 24u
-#define QPNIC_CAPS0_MAX_SGE_WIDTH 4u
-#define QPNIC_CAPS0_MAX_SGE_MASK 0xFu
+#define QPNIC_CAPS0_NUM_CQ_SHIFT 16u
+#define QPNIC_CAPS0_NUM_CQ_WIDTH 16u
+#define QPNIC_CAPS0_NUM_CQ_MASK 0xFFFFu
 
 /* struct caps1 (1 words): Host register CAPS1: the limits of this build. */
 #define QPNIC_CAPS1_WORDS 1u
@@ -320,6 +324,19 @@
 #define QPNIC_CAPS1_FETCH_BURST_WQES_SHIFT 16u
 #define QPNIC_CAPS1_FETCH_BURST_WQES_WIDTH 8u
 #define QPNIC_CAPS1_FETCH_BURST_WQES_MASK 0xFFu
+/* max_sge: SGEs a WQE holds */
+#define QPNIC_CAPS1_MAX_SGE_WORD 0u
+#define QPNIC_CAPS1_MAX_SGE_SHIFT 24u
+#define QPNIC_CAPS1_MAX_SGE_WIDTH 4u
+#define QPNIC_CAPS1_MAX_SGE_MASK 0xFu
+
+/* struct caps2 (1 words): Host register CAPS2: the token table of this build. */
+#define QPNIC_CAPS2_WORDS 1u
+/* num_mr: token (memory-region) table entries */
+#define QPNIC_CAPS2_NUM_MR_WORD 0u
+#define QPNIC_CAPS2_NUM_MR_SHIFT 0u
+#define QPNIC_CAPS2_NUM_MR_WIDTH 16u
+#define QPNIC_CAPS2_NUM_MR_MASK 0xFFFFu
 
 /* struct status (1 words): Host register STATUS. */
 #define QPNIC_STATUS_WORDS 1u
@@ -359,11 +376,11 @@
 
 /* struct qp_remote (1 words): Per-QP register REMOTE. */
 #define QPNIC_QP_REMOTE_WORDS 1u
-/* qpn: the connected QP's number on the loopback port */
+/* qpn: the connected QP's number (BTH dest_qp of this QP's packets) */
 #define QPNIC_QP_REMOTE_QPN_WORD 0u
 #define QPNIC_QP_REMOTE_QPN_SHIFT 0u
-#define QPNIC_QP_REMOTE_QPN_WIDTH 8u
-#define QPNIC_QP_REMOTE_QPN_MASK 0xFFu
+#define QPNIC_QP_REMOTE_QPN_WIDTH 24u
+#define QPNIC_QP_REMOTE_QPN_MASK 0xFFFFFFu
 
 /* struct cq_cfg (1 words): Per-CQ register CFG. */
 #define QPNIC_CQ_CFG_WORDS 1u
@@ -494,8 +511,9 @@
 /* host registers (byte offsets) */
 #define QPNIC_REG_ID 0x0000u /* ro: ID_VALUE */
 #define QPNIC_REG_VERSION 0x0004u /* ro: VERSION_VALUE */
-#define QPNIC_REG_CAPS0 0x0008u /* ro: struct caps0: the sizes of this build */
+#define QPNIC_REG_CAPS0 0x0008u /* ro: struct caps0: the QPs and CQs of this build */
 #define QPNIC_REG_CAPS1 0x000Cu /* ro: struct caps1: the limits of this build */
+#define QPNIC_REG_CAPS2 0x0018u /* ro: struct caps2: the token table of this build */
 #define QPNIC_REG_STATUS 0x0010u /* ro: struct status: firmware ready, NIC idle */
 #define QPNIC_REG_SCRATCH 0x0014u /* rw: free for the host; tests the MMIO path */
 #define QPNIC_REG_CNT_DOORBELLS_LO 0x0100u /* ro: doorbell writes received (SQ and RQ producer indices); reading a _LO latches its _HI */
@@ -529,8 +547,8 @@
 #define QPNIC_REG_MR_ACCESS 0x0220u /* rw: staging: enum mr_access bits */
 #define QPNIC_REG_MR_CMD 0x0224u /* wo: enum mr_cmd */
 
-/* Per-QP registers, at QP_BASE + qpn * QP_STRIDE. */
-#define QPNIC_QP_BASE 0x1000u
+/* Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP). */
+#define QPNIC_QP_BASE 0x4000u
 #define QPNIC_QP_STRIDE 0x40u
 #define QPNIC_QP_OFFSET_BITS 6u
 #define QPNIC_QPREG(n, R) (QPNIC_QP_BASE + (uint32_t)(n) * QPNIC_QP_STRIDE + QPNIC_QPREG_##R)
@@ -546,8 +564,8 @@
 #define QPNIC_QPREG_SQ_CI 0x24u /* ro: SQ WQEs completed by the NIC */
 #define QPNIC_QPREG_RQ_CI 0x28u /* ro: RQ WQEs consumed by the NIC */
 
-/* Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE. */
-#define QPNIC_CQ_BASE 0x2000u
+/* Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ). */
+#define QPNIC_CQ_BASE 0x8000u
 #define QPNIC_CQ_STRIDE 0x20u
 #define QPNIC_CQ_OFFSET_BITS 5u
 #define QPNIC_CQREG(n, R) (QPNIC_CQ_BASE + (uint32_t)(n) * QPNIC_CQ_STRIDE + QPNIC_CQREG_##R)
