@@ -237,32 +237,35 @@ module qpnic_requester #(
     wire [3:0] hdr_words   = has_reth ? HDR_RETH : HDR_PLAIN;
     wire [31:0] payload    = job_read ? 32'd0 : job_total;
     wire [23:0] cur_psn    = job_psn;
-    reg [255:0] hdr;
-    reg [31:0]  t;
+    // Header word hdr_i, built on its own: one 32-bit word a cycle, never
+    // the whole header (which the simulator would rebuild every cycle). Each
+    // header word holds the fields the layout puts in it (BTH opcode, se and
+    // pkey share BTH word 0).
+    reg [31:0] hdr_word;
     always @* begin
-        hdr = 256'd0;
-        t = 32'd0; t[`QPNIC_LRH_PAYLOAD_BYTES] = payload;
-        hdr[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32] = t;
-        // BTH: opcode, se and pkey share word 0 (asserted by the layout)
-        t = 32'd0;
-        t[`QPNIC_BTH_OPCODE] = job_write ? `QPNIC_IB_OPCODE_WRITE_ONLY :
-                               job_read  ? `QPNIC_IB_OPCODE_READ_REQUEST :
-                                           `QPNIC_IB_OPCODE_SEND_ONLY;
-        t[`QPNIC_BTH_SE]     = job_se;
-        t[`QPNIC_BTH_PKEY]   = 16'hFFFF;
-        hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = job_dqp;
-        hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_PSN] = cur_psn; t[`QPNIC_BTH_ACKREQ] = 1'b1;
-        hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_VA_HI] = job_rva_hi;
-        hdr[32*(RETH_AT + `QPNIC_RETH_VA_HI_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_VA_LO] = job_rva_lo;
-        hdr[32*(RETH_AT + `QPNIC_RETH_VA_LO_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_RKEY] = job_rtoken;
-        hdr[32*(RETH_AT + `QPNIC_RETH_RKEY_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_RETH_DMA_LEN] = job_total;
-        hdr[32*(RETH_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32] = t;
+        hdr_word = 32'd0;
+        case (hdr_i)
+        LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD:
+            hdr_word[`QPNIC_LRH_PAYLOAD_BYTES] = payload;
+        BTH_AT + `QPNIC_BTH_OPCODE_WORD: begin
+            hdr_word[`QPNIC_BTH_OPCODE] = job_write ? `QPNIC_IB_OPCODE_WRITE_ONLY :
+                                          job_read  ? `QPNIC_IB_OPCODE_READ_REQUEST :
+                                                      `QPNIC_IB_OPCODE_SEND_ONLY;
+            hdr_word[`QPNIC_BTH_SE]     = job_se;
+            hdr_word[`QPNIC_BTH_PKEY]   = 16'hFFFF;
+        end
+        BTH_AT + `QPNIC_BTH_DEST_QP_WORD:
+            hdr_word[`QPNIC_BTH_DEST_QP] = job_dqp;
+        BTH_AT + `QPNIC_BTH_PSN_WORD: begin
+            hdr_word[`QPNIC_BTH_PSN]    = cur_psn;
+            hdr_word[`QPNIC_BTH_ACKREQ] = 1'b1;
+        end
+        RETH_AT + `QPNIC_RETH_VA_HI_WORD:   hdr_word[`QPNIC_RETH_VA_HI]   = job_rva_hi;
+        RETH_AT + `QPNIC_RETH_VA_LO_WORD:   hdr_word[`QPNIC_RETH_VA_LO]   = job_rva_lo;
+        RETH_AT + `QPNIC_RETH_RKEY_WORD:    hdr_word[`QPNIC_RETH_RKEY]    = job_rtoken;
+        RETH_AT + `QPNIC_RETH_DMA_LEN_WORD: hdr_word[`QPNIC_RETH_DMA_LEN] = job_total;
+        default: ;
+        endcase
     end
 
     // --- the outstanding entry ---
@@ -344,7 +347,7 @@ module qpnic_requester #(
         out_last  = 1'b0;
         if (bstate == B_HDR) begin
             out_valid = 1'b1;
-            out_data  = hdr[32*hdr_i +: 32];
+            out_data  = hdr_word;
             out_keep  = 4'hF;
             out_last  = hdr_final && (payload == 32'd0);
         end else if (bstate == B_DATA) begin

@@ -197,18 +197,19 @@ module qpnic_responder #(
     wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];
     wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
     wire [31:0] h_dlen = hdr[32*(EXT_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32];
-    // The header as it is once this cycle's word is in: the RETH's check
-    // goes out in the cycle its last word arrives.
-    reg  [255:0] hdr_next;
-    always @* begin
-        hdr_next = hdr;
-        hdr_next[32*hdr_i +: 32] = in_data;
-    end
-    wire [31:0] n_op   = hdr_next[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
-    wire [31:0] n_vahi = hdr_next[32*(EXT_AT + `QPNIC_RETH_VA_HI_WORD) +: 32];
-    wire [31:0] n_valo = hdr_next[32*(EXT_AT + `QPNIC_RETH_VA_LO_WORD) +: 32];
-    wire [31:0] n_rkey = hdr_next[32*(EXT_AT + `QPNIC_RETH_RKEY_WORD) +: 32];
-    wire [31:0] n_dlen = hdr_next[32*(EXT_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32];
+    // The header words as they are once this cycle's word is in (word k is
+    // in_data if it arrives now): the RETH's check goes out in the cycle its
+    // last word arrives. Only the words needed are formed.
+    localparam [3:0] OP_AT   = BTH_AT + `QPNIC_BTH_OPCODE_WORD;
+    localparam [3:0] VAHI_AT = EXT_AT + `QPNIC_RETH_VA_HI_WORD;
+    localparam [3:0] VALO_AT = EXT_AT + `QPNIC_RETH_VA_LO_WORD;
+    localparam [3:0] RKEY_AT = EXT_AT + `QPNIC_RETH_RKEY_WORD;
+    localparam [3:0] DLEN_AT = EXT_AT + `QPNIC_RETH_DMA_LEN_WORD;
+    wire [31:0] n_op   = (hdr_i == OP_AT)   ? in_data : hdr[32*OP_AT +: 32];
+    wire [31:0] n_vahi = (hdr_i == VAHI_AT) ? in_data : hdr[32*VAHI_AT +: 32];
+    wire [31:0] n_valo = (hdr_i == VALO_AT) ? in_data : hdr[32*VALO_AT +: 32];
+    wire [31:0] n_rkey = (hdr_i == RKEY_AT) ? in_data : hdr[32*RKEY_AT +: 32];
+    wire [31:0] n_dlen = (hdr_i == DLEN_AT) ? in_data : hdr[32*DLEN_AT +: 32];
     wire [31:0] rq_w0  = rqwqe[32*`QPNIC_WQE_OPCODE_WORD +: 32];
     wire [31:0] rq_w0n = rqwqe[32*`QPNIC_WQE_NSGE_WORD +: 32];
     /* verilator lint_on UNUSEDSIGNAL */
@@ -344,25 +345,26 @@ module qpnic_responder #(
     // --- the response header: ACK, or READ_RESPONSE_ONLY with the data ---
     // Built from the emitter's latched fields (S_RESP latches them).
     wire [31:0] resp_payload = r_read ? r_len : 32'd0;
-    reg [159:0] resp;
-    reg [31:0]  t;
+    // Word r_i of it, built on its own (one word a cycle goes out).
+    reg [31:0] resp_word;
     always @* begin
-        resp = 160'd0;
-        t = 32'd0; t[`QPNIC_LRH_PAYLOAD_BYTES] = resp_payload;
-        resp[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32] = t;
-        // BTH opcode and pkey share word 0 (layout)
-        t = 32'd0;
-        t[`QPNIC_BTH_OPCODE] = r_read ? `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY
-                                      : `QPNIC_IB_OPCODE_ACK;
-        t[`QPNIC_BTH_PKEY] = 16'hFFFF;
-        resp[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_DEST_QP] = r_dqp;
-        resp[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32] = t;
-        t = 32'd0; t[`QPNIC_BTH_PSN] = r_psn;
-        resp[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32] = t;
-        // AETH: syndrome and msn share its one word
-        t = 32'd0; t[`QPNIC_AETH_SYNDROME] = r_syn; t[`QPNIC_AETH_MSN] = r_psn;
-        resp[32*(EXT_AT + `QPNIC_AETH_SYNDROME_WORD) +: 32] = t;
+        resp_word = 32'd0;
+        case ({1'b0, r_i})
+        LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD:
+            resp_word[`QPNIC_LRH_PAYLOAD_BYTES] = resp_payload;
+        BTH_AT + `QPNIC_BTH_OPCODE_WORD: begin   // opcode and pkey share it
+            resp_word[`QPNIC_BTH_OPCODE] = r_read ? `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY
+                                                  : `QPNIC_IB_OPCODE_ACK;
+            resp_word[`QPNIC_BTH_PKEY]   = 16'hFFFF;
+        end
+        BTH_AT + `QPNIC_BTH_DEST_QP_WORD: resp_word[`QPNIC_BTH_DEST_QP] = r_dqp;
+        BTH_AT + `QPNIC_BTH_PSN_WORD:     resp_word[`QPNIC_BTH_PSN]     = r_psn;
+        EXT_AT + `QPNIC_AETH_SYNDROME_WORD: begin   // syndrome and msn share it
+            resp_word[`QPNIC_AETH_SYNDROME] = r_syn;
+            resp_word[`QPNIC_AETH_MSN]      = r_psn;
+        end
+        default: ;
+        endcase
     end
     localparam [2:0] RESP_LAST = RESP_WORDS[2:0] - 3'd1;
     wire resp_final = (r_i == RESP_LAST);
@@ -376,7 +378,7 @@ module qpnic_responder #(
         out_last  = 1'b0;
         if (r_busy) begin
             out_valid = 1'b1;
-            out_data  = resp[32*r_i +: 32];
+            out_data  = resp_word;
             out_keep  = 4'hF;
             out_last  = resp_final && (resp_payload == 32'd0);
         end else if (state == S_GDATA) begin
