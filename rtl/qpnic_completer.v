@@ -33,7 +33,7 @@ module qpnic_completer #(
 ) (
     input  wire                 clk,
     input  wire                 rst,
-    input  wire [NUM_QP*4-1:0]  qp_scq,
+    input  wire [NUM_QP*`QPNIC_CQN_BITS-1:0] qp_scq,
     input  wire [NUM_QP*2-1:0]  qp_state,
     input  wire                 ost_valid,
     output wire                 ost_ready,
@@ -54,7 +54,7 @@ module qpnic_completer #(
     output wire                 wr_dat_last,
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
-    output wire [3:0]           cqe_cqn,
+    output wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     output wire [127:0]         cqe_data,
     output wire                 sq_ci_inc_valid,
     output wire [7:0]           sq_ci_inc_qpn,
@@ -156,7 +156,7 @@ module qpnic_completer #(
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
     assign cqe_valid       = (state == S_CQE) && qp_live;
-    assign cqe_cqn         = qp_scq[e_qpn*4 +: 4];
+    assign cqe_cqn         = qp_scq[e_qpn*`QPNIC_CQN_BITS +: `QPNIC_CQN_BITS];
     assign sq_ci_inc_valid = (state == S_CI) && qp_live;
     assign sq_ci_inc_qpn   = e_qpn;
     assign qp_err_valid    = (state == S_ERR);

@@ -72,10 +72,10 @@ module qpnic_mr_table #(
     localparam AW = (NUM_MR > 1) ? $clog2(NUM_MR) : 1;
 
     // ---- the one write port: clearing after reset, else updates ------------
-    reg          clearing;
-    reg [AW-1:0] clr_idx;
-    localparam integer  LAST_I   = NUM_MR - 1;
-    localparam [AW-1:0] LAST_IDX = LAST_I[AW-1:0];
+    wire          clearing;
+    wire [AW-1:0] clr_idx;
+    qpnic_ram_clear #(.WORDS(NUM_MR), .AW(AW)) clear (
+        .clk(clk), .rst(rst), .clearing(clearing), .idx(clr_idx));
     wire         upd_in  = ({1'b0, upd_idx} < NUM_MR[IB:0]);
 
     assign upd_ready = !clearing;
@@ -100,16 +100,6 @@ module qpnic_mr_table #(
     wire          wr_en   = clearing || (upd_valid && upd_in);
     wire [AW-1:0] wr_addr = clearing ? clr_idx : upd_idx[AW-1:0];
     wire [EB-1:0] wr_data = clearing ? {EB{1'b0}} : upd_word;
-
-    always @(posedge clk) begin
-        if (rst) begin
-            clearing <= 1'b1;
-            clr_idx  <= {AW{1'b0}};
-        end else if (clearing) begin
-            clr_idx <= clr_idx + 1'b1;
-            if (clr_idx == LAST_IDX) clearing <= 1'b0;
-        end
-    end
 
     // ---- check ports -----------------------------------------------------------
     genvar p;

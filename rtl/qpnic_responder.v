@@ -54,7 +54,7 @@ module qpnic_responder #(
     input  wire                 rst,
     input  wire [NUM_QP*64-1:0] qp_rq_base,
     input  wire [NUM_QP*5-1:0]  qp_rq_log,
-    input  wire [NUM_QP*4-1:0]  qp_rcq,
+    input  wire [NUM_QP*`QPNIC_CQN_BITS-1:0] qp_rcq,
     input  wire [NUM_QP*8-1:0]  qp_remote,
     input  wire [NUM_QP*2-1:0]  qp_state,
     input  wire [NUM_QP*16-1:0] qp_rq_pi,
@@ -99,7 +99,7 @@ module qpnic_responder #(
     output wire                 wr_dat_last,
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
-    output wire [3:0]           cqe_cqn,
+    output wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     output wire [127:0]         cqe_data,
     output wire                 rq_ci_inc_valid,
     output wire [7:0]           rq_ci_inc_qpn,
@@ -377,7 +377,7 @@ module qpnic_responder #(
         .op_type(`QPNIC_OP_TYPE_RECEIVE), .status(rq_status), .solicited(se), // N7
         .cqe(cqe_data));
     assign cqe_valid = (state == S_CQE);
-    assign cqe_cqn   = qp_rcq[dq*4 +: 4];
+    assign cqe_cqn   = qp_rcq[dq*`QPNIC_CQN_BITS +: `QPNIC_CQN_BITS];
 
     assign rq_ci_inc_valid = (state == S_RQINC);
     assign rq_ci_inc_qpn   = dq;

@@ -90,9 +90,9 @@ static ndk_status read_caps(ndk_adapter *ad)
     ad->log_max_qp_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_QP_DEPTH);
     ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_CQ_DEPTH);
     ad->fetch_burst_wqes = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_FETCH_BURST_WQES);
-    /* What the layout can carry: CQ numbers are 4 bits in QP CFG, indices
-     * 16 bits, SGEs at most MAX_SGE in a WQE, MR index below the tag. */
-    if (ad->num_qp == 0 || ad->num_cq == 0 || ad->num_cq > 16 || ad->num_mr == 0 ||
+    /* What the layout can carry: CQ numbers are CQN_BITS wide in QP CFG,
+     * indices 16 bits, SGEs at most MAX_SGE in a WQE, MR index below the tag. */
+    if (ad->num_qp == 0 || ad->num_cq == 0 || ad->num_cq > (1u << QPNIC_CQN_BITS) || ad->num_mr == 0 ||
         ad->num_mr > (1u << QPNIC_TOKEN_INDEX_BITS) || ad->max_sge > QPNIC_MAX_SGE ||
         ad->log_max_qp_depth < 1 || ad->log_max_qp_depth > 15 ||
         ad->log_max_cq_depth < 1 || ad->log_max_cq_depth > 15)

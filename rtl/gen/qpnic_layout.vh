@@ -17,6 +17,8 @@
 `define QPNIC_MAX_DMA_BYTES 512  // largest single DMA read or write request the NIC issues
 `define QPNIC_MAX_MSG_BYTES 2147483647  // largest message (sum of SGE lengths)
 `define QPNIC_TOKEN_INDEX_BITS 8  // a token's low bits select the MR table entry; the rest is a tag
+`define QPNIC_CQN_BITS 8  // bits of a CQ number (QP CFG send_cq and recv_cq, event and notify cqn, the RTL's CQ number ports): NUM_CQ <= 2^CQN_BITS
+`define QPNIC_EVT_LOG_DEPTH 4  // log2 of the firmware event FIFO's depth (16 events); cq_ctx.arms_queued counts up to that depth + 1
 `define QPNIC_WQE_SGE_WORD 4  // WQE word where SGE 0 starts; SGE n starts at word 4 + 4n
 `define QPNIC_DMA_DATA_BYTES 4  // bytes per beat on the DMA and port streams (32-bit datapath)
 `define QPNIC_NOTIFY_RING 256  // entries of the simulator's notification ring
@@ -65,11 +67,11 @@
 `define QPNIC_QP_STATE_RTS 2'd1
 `define QPNIC_QP_STATE_ERROR 2'd2
 
-// enum evt_type (4 bits): Type of an event the hardware hands to the firmware (EVT_POP).
-`define QPNIC_EVT_TYPE_NONE 4'd0
-`define QPNIC_EVT_TYPE_ARM 4'd1
-`define QPNIC_EVT_TYPE_CQE 4'd2
-`define QPNIC_EVT_TYPE_OVERRUN 4'd3
+// enum evt_type (3 bits): Type of an event the hardware hands to the firmware (EVT_POP).
+`define QPNIC_EVT_TYPE_NONE 3'd0
+`define QPNIC_EVT_TYPE_ARM 3'd1
+`define QPNIC_EVT_TYPE_CQE 3'd2
+`define QPNIC_EVT_TYPE_OVERRUN 3'd3
 
 // enum cq_trigger (2 bits): What an arm waits for (N7); the NDK_CQ_NOTIFY values.
 `define QPNIC_CQ_TRIGGER_ERRORS 2'd0
@@ -188,30 +190,30 @@
 
 // struct event (1 words): One event as the firmware reads it from EVT_POP.
 `define QPNIC_EVENT_WORDS 1
-`define QPNIC_EVENT_CQN_WORD 0
-`define QPNIC_EVENT_CQN_WIDTH 4
-`define QPNIC_EVENT_CQN 3:0  // the CQ it concerns
-`define QPNIC_EVENT_CQN_FLAT 3:0
-`define QPNIC_EVENT_TYPE_WORD 0
-`define QPNIC_EVENT_TYPE_WIDTH 4
-`define QPNIC_EVENT_TYPE 7:4  // enum evt_type
-`define QPNIC_EVENT_TYPE_FLAT 7:4
-`define QPNIC_EVENT_ERROR_WORD 0
-`define QPNIC_EVENT_ERROR_WIDTH 1
-`define QPNIC_EVENT_ERROR 8:8  // CQE: its status is not SUCCESS
-`define QPNIC_EVENT_ERROR_FLAT 8:8
-`define QPNIC_EVENT_SOLICITED_WORD 0
-`define QPNIC_EVENT_SOLICITED_WIDTH 1
-`define QPNIC_EVENT_SOLICITED 9:9  // CQE: a solicited receive
-`define QPNIC_EVENT_SOLICITED_FLAT 9:9
-`define QPNIC_EVENT_TRIGGER_WORD 0
-`define QPNIC_EVENT_TRIGGER_WIDTH 2
-`define QPNIC_EVENT_TRIGGER 11:10  // ARM: enum cq_trigger
-`define QPNIC_EVENT_TRIGGER_FLAT 11:10
 `define QPNIC_EVENT_INDEX_WORD 0
 `define QPNIC_EVENT_INDEX_WIDTH 16
-`define QPNIC_EVENT_INDEX 27:12  // CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md)
-`define QPNIC_EVENT_INDEX_FLAT 27:12
+`define QPNIC_EVENT_INDEX 15:0  // CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md)
+`define QPNIC_EVENT_INDEX_FLAT 15:0
+`define QPNIC_EVENT_CQN_WORD 0
+`define QPNIC_EVENT_CQN_WIDTH 8
+`define QPNIC_EVENT_CQN 23:16  // the CQ it concerns (CQN_BITS)
+`define QPNIC_EVENT_CQN_FLAT 23:16
+`define QPNIC_EVENT_TYPE_WORD 0
+`define QPNIC_EVENT_TYPE_WIDTH 3
+`define QPNIC_EVENT_TYPE 26:24  // enum evt_type
+`define QPNIC_EVENT_TYPE_FLAT 26:24
+`define QPNIC_EVENT_ERROR_WORD 0
+`define QPNIC_EVENT_ERROR_WIDTH 1
+`define QPNIC_EVENT_ERROR 27:27  // CQE: its status is not SUCCESS
+`define QPNIC_EVENT_ERROR_FLAT 27:27
+`define QPNIC_EVENT_SOLICITED_WORD 0
+`define QPNIC_EVENT_SOLICITED_WIDTH 1
+`define QPNIC_EVENT_SOLICITED 28:28  // CQE: a solicited receive
+`define QPNIC_EVENT_SOLICITED_FLAT 28:28
+`define QPNIC_EVENT_TRIGGER_WORD 0
+`define QPNIC_EVENT_TRIGGER_WIDTH 2
+`define QPNIC_EVENT_TRIGGER 30:29  // ARM: enum cq_trigger
+`define QPNIC_EVENT_TRIGGER_FLAT 30:29
 `define QPNIC_EVENT_VALID_WORD 0
 `define QPNIC_EVENT_VALID_WIDTH 1
 `define QPNIC_EVENT_VALID 31:31  // 1 when an event was popped
@@ -279,6 +281,66 @@
 `define QPNIC_MR_CTX_VALID 3:3  // the entry is registered
 `define QPNIC_MR_CTX_VALID_FLAT 227:227
 
+// struct cq_ctx (6 words): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n.
+`define QPNIC_CQ_CTX_WORDS 6
+`define QPNIC_CQ_CTX_BITS 175
+`define QPNIC_CQ_CTX_BASE_LO_WORD 0
+`define QPNIC_CQ_CTX_BASE_LO_WIDTH 32
+`define QPNIC_CQ_CTX_BASE_LO 31:0  // device address of the CQ ring, low word (CQ register BASE_LO)
+`define QPNIC_CQ_CTX_BASE_LO_FLAT 31:0
+`define QPNIC_CQ_CTX_BASE_HI_WORD 1
+`define QPNIC_CQ_CTX_BASE_HI_WIDTH 32
+`define QPNIC_CQ_CTX_BASE_HI 31:0  // device address of the CQ ring, high word (BASE_HI)
+`define QPNIC_CQ_CTX_BASE_HI_FLAT 63:32
+`define QPNIC_CQ_CTX_PI_WORD 2
+`define QPNIC_CQ_CTX_PI_WIDTH 16
+`define QPNIC_CQ_CTX_PI 15:0  // producer index: CQEs written (free-running)
+`define QPNIC_CQ_CTX_PI_FLAT 79:64
+`define QPNIC_CQ_CTX_CI_WORD 2
+`define QPNIC_CQ_CTX_CI_WIDTH 16
+`define QPNIC_CQ_CTX_CI 31:16  // consumer index: the host's CI doorbell
+`define QPNIC_CQ_CTX_CI_FLAT 95:80
+`define QPNIC_CQ_CTX_ERR_IDX_WORD 3
+`define QPNIC_CQ_CTX_ERR_IDX_WIDTH 16
+`define QPNIC_CQ_CTX_ERR_IDX 15:0  // index of the newest error CQE (struct cq_mark index)
+`define QPNIC_CQ_CTX_ERR_IDX_FLAT 111:96
+`define QPNIC_CQ_CTX_SOL_IDX_WORD 3
+`define QPNIC_CQ_CTX_SOL_IDX_WIDTH 16
+`define QPNIC_CQ_CTX_SOL_IDX 31:16  // index of the newest solicited CQE
+`define QPNIC_CQ_CTX_SOL_IDX_FLAT 127:112
+`define QPNIC_CQ_CTX_NTF_STAMP_WORD 4
+`define QPNIC_CQ_CTX_NTF_STAMP_WIDTH 32
+`define QPNIC_CQ_CTX_NTF_STAMP 31:0  // low 32 bits of the cycle counter when the newest CQE was written (notification latency)
+`define QPNIC_CQ_CTX_NTF_STAMP_FLAT 159:128
+`define QPNIC_CQ_CTX_LOG_DEPTH_WORD 5
+`define QPNIC_CQ_CTX_LOG_DEPTH_WIDTH 5
+`define QPNIC_CQ_CTX_LOG_DEPTH 4:0  // log2 of the CQ depth (CFG.log_depth)
+`define QPNIC_CQ_CTX_LOG_DEPTH_FLAT 164:160
+`define QPNIC_CQ_CTX_ENABLE_WORD 5
+`define QPNIC_CQ_CTX_ENABLE_WIDTH 1
+`define QPNIC_CQ_CTX_ENABLE 5:5  // CFG.enable: the CQ is in use
+`define QPNIC_CQ_CTX_ENABLE_FLAT 165:165
+`define QPNIC_CQ_CTX_OVERRUN_WORD 5
+`define QPNIC_CQ_CTX_OVERRUN_WIDTH 1
+`define QPNIC_CQ_CTX_OVERRUN 6:6  // a CQE found the CQ full; it writes nothing more
+`define QPNIC_CQ_CTX_OVERRUN_FLAT 166:166
+`define QPNIC_CQ_CTX_ERR_VALID_WORD 5
+`define QPNIC_CQ_CTX_ERR_VALID_WIDTH 1
+`define QPNIC_CQ_CTX_ERR_VALID 7:7  // an error CQE was written since the CQ was enabled
+`define QPNIC_CQ_CTX_ERR_VALID_FLAT 167:167
+`define QPNIC_CQ_CTX_SOL_VALID_WORD 5
+`define QPNIC_CQ_CTX_SOL_VALID_WIDTH 1
+`define QPNIC_CQ_CTX_SOL_VALID 8:8  // a solicited CQE was written since the CQ was enabled
+`define QPNIC_CQ_CTX_SOL_VALID_FLAT 168:168
+`define QPNIC_CQ_CTX_ARMED_WORD 5
+`define QPNIC_CQ_CTX_ARMED_WIDTH 1
+`define QPNIC_CQ_CTX_ARMED 9:9  // the firmware wants CQE events of this CQ (set by ARM, cleared by ARMED_CLR)
+`define QPNIC_CQ_CTX_ARMED_FLAT 169:169
+`define QPNIC_CQ_CTX_ARMS_QUEUED_WORD 5
+`define QPNIC_CQ_CTX_ARMS_QUEUED_WIDTH 5
+`define QPNIC_CQ_CTX_ARMS_QUEUED 14:10  // ARM events of this CQ on their way to the firmware and not yet popped: up to 2^EVT_LOG_DEPTH in the event FIFO + 1 waiting to enter it
+`define QPNIC_CQ_CTX_ARMS_QUEUED_FLAT 174:170
+
 // struct caps0 (1 words): Host register CAPS0: the sizes of this build.
 `define QPNIC_CAPS0_WORDS 1
 `define QPNIC_CAPS0_NUM_QP_WORD 0
@@ -335,13 +397,13 @@
 `define QPNIC_QP_CFG_RQ_LOG 12:8  // log2 of the RQ depth
 `define QPNIC_QP_CFG_RQ_LOG_FLAT 12:8
 `define QPNIC_QP_CFG_SEND_CQ_WORD 0
-`define QPNIC_QP_CFG_SEND_CQ_WIDTH 4
-`define QPNIC_QP_CFG_SEND_CQ 19:16  // CQ of SQ completions
-`define QPNIC_QP_CFG_SEND_CQ_FLAT 19:16
+`define QPNIC_QP_CFG_SEND_CQ_WIDTH 8
+`define QPNIC_QP_CFG_SEND_CQ 23:16  // CQ of SQ completions (CQN_BITS)
+`define QPNIC_QP_CFG_SEND_CQ_FLAT 23:16
 `define QPNIC_QP_CFG_RECV_CQ_WORD 0
-`define QPNIC_QP_CFG_RECV_CQ_WIDTH 4
-`define QPNIC_QP_CFG_RECV_CQ 27:24  // CQ of RQ completions
-`define QPNIC_QP_CFG_RECV_CQ_FLAT 27:24
+`define QPNIC_QP_CFG_RECV_CQ_WIDTH 8
+`define QPNIC_QP_CFG_RECV_CQ 31:24  // CQ of RQ completions (CQN_BITS)
+`define QPNIC_QP_CFG_RECV_CQ_FLAT 31:24
 
 // struct qp_remote (1 words): Per-QP register REMOTE.
 `define QPNIC_QP_REMOTE_WORDS 1
