@@ -18,9 +18,10 @@
 #include "arm_policy.h"
 #include "qpnic_fw_hw.h"
 
-/* CQs the firmware keeps state for. QP contexts name their CQs in 4 bits
- * (layout: QP CFG send_cq, recv_cq), so no build has more. */
-#define FW_MAX_CQ 16u
+/* CQs the firmware keeps state for: every CQ number an event can name
+ * (layout: event.cqn, CQN_BITS wide), so no build has more. 6 bytes each:
+ * 1.5 KiB of the core's RAM for 256. */
+#define FW_MAX_CQ (1u << QPNIC_CQN_BITS)
 
 #if QPNIC_NUM_CQ > FW_MAX_CQ
 #error "the default build has more CQs than the firmware keeps state for"
@@ -137,15 +138,16 @@ static void handle_event(uint32_t word)
 
 int main(void)
 {
-    uint32_t i;
+    uint32_t i, num_cq = reg_read(QPNIC_FWREG_NUM_CQ);
 
     /* A build with more CQs than we keep state for never says it is ready:
      * the host sees a NIC that does not come up, not one that loses events. */
-    if (reg_read(QPNIC_FWREG_NUM_CQ) > FW_MAX_CQ) {
+    if (num_cq > FW_MAX_CQ) {
         for (;;)
             continue;
     }
-    for (i = 0; i < FW_MAX_CQ; i++)
+    /* Only the CQs the build has get events: boot does not pay for the rest. */
+    for (i = 0; i < num_cq; i++)
         arm_cq_init(&cqs[i]);
     reg_write(QPNIC_FWREG_FW_READY, 1);
 

@@ -70,7 +70,7 @@ module qpnic_completer #(
     output wire                 wr_dat_last,
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
-    output wire [3:0]           cqe_cqn,
+    output wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     output wire [127:0]         cqe_data,
     output wire                 idle
 );
@@ -105,11 +105,8 @@ module qpnic_completer #(
     reg [31:0]   scat_total;
     reg          raise_err;       // this completion sets the QP to ERROR
     // the entry's QP, as its READ found it
-    reg [1:0]    ctx_state;
-    // CQ numbers are 4 bits on the CQE port (NUM_CQ <= 16)
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0] ctx_scq;
-    /* verilator lint_on UNUSEDSIGNAL */
+    reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
+    reg [`QPNIC_CQN_BITS-1:0] ctx_scq;
     reg          ctx_failed;      // comp_err: an earlier entry of the QP failed
     reg          tq_busy;         // a table request is up (until granted)
 
@@ -130,7 +127,7 @@ module qpnic_completer #(
     assign seg_rd_en   = sr_busy;
     assign seg_rd_addr = {e_slot, sr_i};
 
-    wire [1:0] e_state  = ctx_state;
+    wire [`QPNIC_QP_STATE_BITS-1:0] e_state = ctx_state;
     wire       e_failed = ctx_failed;
 
     // --- the table request: READ (S_CTX), COMP_FAIL (S_ERR), SQ_CI_INC (S_CI)
@@ -197,7 +194,7 @@ module qpnic_completer #(
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
     assign cqe_valid       = (state == S_CQE) && qp_live;
-    assign cqe_cqn         = ctx_scq[3:0];
+    assign cqe_cqn         = ctx_scq;
     assign ost_ready       = (state == S_IDLE);
     assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got;
 

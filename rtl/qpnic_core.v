@@ -4,8 +4,11 @@
 // fired through notifications (docs/internals.md "The NIC core's ports").
 //
 // Inside (docs/internals.md "Inside the core"):
-//   qpnic_csr         host registers, CQ contexts, MR staging, counters;
-//                     the QP block goes to the QP table's host port
+//   qpnic_csr         host registers, MR staging, counters; the QP block
+//                     goes to the QP table's host port, the CQ block to the
+//                     CQ table's
+//   qpnic_cq_table    every CQ's state in block RAM, behind request ports for
+//                     the csr (CQ registers), the CQE writer and the firmware
 //   qpnic_mr_table    the token (MR) table in block RAM and its check ports
 //   qpnic_datapath    the QP table, WQE fetch, requester, responder, completer
 //   qpnic_cqe_writer  CQEs into the CQ rings, CQE/OVERRUN events
@@ -17,7 +20,8 @@
 // Parameters
 //   NUM_QP     queue pairs (1 .. MAX_NUM_QP = 256: the QP register block;
 //              QP numbers are QW = 8 bits inside the core)
-//   NUM_CQ     completion queues (<= 16)
+//   NUM_CQ     completion queues (1 .. MAX_NUM_CQ = 2^CQN_BITS = 256; the
+//              firmware keeps state for up to 256)
 //   NUM_MR     token (MR) table entries
 //   FW_WORDS   the soft core's RAM in 32-bit words (default: the layout's
 //              FW_RAM_WORDS, which the firmware is linked for)
@@ -26,10 +30,11 @@
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
 //   mmio_valid/ready, mmio_we, mmio_addr, mmio_wdata   a register access
-//   mmio_rvalid, mmio_rdata           read reply, one pulse: one cycle after
-//                                     the read is accepted, or when the QP
-//                                     table answers (two or more cycles);
-//                                     no other access is taken meanwhile
+//   mmio_rvalid, mmio_rdata           read reply, one pulse, some cycles
+//                                     after the read is accepted (1 for most
+//                                     registers, 2 or more for the QP and CQ
+//                                     blocks, which their tables answer);
+//                                     mmio_ready stays low until then
 //   dmar_req_*, dmar_rsp_*            DMA read channel
 //   dmaw_req_*, dmaw_dat_*            DMA write channel
 //   ntf_valid/ready, ntf_data         notifications (struct notify)
@@ -111,18 +116,28 @@ module qpnic_core #(
 
     // ---- datapath -> CQE writer --------------------------------------------
     wire         cqe_valid, cqe_ready;
-    wire [3:0]   cqe_cqn;
+    wire [`QPNIC_CQN_BITS-1:0] cqe_cqn;
     wire [127:0] cqe_data;
 
-    // ---- CQ contexts and their updates ---------------------------------------
-    wire [NUM_CQ*64-1:0] cq_base;
-    wire [NUM_CQ*5-1:0]  cq_log;
-    wire [NUM_CQ-1:0]    cq_en, cq_ovr, cq_armed;
-    wire [NUM_CQ*16-1:0] cq_pi, cq_ci;
-    wire [NUM_CQ-1:0]    cq_err_valid, cq_sol_valid;
-    wire [NUM_CQ*16-1:0] cq_err_idx, cq_sol_idx;
-    wire       cqw_done_valid, cqw_ovr_valid, cqw_err, cqw_sol;
-    wire [3:0] cqw_cqn;
+    // ---- the CQ table's clients: csr (host), CQE writer, firmware --------------
+    wire         cqt_h_valid, cqt_h_ready, cqt_h_we, cqt_h_rvalid;
+    wire [`QPNIC_CQN_BITS-1:0] cqt_h_idx;
+    wire [`QPNIC_CQ_OFFSET_BITS-1:0] cqt_h_off;
+    wire [31:0]  cqt_h_wdata, cqt_h_rdata;
+    wire         cqt_c_valid, cqt_c_ready, cqt_c_err, cqt_c_sol, cqt_c_rvalid;
+    wire [1:0]   cqt_c_op;
+    wire [`QPNIC_CQN_BITS-1:0] cqt_c_idx;
+    wire [63:0]  cqt_c_base;
+    wire [`QPNIC_CQ_CTX_LOG_DEPTH_WIDTH-1:0] cqt_c_log;
+    wire         cqt_c_en, cqt_c_ovr, cqt_c_armed;
+    wire [`QPNIC_CQ_CTX_PI_WIDTH-1:0] cqt_c_pi, cqt_f_pi;
+    wire [`QPNIC_CQ_CTX_CI_WIDTH-1:0] cqt_c_ci, cqt_f_ci;
+    wire         cqt_f_valid, cqt_f_ready, cqt_f_rvalid;
+    wire [1:0]   cqt_f_op;
+    wire [`QPNIC_CQN_BITS-1:0] cqt_f_idx;
+    wire [31:0]  cqt_f_err, cqt_f_sol;
+    wire         lat_valid, cnt_cqe, cqt_idle;
+    wire [31:0]  lat_cycles;
 
     // ---- events, firmware ------------------------------------------------------
     wire        arm_evt_valid, arm_evt_ready;
@@ -167,7 +182,7 @@ module qpnic_core #(
     wire dp_idle, cqw_idle, rd_arb_idle, wr_arb_idle;
 
     // Idle apart from MMIO (STATUS.idle), and idle as a whole (the port).
-    wire engines_idle = dp_idle && cqw_idle && rd_arb_idle && wr_arb_idle &&
+    wire engines_idle = dp_idle && cqw_idle && cqt_idle && rd_arb_idle && wr_arb_idle &&
                         evt_empty && fw_waiting && ntf_empty;
     assign idle = engines_idle && !mmio_valid && !mmio_rvalid;
 
@@ -177,8 +192,9 @@ module qpnic_core #(
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
         .mmio_rvalid(mmio_rvalid), .mmio_rdata(mmio_rdata),
         .fw_ready(fw_ready), .nic_idle(engines_idle),
-        .arm_evt_valid(arm_evt_valid), .arm_evt_ready(arm_evt_ready),
-        .arm_evt_data(arm_evt_data),
+        .cqt_valid(cqt_h_valid), .cqt_ready(cqt_h_ready), .cqt_we(cqt_h_we),
+        .cqt_idx(cqt_h_idx), .cqt_off(cqt_h_off), .cqt_wdata(cqt_h_wdata),
+        .cqt_rvalid(cqt_h_rvalid), .cqt_rdata(cqt_h_rdata),
         .qph_valid(qph_valid), .qph_ready(qph_ready), .qph_we(qph_we),
         .qph_idx(qph_idx), .qph_off(qph_off), .qph_wdata(qph_wdata),
         .qph_rvalid(qph_rvalid), .qph_rdata(qph_rdata),
@@ -188,16 +204,31 @@ module qpnic_core #(
         .mr_upd_lkey(mr_upd_lkey), .mr_upd_rkey(mr_upd_rkey),
         .mr_upd_access(mr_upd_access),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
-        .cq_base(cq_base), .cq_log(cq_log), .cq_en(cq_en), .cq_ovr(cq_ovr),
-        .cq_pi(cq_pi), .cq_ci(cq_ci),
-        .cq_err_valid(cq_err_valid), .cq_err_idx(cq_err_idx),
-        .cq_sol_valid(cq_sol_valid), .cq_sol_idx(cq_sol_idx),
-        .cqw_done_valid(cqw_done_valid), .cqw_ovr_valid(cqw_ovr_valid),
-        .cqw_cqn(cqw_cqn), .cqw_err(cqw_err), .cqw_sol(cqw_sol),
+        .cnt_cqe(cnt_cqe),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
-        .cnt_notify(cnt_notify), .cnt_notify_cqn(ntf_data[`QPNIC_NOTIFY_CQN]),
+        .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
         .cycles_lo(cycles_lo)
+    );
+
+    qpnic_cq_table #(.NUM_CQ(NUM_CQ)) cq_table (
+        .clk(clk), .rst(rst),
+        .h_valid(cqt_h_valid), .h_ready(cqt_h_ready), .h_we(cqt_h_we),
+        .h_idx(cqt_h_idx), .h_off(cqt_h_off), .h_wdata(cqt_h_wdata),
+        .h_rvalid(cqt_h_rvalid), .h_rdata(cqt_h_rdata),
+        .arm_evt_valid(arm_evt_valid), .arm_evt_ready(arm_evt_ready),
+        .arm_evt_data(arm_evt_data),
+        .c_valid(cqt_c_valid), .c_ready(cqt_c_ready), .c_op(cqt_c_op),
+        .c_idx(cqt_c_idx), .c_err(cqt_c_err), .c_sol(cqt_c_sol),
+        .c_rvalid(cqt_c_rvalid), .c_base(cqt_c_base), .c_log(cqt_c_log),
+        .c_en(cqt_c_en), .c_ovr(cqt_c_ovr), .c_pi(cqt_c_pi), .c_ci(cqt_c_ci),
+        .c_armed(cqt_c_armed),
+        .f_valid(cqt_f_valid), .f_ready(cqt_f_ready), .f_op(cqt_f_op),
+        .f_idx(cqt_f_idx), .f_rvalid(cqt_f_rvalid), .f_pi(cqt_f_pi),
+        .f_ci(cqt_f_ci), .f_err(cqt_f_err), .f_sol(cqt_f_sol),
+        .ntf_valid(cnt_notify), .ntf_cqn(ntf_data[`QPNIC_NOTIFY_CQN]),
+        .cycles(cycles_lo), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
+        .idle(cqt_idle)
     );
 
     qpnic_mr_table #(.NUM_MR(NUM_MR), .PORTS(2)) mr_table (
@@ -234,14 +265,16 @@ module qpnic_core #(
         .idle(dp_idle)
     );
 
-    qpnic_cqe_writer #(.NUM_CQ(NUM_CQ)) cqe_writer (
+    qpnic_cqe_writer cqe_writer (
         .clk(clk), .rst(rst),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
         .cqe_cqn(cqe_cqn), .cqe_data(cqe_data),
-        .cq_base(cq_base), .cq_log(cq_log), .cq_en(cq_en), .cq_ovr(cq_ovr),
-        .cq_pi(cq_pi), .cq_ci(cq_ci), .cq_armed(cq_armed),
-        .cqw_done_valid(cqw_done_valid), .cqw_ovr_valid(cqw_ovr_valid),
-        .cqw_cqn(cqw_cqn), .cqw_err(cqw_err), .cqw_sol(cqw_sol),
+        .t_valid(cqt_c_valid), .t_ready(cqt_c_ready), .t_op(cqt_c_op),
+        .t_idx(cqt_c_idx), .t_err(cqt_c_err), .t_sol(cqt_c_sol),
+        .t_rvalid(cqt_c_rvalid), .t_base(cqt_c_base), .t_log(cqt_c_log),
+        .t_en(cqt_c_en), .t_ovr(cqt_c_ovr), .t_pi(cqt_c_pi), .t_ci(cqt_c_ci),
+        .t_armed(cqt_c_armed),
+        .cnt_cqe(cnt_cqe),
         .dmaw_req_valid(cw_req_valid), .dmaw_req_ready(cw_req_ready),
         .dmaw_req_addr(cw_req_addr), .dmaw_req_len(cw_req_len),
         .dmaw_dat_valid(cw_dat_valid), .dmaw_dat_ready(cw_dat_ready),
@@ -260,11 +293,11 @@ module qpnic_core #(
         .arm_evt_data(arm_evt_data),
         .cqe_evt_valid(cqe_evt_valid), .cqe_evt_ready(cqe_evt_ready),
         .cqe_evt_data(cqe_evt_data),
-        .cq_pi(cq_pi), .cq_ci(cq_ci),
-        .cq_err_valid(cq_err_valid), .cq_err_idx(cq_err_idx),
-        .cq_sol_valid(cq_sol_valid), .cq_sol_idx(cq_sol_idx),
+        .t_valid(cqt_f_valid), .t_ready(cqt_f_ready), .t_op(cqt_f_op),
+        .t_idx(cqt_f_idx), .t_rvalid(cqt_f_rvalid), .t_pi(cqt_f_pi),
+        .t_ci(cqt_f_ci), .t_err(cqt_f_err), .t_sol(cqt_f_sol),
         .cycles_lo(cycles_lo),
-        .cq_armed(cq_armed), .fw_ready(fw_ready),
+        .fw_ready(fw_ready),
         .ntf_valid(ntf_valid), .ntf_ready(ntf_ready), .ntf_data(ntf_data),
         .cnt_notify(cnt_notify),
         .fw_waiting(fw_waiting), .evt_empty(evt_empty), .ntf_empty(ntf_empty)

@@ -1,25 +1,37 @@
 // qpnic_cqe_writer: writes one CQE a time into its CQ ring in host memory
-// and tells the firmware about it.
+// and tells the firmware about it. The CQ's state lives in qpnic_cq_table;
+// the writer reads it and changes it through the table's CQE writer port.
 //
-// For each CQE request {cqn, 128-bit data}:
-//   - CQ not enabled, already in overrun, or cqn >= NUM_CQ: dropped, nothing
-//     else happens;
-//   - CQ full (PI - CI >= depth): OVERRUN event to the firmware (always, N8),
-//     overrun flag set, CQE dropped, nothing written;
+// For each CQE request {cqn, 128-bit data}, READ the CQ's context, then:
+//   - CQ not enabled, already in overrun, or cqn >= NUM_CQ (the table
+//     answers such a CQ as disabled): dropped, nothing else happens;
+//   - CQ full (PI - CI >= depth): OVERRUN op (the table sets the overrun
+//     flag), then an OVERRUN event to the firmware (always, N8); the CQE is
+//     dropped, nothing written;
 //   - otherwise one 16-byte DMA write at base + (PI mod depth) * CQE size,
 //     words 0..3 in address order, the phase bit of word 3 set to 1 on the
 //     first pass through the ring, 0 on the second, and so on. Once the last
-//     data beat is accepted: PI + 1, CQES_WRITTEN + 1 and the CQ's marks
-//     (through cqw_* to qpnic_csr, which holds the CQ state), and, if the
-//     CQ's armed bit is set once PI has moved, a CQE event carrying the index
-//     written (the armed bit is set by the ARM doorbell's event, see
-//     qpnic_fw_if).
+//     data beat is accepted, one WRITTEN op: PI + 1, the CQ's marks and its
+//     latency stamp, in one atomic step of the table, which answers with the
+//     CQ's armed bit as of that step and the index the CQE went to. Armed:
+//     a CQE event carrying that index (the armed bit is set by the ARM
+//     doorbell, see qpnic_cq_table). A pulse on cnt_cqe counts the CQE.
 // The request is held (cqe_ready low) until all of that is done, so the CQE
-// data is read straight from the request and never copied. Events wait for
-// room in the event FIFO: none is ever lost.
+// data is read straight from the request and never copied; the context is
+// read from the table's answer registers, which hold until the next answer.
+// Events wait for room in the event FIFO: none is ever lost.
 //
-// Parameters
-//   NUM_CQ      completion queues (1..16)
+// Why the armed bit comes from the WRITTEN op's answer: an ARM doorbell is
+// one atomic op of the same table, which snapshots PI into the ARM event and
+// sets the armed bit. The table does one op after the other, so the ARM is
+// either before the WRITTEN (the WRITTEN sees armed: this CQE raises an
+// event) or after it (its event carries the new PI: the CQE counts as
+// already there). Never neither (docs/internals.md). With the CQ state in
+// flip-flops, the writer had to wait a cycle for PI to move and another to
+// read the armed bit (states S_PI, S_CHK); the atomic op makes that
+// unnecessary.
+//
+// No parameters: which CQ numbers exist is the table's business.
 //
 // Ports
 //   clk, rst                   clock, synchronous active-high reset
@@ -27,47 +39,52 @@
 //                              once the CQE is written or dropped
 //   cqe_cqn, cqe_data          its CQ and its words (word w at [32w+31:32w];
 //                              the phase bit given is ignored)
-//   cq_base, cq_log, cq_en     CQ configuration, flat (from qpnic_csr)
-//   cq_ovr, cq_pi, cq_ci       CQ state, flat (from qpnic_csr)
-//   cq_armed                   per-CQ armed bits (from qpnic_fw_if)
-//   cqw_done_valid             one-cycle pulse: a CQE was written to cqw_cqn,
-//                              with cqw_err (status != SUCCESS) and cqw_sol
-//                              (solicited bit)
-//   cqw_ovr_valid              one-cycle pulse: cqw_cqn overran
+//   t_valid/ready, t_op        requests to qpnic_cq_table's CQE writer port
+//   t_idx, t_err, t_sol        (c_*): READ, WRITTEN (with the CQE's error
+//                              and solicited flags), OVERRUN
+//   t_rvalid, t_base, t_log,   the table's answer: the context as the op
+//   t_en, t_ovr, t_pi, t_ci,   found it (held until the next answer)
+//   t_armed
+//   cnt_cqe                    one-cycle pulse: a CQE was written (counter)
 //   dmaw_req_*, dmaw_dat_*     DMA write master (write arbiter index 2)
 //   evt_valid/ready/data       CQE and OVERRUN events (struct event, valid
 //                              bit 0) towards the firmware event FIFO
 //   idle                       no request waiting or in progress
+// Combinational path: cqe_valid, cqe_cqn -> t_valid, t_idx (the READ goes
+// out in the cycle the request arrives); cqe_data -> t_err, t_sol.
 //
-// The CQ context is read live from qpnic_csr while a request is handled; the
-// host must not rewrite an enabled CQ's BASE or CFG (the driver does not).
+// The host must not rewrite an enabled CQ's BASE or CFG while CQEs go to it
+// (the driver does not): the writer uses the context it read for the whole
+// CQE.
 `default_nettype none
 `include "qpnic_layout.vh"
+`include "qpnic_cq_table.vh"
 
-module qpnic_cqe_writer #(
-    parameter NUM_CQ = 8
-) (
+module qpnic_cqe_writer (
     input  wire                  clk,
     input  wire                  rst,
 
     input  wire                  cqe_valid,
     output wire                  cqe_ready,
-    input  wire [3:0]            cqe_cqn,
+    input  wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     input  wire [127:0]          cqe_data,
 
-    input  wire [NUM_CQ*64-1:0]  cq_base,
-    input  wire [NUM_CQ*5-1:0]   cq_log,
-    input  wire [NUM_CQ-1:0]     cq_en,
-    input  wire [NUM_CQ-1:0]     cq_ovr,
-    input  wire [NUM_CQ*16-1:0]  cq_pi,
-    input  wire [NUM_CQ*16-1:0]  cq_ci,
-    input  wire [NUM_CQ-1:0]     cq_armed,
+    output wire                  t_valid,
+    input  wire                  t_ready,
+    output reg  [1:0]            t_op,
+    output wire [`QPNIC_CQN_BITS-1:0] t_idx,
+    output wire                  t_err,
+    output wire                  t_sol,
+    input  wire                  t_rvalid,
+    input  wire [63:0]           t_base,
+    input  wire [`QPNIC_CQ_CTX_LOG_DEPTH_WIDTH-1:0] t_log,
+    input  wire                  t_en,
+    input  wire                  t_ovr,
+    input  wire [`QPNIC_CQ_CTX_PI_WIDTH-1:0] t_pi,
+    input  wire [`QPNIC_CQ_CTX_CI_WIDTH-1:0] t_ci,
+    input  wire                  t_armed,
 
-    output reg                   cqw_done_valid,
-    output reg                   cqw_ovr_valid,
-    output wire [3:0]            cqw_cqn,
-    output wire                  cqw_err,
-    output wire                  cqw_sol,
+    output reg                   cnt_cqe,
 
     output wire                  dmaw_req_valid,
     input  wire                  dmaw_req_ready,
@@ -89,67 +106,49 @@ module qpnic_cqe_writer #(
     localparam [63:0]  CQE_SIZE64 = `QPNIC_CQE_BYTES;
     localparam integer LAST_BEAT_I = `QPNIC_CQE_WORDS - 1;
     localparam [1:0]   LAST_BEAT = LAST_BEAT_I[1:0];
+    localparam PW = `QPNIC_CQ_CTX_PI_WIDTH;
+    localparam LW = `QPNIC_CQ_CTX_LOG_DEPTH_WIDTH;
 
-    localparam [2:0] S_IDLE = 3'd0,   // look at the request's CQ, decide
-                     S_REQ  = 3'd1,   // DMA write request
-                     S_DAT  = 3'd2,   // its 4 data beats
-                     S_EVT  = 3'd3,   // CQE event to the firmware
-                     S_OVR  = 3'd4,   // OVERRUN event to the firmware
-                     S_DONE = 3'd5,   // cqe_ready: the request is finished
-                     S_PI   = 3'd6,   // the csr moves PI on this cycle
-                     S_CHK  = 3'd7;   // PI has moved: read the armed bit now
-    // Why S_PI/S_CHK: an ARM event snapshots PI as it enters the event FIFO
-    // and sets the armed bit in the same cycle. Looking at the armed bit only
-    // after PI has moved means that arm either saw the new PI (and counts this
-    // CQE as already there) or its armed bit is seen here (and this CQE raises
-    // an event): never neither (docs/internals.md).
+    localparam [3:0] S_IDLE    = 4'd0,   // READ the request's CQ context
+                     S_CTX     = 4'd1,   // wait for it, decide
+                     S_REQ     = 4'd2,   // DMA write request
+                     S_DAT     = 4'd3,   // its 4 data beats
+                     S_WR      = 4'd4,   // WRITTEN op: PI + 1, marks, stamp
+                     S_WR_ANS  = 4'd5,   // its answer: armed?
+                     S_EVT     = 4'd6,   // CQE event to the firmware
+                     S_OVR     = 4'd7,   // OVERRUN op: set the flag
+                     S_OVR_EVT = 4'd8,   // OVERRUN event to the firmware
+                     S_DONE    = 4'd9;   // cqe_ready: the request is finished
 
-    reg [2:0] state;
+    reg [3:0] state;
     reg [1:0] beat;
-    reg [15:0] evt_index;   // the CQ index the CQE went to, for its event
 
-    // ---- the request's CQ context ------------------------------------------
-    reg [63:0] base_sel;
-    reg [4:0]  log_sel;
-    reg [15:0] pi_sel, ci_sel;
-    reg        en_sel, ovr_sel, armed_sel, cqn_ok;
-    integer i;
+    // ---- requests to the CQ table -------------------------------------------
+    assign t_valid = (state == S_IDLE && cqe_valid) || state == S_WR || state == S_OVR;
     always @* begin
-        base_sel  = 64'd0;
-        log_sel   = 5'd0;
-        pi_sel    = 16'd0;
-        ci_sel    = 16'd0;
-        en_sel    = 1'b0;
-        ovr_sel   = 1'b0;
-        armed_sel = 1'b0;
-        cqn_ok    = 1'b0;
-        for (i = 0; i < NUM_CQ; i = i + 1) begin
-            if (cqe_cqn == i[3:0]) begin
-                base_sel  = cq_base[i*64 +: 64];
-                log_sel   = cq_log[i*5 +: 5];
-                pi_sel    = cq_pi[i*16 +: 16];
-                ci_sel    = cq_ci[i*16 +: 16];
-                en_sel    = cq_en[i];
-                ovr_sel   = cq_ovr[i];
-                armed_sel = cq_armed[i];
-                cqn_ok    = 1'b1;
-            end
-        end
+        case (state)
+        S_WR:    t_op = `QPNIC_CQT_C_WRITTEN;
+        S_OVR:   t_op = `QPNIC_CQT_C_OVERRUN;
+        default: t_op = `QPNIC_CQT_C_READ;
+        endcase
     end
+    assign t_idx = cqe_cqn;
 
+    // ---- the context the table answered --------------------------------------
     // Depth and slot. Indices are free-running 16-bit counts.
-    wire [16:0] depth    = 17'd1 << log_sel;
-    wire [15:0] used     = pi_sel - ci_sel;
-    wire        full     = {1'b0, used} >= depth;
-    wire [15:0] slot     = pi_sel & (depth[15:0] - 16'd1);
+    wire [16:0]   depth = 17'd1 << t_log;
+    wire [PW-1:0] used  = t_pi - t_ci;
+    wire          full  = {1'b0, used} >= depth;
+    wire [PW-1:0] slot  = t_pi & (depth[PW-1:0] - 1'b1);
     // The pass through the ring is PI >> log; its low bit is PI[log].
     reg pass_odd;
+    integer i;
     always @* begin
         pass_odd = 1'b0;
-        for (i = 0; i < 16; i = i + 1)
-            if (log_sel == i[4:0]) pass_odd = pi_sel[i];
+        for (i = 0; i < PW; i = i + 1)
+            if (t_log == i[LW-1:0]) pass_odd = t_pi[i];
     end
-    wire        phase    = !pass_odd;   // 1 on pass 0, 0 on pass 1, ...
+    wire phase = !pass_odd;   // 1 on pass 0, 0 on pass 1, ...
 
     // ---- the request's fields ----------------------------------------------
     // Whole CQE words, of which only the status and solicited fields are
@@ -161,13 +160,12 @@ module qpnic_cqe_writer #(
     wire        is_err    = stat_word[`QPNIC_CQE_STATUS] != `QPNIC_CQE_STATUS_SUCCESS;
     wire        is_sol    = sol_word[`QPNIC_CQE_SOLICITED] != 1'b0;
 
-    assign cqw_cqn = cqe_cqn;
-    assign cqw_err = is_err;
-    assign cqw_sol = is_sol;
+    assign t_err = is_err;
+    assign t_sol = is_sol;
 
     // ---- DMA write ------------------------------------------------------------
     assign dmaw_req_valid = state == S_REQ;
-    assign dmaw_req_addr  = base_sel + {48'd0, slot} * CQE_SIZE64;
+    assign dmaw_req_addr  = t_base + {48'd0, slot} * CQE_SIZE64;
     assign dmaw_req_len   = CQE_SIZE[15:0];
     assign dmaw_dat_valid = state == S_DAT;
     assign dmaw_dat_keep  = 4'hF;
@@ -180,17 +178,18 @@ module qpnic_cqe_writer #(
     end
 
     // ---- events -----------------------------------------------------------------
-    assign evt_valid = state == S_EVT || state == S_OVR;
+    assign evt_valid = state == S_EVT || state == S_OVR_EVT;
     always @* begin
         evt_data = 32'd0;
         evt_data[`QPNIC_EVENT_CQN] = cqe_cqn;
-        if (state == S_OVR) begin
+        if (state == S_OVR_EVT) begin
             evt_data[`QPNIC_EVENT_TYPE] = `QPNIC_EVT_TYPE_OVERRUN;
         end else begin
             evt_data[`QPNIC_EVENT_TYPE]      = `QPNIC_EVT_TYPE_CQE;
             evt_data[`QPNIC_EVENT_ERROR]     = is_err;
             evt_data[`QPNIC_EVENT_SOLICITED] = is_sol;
-            evt_data[`QPNIC_EVENT_INDEX]     = evt_index;
+            // the WRITTEN op's answer: the index the CQE went to
+            evt_data[`QPNIC_EVENT_INDEX]     = t_pi;
         end
     end
 
@@ -200,17 +199,15 @@ module qpnic_cqe_writer #(
     // ---- FSM ----------------------------------------------------------------------
     always @(posedge clk) begin
         if (rst) begin
-            state          <= S_IDLE;
-            beat           <= 2'd0;
-            evt_index      <= 16'd0;
-            cqw_done_valid <= 1'b0;
-            cqw_ovr_valid  <= 1'b0;
+            state   <= S_IDLE;
+            beat    <= 2'd0;
+            cnt_cqe <= 1'b0;
         end else begin
-            cqw_done_valid <= 1'b0;
-            cqw_ovr_valid  <= 1'b0;
+            cnt_cqe <= 1'b0;
             case (state)
-            S_IDLE: if (cqe_valid) begin
-                if (!cqn_ok || !en_sel || ovr_sel)
+            S_IDLE: if (cqe_valid && t_ready) state <= S_CTX;
+            S_CTX: if (t_rvalid) begin
+                if (!t_en || t_ovr)
                     state <= S_DONE;             // dropped, nothing else
                 else if (full)
                     state <= S_OVR;              // N8: never silent
@@ -223,19 +220,16 @@ module qpnic_cqe_writer #(
             end
             S_DAT: if (dmaw_dat_ready) begin
                 beat <= beat + 2'd1;
-                if (dmaw_dat_last) begin
-                    evt_index      <= pi_sel;     // PI moves on next cycle
-                    cqw_done_valid <= 1'b1;
-                    state <= S_PI;
-                end
+                if (dmaw_dat_last) state <= S_WR;
             end
-            S_PI:  state <= S_CHK;
-            S_CHK: state <= armed_sel ? S_EVT : S_DONE;
+            S_WR: if (t_ready) begin
+                cnt_cqe <= 1'b1;
+                state   <= S_WR_ANS;
+            end
+            S_WR_ANS: if (t_rvalid) state <= t_armed ? S_EVT : S_DONE;
             S_EVT: if (evt_ready) state <= S_DONE;
-            S_OVR: if (evt_ready) begin
-                cqw_ovr_valid <= 1'b1;
-                state <= S_DONE;
-            end
+            S_OVR: if (t_ready) state <= S_OVR_EVT;
+            S_OVR_EVT: if (evt_ready) state <= S_DONE;
             S_DONE: state <= S_IDLE;
             default: state <= S_IDLE;
             endcase

@@ -1,40 +1,48 @@
 // qpnic_csr: the NIC's control plane. Decodes host MMIO (layout "Host
 // registers", the per-QP and per-CQ blocks, the MR staging window and the
-// counters) and holds what those registers describe: CQ contexts, the MR
-// staging registers and the 64-bit counters. The QP block goes to the QP
-// table's host port (qpnic_qp_table, in qpnic_datapath), which owns the QP
-// contexts and answers reads a few cycles later; the token table lives in
-// qpnic_mr_table: MR_CMD becomes one update on its update port. The CQ
-// contexts leave as flat vectors (docs/internals.md); the CQE writer
-// changes them only through update strobes.
+// counters) and holds what those registers describe: the MR staging
+// registers and the 64-bit counters. The QP block goes to the QP table's
+// host port (qpnic_qp_table, in qpnic_datapath), the CQ block to the CQ
+// table's (qpnic_cq_table): each access of one becomes one access on its
+// table's host port, and the tables hold every QP's and CQ's state. The
+// token table lives in qpnic_mr_table: MR_CMD becomes one update on its
+// update port.
 //
 // Parameters
-//   NUM_QP   queue pairs (1..MAX_NUM_QP: the QP block holds 256)
-//   QW       bits of a QP number on the QP table's host port
-//   NUM_CQ   completion queues (1..16: CQ numbers are 4 bits wide)
+//   NUM_QP   queue pairs (1..MAX_NUM_QP: the QP block holds 256), for CAPS0
+//            and the QP block's decode
+//   NUM_CQ   completion queues (1..MAX_NUM_CQ = 2^CQN_BITS), for CAPS0 and
+//            the CQ block's decode
 //   NUM_MR   token table entries (1..2^TOKEN_INDEX_BITS), for CAPS2
+//   QW       bits of a QP number on the QP table's host port
 //
 // Ports
 //   clk, rst                  clock, synchronous active-high reset
 //   mmio_valid/ready          one host register access; mmio_ready is low
-//                             while a write to a CQ's ARM waits for room in the
-//                             firmware event FIFO (an arm is never lost), a
-//                             write to MR_CMD waits for the token table, a QP
-//                             block access waits for the QP table, and while
-//                             a QP block read is being answered.
-//                             Combinational paths: mmio_valid/we/addr/wdata ->
-//                             arm_evt_valid, mr_upd_valid/write and qph_*, and
-//                             arm_evt_ready, mr_upd_ready, qph_ready -> mmio_ready.
+//                             while a QP or CQ block access waits for its
+//                             table (a CQ ARM while the table's previous ARM
+//                             event has not entered the firmware event FIFO:
+//                             an arm is never lost), while a write to MR_CMD
+//                             waits for the token table, and from a table
+//                             read's acceptance to its reply (pending table
+//                             read). Combinational paths:
+//                             mmio_valid/we/addr/wdata -> qph_*, cqt_* and
+//                             mr_upd_valid/write; qph_ready, cqt_ready,
+//                             mr_upd_ready -> mmio_ready; qph_rvalid/rdata,
+//                             cqt_rvalid/rdata -> mmio_rvalid, mmio_rdata.
 //   mmio_we, mmio_addr, mmio_wdata   1 write / 0 read, byte offset, data
-//   mmio_rvalid, mmio_rdata   read reply: one pulse, the cycle after the read
-//                             was accepted, or for a QP block register when
-//                             the QP table answers (two or more cycles)
+//   mmio_rvalid, mmio_rdata   read reply, one pulse: the cycle after the
+//                             read was accepted for the csr's own registers,
+//                             the cycle its table answers for the QP and CQ
+//                             blocks (two cycles after it took the read)
 //   fw_ready                  STATUS bit 0 (from qpnic_fw_if FW_READY)
 //   nic_idle                  STATUS bit 1: the core is idle apart from MMIO
-//   arm_evt_valid/ready/data  ARM event (layout struct event, valid bit 0) for
-//                             the firmware event FIFO in qpnic_fw_if
-//   qph_valid/ready, qph_we, qph_idx, qph_off, qph_wdata   one access of QP
-//                             qph_idx's register qph_off, to the QP table
+//   cqt_valid/ready           one CQ block access for qpnic_cq_table's host
+//   cqt_we, cqt_idx, cqt_off, cqt_wdata   port: 1 write / 0 read, CQ number,
+//                             offset in its block, data
+//   cqt_rvalid, cqt_rdata     the table's answer to a read
+//   qph_valid/ready, qph_we, qph_idx, qph_off, qph_wdata   one QP block
+//                             access for qpnic_qp_table's host port
 //   qph_rvalid, qph_rdata     the QP table's answer to a read
 //   mr_upd_valid/ready        one MR_CMD for qpnic_mr_table: mr_upd_write 1
 //                             (WRITE) or 0 (INVALIDATE) of entry mr_upd_idx
@@ -42,46 +50,29 @@
 //   cnt_fetch_read            WQE fetch DMA reads issued this cycle, SQ and
 //                             RQ together (0..2; counter)
 //   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
-//   cq_base, cq_log, cq_en    CQ configuration for the CQE writer
-//   cq_ovr, cq_pi, cq_ci      CQ state: overrun flag, producer index (written
-//                             by the CQE writer through cqw_*), consumer index
-//                             (the host's doorbell); indices free-running 16 bit
-//   cq_err_valid/idx          newest error CQE mark (struct cq_mark) per CQ
-//   cq_sol_valid/idx          newest solicited CQE mark per CQ
-//   cqw_done_valid            the CQE writer wrote one CQE to cqw_cqn: PI + 1,
-//                             marks updated with the old PI from cqw_err and
-//                             cqw_sol, CQES_WRITTEN + 1
-//   cqw_ovr_valid             the CQE writer found cqw_cqn full: set overrun
+//   cnt_cqe                   the CQE writer wrote one CQE (CQES_WRITTEN)
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
-//   cnt_notify_cqn            its CQ (struct notify, field cqn): the
-//                             notification latency counters charge it the
-//                             cycles since that CQ's newest CQE was written
-//   cycles_lo                 low word of the cycle counter (firmware CYCLES)
+//   lat_valid, lat_cycles     one notification's latency, from qpnic_cq_table
+//                             (cycles since its CQ's newest CQE was written)
+//   cycles_lo                 low word of the cycle counter (firmware CYCLES,
+//                             the CQ table's stamps)
 //
 // Choices the layout leaves open:
 //   - one _HI latch is shared by all counters: read a counter's _LO, then its
 //     _HI, with no other counter _LO read in between;
-//   - a CQ CFG write with enable set (re)initialises the CQ: PI, CI, overrun
-//     and both marks go to 0, whether or not it was enabled before;
-//   - a host write to a register and an update strobe for the same register
-//     in the same cycle: the host write wins;
-//   - notification latency (NTF_LATENCY_SUM, NTF_LATENCY_MAX): per CQ the
-//     low 32 bits of CYCLES when its newest CQE was written (cqw_done_valid)
-//     are kept; a notification leaving (cnt_notify) adds CYCLES - that stamp
-//     to the sum and raises the max. The difference is taken modulo 2^32
-//     (right for any latency under 2^32 cycles, 43 s at 100 MHz); the max
-//     is 32 bits wide, its _HI reads 0. A notification for a CQ that never
-//     had a CQE since reset counts the cycles since reset; one for a CQ
-//     number >= NUM_CQ counts 0;
+//   - notification latency (NTF_LATENCY_SUM, NTF_LATENCY_MAX): each
+//     latency the CQ table hands over (lat_valid) is added to the sum and
+//     raises the max (the table's choices: see qpnic_cq_table); the max is
+//     32 bits wide, its _HI reads 0;
 //   - accesses to unmapped offsets read 0 and writes to them are ignored, as
 //     are writes to read-only registers, MR_CMD with another command, and
 //     (in qpnic_mr_table) MR_CMD on an MR_IDX >= NUM_MR.
 //
-// The packed registers' bit fields (CAPS0, CAPS1, CAPS2, STATUS, QP CFG and REMOTE,
-// CQ CFG, STATE and ARM) come from the layout's structs caps0, caps1,
-// status, qp_cfg, qp_remote, cq_cfg, cq_state and cq_arm.
+// The packed registers' bit fields (CAPS0, CAPS1, CAPS2, STATUS) come from
+// the layout's structs caps0, caps1, caps2 and status; the QP and CQ
+// registers' are their tables' business.
 `default_nettype none
 `include "qpnic_layout.vh"
 
@@ -99,15 +90,20 @@ module qpnic_csr #(
     input  wire                   mmio_we,
     input  wire [15:0]            mmio_addr,
     input  wire [31:0]            mmio_wdata,
-    output reg                    mmio_rvalid,
-    output reg  [31:0]            mmio_rdata,
+    output wire                   mmio_rvalid,
+    output wire [31:0]            mmio_rdata,
 
     input  wire                   fw_ready,
     input  wire                   nic_idle,
 
-    output wire                   arm_evt_valid,
-    input  wire                   arm_evt_ready,
-    output wire [31:0]            arm_evt_data,
+    output wire                   cqt_valid,
+    input  wire                   cqt_ready,
+    output wire                   cqt_we,
+    output wire [`QPNIC_CQN_BITS-1:0] cqt_idx,
+    output wire [`QPNIC_CQ_OFFSET_BITS-1:0] cqt_off,
+    output wire [31:0]            cqt_wdata,
+    input  wire                   cqt_rvalid,
+    input  wire [31:0]            cqt_rdata,
 
     output wire                   qph_valid,
     input  wire                   qph_ready,
@@ -132,34 +128,19 @@ module qpnic_csr #(
     input  wire [1:0]             cnt_fetch_read,
     input  wire [4:0]             cnt_wqes_fetched,
 
-    output reg  [NUM_CQ*64-1:0]   cq_base,
-    output reg  [NUM_CQ*5-1:0]    cq_log,
-    output reg  [NUM_CQ-1:0]      cq_en,
-    output reg  [NUM_CQ-1:0]      cq_ovr,
-    output reg  [NUM_CQ*16-1:0]   cq_pi,
-    output reg  [NUM_CQ*16-1:0]   cq_ci,
-    output reg  [NUM_CQ-1:0]      cq_err_valid,
-    output reg  [NUM_CQ*16-1:0]   cq_err_idx,
-    output reg  [NUM_CQ-1:0]      cq_sol_valid,
-    output reg  [NUM_CQ*16-1:0]   cq_sol_idx,
-
-    input  wire                   cqw_done_valid,
-    input  wire                   cqw_ovr_valid,
-    input  wire [3:0]             cqw_cqn,
-    input  wire                   cqw_err,
-    input  wire                   cqw_sol,
-
+    input  wire                   cnt_cqe,
     input  wire                   cnt_rd_valid,
     input  wire [15:0]            cnt_rd_bytes,
     input  wire                   cnt_wr_valid,
     input  wire [15:0]            cnt_wr_bytes,
     input  wire                   cnt_notify,
-    input  wire [7:0]             cnt_notify_cqn,
+    input  wire                   lat_valid,
+    input  wire [31:0]            lat_cycles,
 
     output wire [31:0]            cycles_lo
 );
     // ---- CAPS values: the parameters and the layout constants, each cut to
-    // its field's width (layout structs caps0, caps1) ------------------------
+    // its field's width (layout structs caps0, caps1, caps2) ------------------
     localparam integer MAX_SGE_V = `QPNIC_MAX_SGE;
     localparam integer LOG_QP_V  = `QPNIC_LOG_MAX_QP_DEPTH;
     localparam integer LOG_CQ_V  = `QPNIC_LOG_MAX_CQ_DEPTH;
@@ -194,58 +175,54 @@ module qpnic_csr #(
     wire [QOB-1:0] qp_off = qp_rel[QOB-1:0];
     wire [COB-1:0] cq_off = cq_rel[COB-1:0];
 
-    // The addressed CQ's flag bits (a plain bit select would need an index
-    // exactly log2(NUM_CQ) wide).
-    reg cq_en_sel, cq_ovr_sel;
-    integer j;
-    always @* begin
-        cq_en_sel  = 1'b0;
-        cq_ovr_sel = 1'b0;
-        for (j = 0; j < NUM_CQ; j = j + 1) begin
-            if (cq_n == j[7:0]) begin
-                cq_en_sel  = cq_en[j];
-                cq_ovr_sel = cq_ovr[j];
-            end
-        end
-    end
+    // A read that a context table took and has not answered yet: no other
+    // access until its reply (at most one read is outstanding anyway).
+    reg  tbl_rd_pending;
 
-    wire is_arm   = cq_hit && cq_off == `QPNIC_CQREG_ARM;
-    assign arm_evt_valid = mmio_valid && mmio_we && is_arm;
+    // The QP block: one access on the QP table's host port.
+    assign qph_valid = mmio_valid && qp_hit && !tbl_rd_pending;
+    assign qph_we    = mmio_we;
+    assign qph_idx   = qp_n[QW-1:0];
+    assign qph_off   = qp_off;
+    assign qph_wdata = mmio_wdata;
+
+    // The CQ block: one access on the CQ table's host port.
+    assign cqt_valid = mmio_valid && cq_hit && !tbl_rd_pending;
+    assign cqt_we    = mmio_we;
+    assign cqt_idx   = cq_n[`QPNIC_CQN_BITS-1:0];
+    assign cqt_off   = cq_off;
+    assign cqt_wdata = mmio_wdata;
+
     // MR_CMD: WRITE or INVALIDATE go to the token table; others are ignored
     wire is_mr_cmd = !qp_hit && !cq_hit && mmio_addr == `QPNIC_REG_MR_CMD &&
                      (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE ||
                       mmio_wdata[1:0] == `QPNIC_MR_CMD_INVALIDATE);
     assign mr_upd_valid  = mmio_valid && mmio_we && is_mr_cmd;
     assign mr_upd_write  = (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE);
-
-    // QP block: the QP table's host port. A read is answered by the table
-    // (qph_rvalid); until then no other access is taken.
-    reg qp_rd_pending;
-    assign qph_valid  = mmio_valid && qp_hit && !qp_rd_pending;
-    assign qph_we     = mmio_we;
-    assign qph_idx    = qp_n[QW-1:0];
-    assign qph_off    = qp_off;
-    assign qph_wdata  = mmio_wdata;
-    assign mmio_ready = !qp_rd_pending &&
-                        (qp_hit ? qph_ready :
-                         !mmio_we || (is_arm ? arm_evt_ready : is_mr_cmd ? mr_upd_ready : 1'b1));
-
-    // ARM event word: struct event with valid 0 (qpnic_fw_if sets it on pop).
-    reg [31:0] arm_word;
-    always @* begin
-        arm_word = 32'd0;
-        arm_word[`QPNIC_EVENT_CQN]     = cq_n[`QPNIC_EVENT_CQN_WIDTH-1:0];
-        arm_word[`QPNIC_EVENT_TYPE]    = `QPNIC_EVT_TYPE_ARM;
-        arm_word[`QPNIC_EVENT_TRIGGER] = mmio_wdata[`QPNIC_CQ_ARM_TRIGGER];
-        // where the CQ stands as the arm arrives: the firmware judges the
-        // arm as of this moment (docs/internals.md)
-        arm_word[`QPNIC_EVENT_INDEX]   = cq_pi[cq_n*16 +: 16];
-    end
-    assign arm_evt_data = arm_word;
+    assign mmio_ready    = !tbl_rd_pending &&
+                           (qp_hit ? qph_ready : cq_hit ? cqt_ready :
+                            (!mmio_we || !is_mr_cmd || mr_upd_ready));
 
     wire acc = mmio_valid && mmio_ready;
     wire wr  = acc && mmio_we;
     wire rd  = acc && !mmio_we;
+
+    // Read replies: the csr's own registers the cycle after the read, a
+    // table's when it answers.
+    reg        csr_rvalid;
+    reg [31:0] csr_rdata;
+    wire       tbl_rvalid = qph_rvalid || cqt_rvalid;
+    assign mmio_rvalid = csr_rvalid || tbl_rvalid;
+    assign mmio_rdata  = qph_rvalid ? qph_rdata : cqt_rvalid ? cqt_rdata : csr_rdata;
+
+    always @(posedge clk) begin
+        if (rst)
+            tbl_rd_pending <= 1'b0;
+        else if (rd && (qp_hit || cq_hit))
+            tbl_rd_pending <= 1'b1;
+        else if (tbl_rvalid)
+            tbl_rd_pending <= 1'b0;
+    end
 
     // ---- MR staging --------------------------------------------------------
     reg [`QPNIC_TOKEN_INDEX_BITS-1:0] mr_idx;
@@ -281,23 +258,7 @@ module qpnic_csr #(
         rd_word  = 32'd0;
         rd_latch = 1'b0;
         rd_hi    = 32'd0;
-        if (cq_hit) begin
-            case (cq_off)
-            `QPNIC_CQREG_BASE_LO: rd_word = cq_base[cq_n*64 +: 32];
-            `QPNIC_CQREG_BASE_HI: rd_word = cq_base[cq_n*64+32 +: 32];
-            `QPNIC_CQREG_CFG: begin
-                rd_word[`QPNIC_CQ_CFG_LOG_DEPTH] = cq_log[cq_n*5 +: 5];
-                rd_word[`QPNIC_CQ_CFG_ENABLE]    = cq_en_sel;
-            end
-            `QPNIC_CQREG_CI:      rd_word[15:0] = cq_ci[cq_n*16 +: 16];
-            `QPNIC_CQREG_PI:      rd_word[15:0] = cq_pi[cq_n*16 +: 16];
-            `QPNIC_CQREG_STATE: begin
-                rd_word[`QPNIC_CQ_STATE_ENABLED] = cq_en_sel;
-                rd_word[`QPNIC_CQ_STATE_OVERRUN] = cq_ovr_sel;
-            end
-            default: ;
-            endcase
-        end else begin
+        if (!qp_hit && !cq_hit) begin   // the blocks are answered by their tables
             case (mmio_addr)
             `QPNIC_REG_ID:      rd_word = `QPNIC_ID_VALUE;
             `QPNIC_REG_VERSION: rd_word = `QPNIC_VERSION_VALUE;
@@ -348,89 +309,26 @@ module qpnic_csr #(
         end
     end
 
-    // A read of the csr's own registers is answered the next cycle; one of
-    // the QP block when the QP table answers (one read at a time).
     always @(posedge clk) begin
         if (rst) begin
-            mmio_rvalid   <= 1'b0;
-            mmio_rdata    <= 32'd0;
-            hi_latch      <= 32'd0;
-            qp_rd_pending <= 1'b0;
+            csr_rvalid <= 1'b0;
+            csr_rdata  <= 32'd0;
+            hi_latch   <= 32'd0;
         end else begin
-            mmio_rvalid <= (rd && !qp_hit) || qph_rvalid;
-            if (rd && !qp_hit) begin
-                mmio_rdata <= rd_word;
+            csr_rvalid <= rd && !qp_hit && !cq_hit;
+            if (rd && !qp_hit && !cq_hit) begin
+                csr_rdata <= rd_word;
                 if (rd_latch) hi_latch <= rd_hi;
             end
-            if (qph_rvalid) mmio_rdata <= qph_rdata;
-            if (rd && qp_hit) qp_rd_pending <= 1'b1;
-            else if (qph_rvalid) qp_rd_pending <= 1'b0;
         end
     end
 
     // ---- host writes: decoded strobes -------------------------------------
     wire qp_wr = wr && qp_hit;
-    wire cq_wr = wr && cq_hit;
     wire hw_wr = wr && !qp_hit && !cq_hit;
 
-    wire [15:0] wdata16 = mmio_wdata[15:0];
     wire        doorbell = qp_wr && (qp_off == `QPNIC_QPREG_SQ_PI ||
                                      qp_off == `QPNIC_QPREG_RQ_PI);
-
-    integer i;
-    // ---- CQ contexts -------------------------------------------------------
-    always @(posedge clk) begin
-        if (rst) begin
-            cq_base      <= 0;
-            cq_log       <= 0;
-            cq_en        <= 0;
-            cq_ovr       <= 0;
-            cq_pi        <= 0;
-            cq_ci        <= 0;
-            cq_err_valid <= 0;
-            cq_err_idx   <= 0;
-            cq_sol_valid <= 0;
-            cq_sol_idx   <= 0;
-        end else begin
-            for (i = 0; i < NUM_CQ; i = i + 1) begin
-                if (cqw_done_valid && cqw_cqn == i[3:0]) begin
-                    cq_pi[i*16 +: 16] <= cq_pi[i*16 +: 16] + 16'd1;
-                    if (cqw_err) begin
-                        cq_err_valid[i]      <= 1'b1;
-                        cq_err_idx[i*16 +: 16] <= cq_pi[i*16 +: 16];
-                    end
-                    if (cqw_sol) begin
-                        cq_sol_valid[i]      <= 1'b1;
-                        cq_sol_idx[i*16 +: 16] <= cq_pi[i*16 +: 16];
-                    end
-                end
-                if (cqw_ovr_valid && cqw_cqn == i[3:0])
-                    cq_ovr[i] <= 1'b1;
-
-                if (cq_wr && cq_n == i[7:0]) begin
-                    case (cq_off)
-                    `QPNIC_CQREG_BASE_LO: cq_base[i*64 +: 32]    <= mmio_wdata;
-                    `QPNIC_CQREG_BASE_HI: cq_base[i*64+32 +: 32] <= mmio_wdata;
-                    `QPNIC_CQREG_CFG: begin
-                        cq_log[i*5 +: 5] <= mmio_wdata[`QPNIC_CQ_CFG_LOG_DEPTH];
-                        cq_en[i]         <= mmio_wdata[`QPNIC_CQ_CFG_ENABLE];
-                        if (mmio_wdata[`QPNIC_CQ_CFG_ENABLE]) begin
-                            cq_pi[i*16 +: 16]      <= 16'd0;
-                            cq_ci[i*16 +: 16]      <= 16'd0;
-                            cq_ovr[i]              <= 1'b0;
-                            cq_err_valid[i]        <= 1'b0;
-                            cq_err_idx[i*16 +: 16] <= 16'd0;
-                            cq_sol_valid[i]        <= 1'b0;
-                            cq_sol_idx[i*16 +: 16] <= 16'd0;
-                        end
-                    end
-                    `QPNIC_CQREG_CI: cq_ci[i*16 +: 16] <= wdata16;
-                    default: ;
-                    endcase
-                end
-            end
-        end
-    end
 
     // ---- host registers, MR staging -------------------------------------------
     assign mr_upd_idx    = mr_idx;
@@ -486,40 +384,19 @@ module qpnic_csr #(
             cnt_wqes        <= cnt_wqes + {59'd0, cnt_wqes_fetched};
             if (cnt_rd_valid)   cnt_rd_total    <= cnt_rd_total + {48'd0, cnt_rd_bytes};
             if (cnt_wr_valid)   cnt_wr_total    <= cnt_wr_total + {48'd0, cnt_wr_bytes};
-            if (cqw_done_valid) cnt_cqes        <= cnt_cqes + 64'd1;
+            if (cnt_cqe)        cnt_cqes        <= cnt_cqes + 64'd1;
             if (cnt_notify)     cnt_ntf         <= cnt_ntf + 64'd1;
         end
     end
 
     // ---- notification latency ------------------------------------------------
-    // Per CQ, the cycle its newest CQE was written; a notification leaving
-    // for that CQ is charged the cycles since (see the choices above).
-    reg  [31:0] cqe_stamp [0:NUM_CQ-1];
-    reg  [31:0] ntf_stamp;   // the notified CQ's stamp
-    always @* begin
-        ntf_stamp = cnt_cycles[31:0];  // no such CQ: latency 0
-        for (j = 0; j < NUM_CQ; j = j + 1)
-            if (cnt_notify_cqn == j[7:0]) ntf_stamp = cqe_stamp[j];
-    end
-    wire [31:0] ntf_latency = cnt_cycles[31:0] - ntf_stamp;
-
-    always @(posedge clk) begin
-        for (i = 0; i < NUM_CQ; i = i + 1)
-            if (rst)
-                cqe_stamp[i] <= 32'd0;
-            else if (cqw_done_valid && cqw_cqn == i[3:0])
-                cqe_stamp[i] <= cnt_cycles[31:0];
-    end
-
     always @(posedge clk) begin
         if (rst) begin
             cnt_lat_sum <= 64'd0;
             cnt_lat_max <= 32'd0;
-        end else begin
-            if (cnt_notify) begin
-                cnt_lat_sum <= cnt_lat_sum + {32'd0, ntf_latency};
-                if (ntf_latency > cnt_lat_max) cnt_lat_max <= ntf_latency;
-            end
+        end else if (lat_valid) begin
+            cnt_lat_sum <= cnt_lat_sum + {32'd0, lat_cycles};
+            if (lat_cycles > cnt_lat_max) cnt_lat_max <= lat_cycles;
         end
     end
 endmodule

@@ -25,7 +25,7 @@
 // Parameters
 //   NUM_QP                   queue pairs
 //   NUM_CQ                   completion queues (sizes nothing here: CQ
-//                            numbers are 4 bits on the ports)
+//                            numbers are CQN_BITS on the ports)
 //   PORT_LOG_DEPTH           log2 of the response port FIFO's words (>= 8)
 //   REQ_PORT_LOG_DEPTH       log2 of the request port FIFO's words (>= 4)
 //   WQE_LOG_SLOTS            log2 of the WQE buffer in WQEs (>= 4)
@@ -58,7 +58,7 @@ module qpnic_datapath #(
     parameter NUM_QP             = 8,
     // verilator lint_off UNUSEDPARAM
     // NUM_CQ is part of the boundary (docs/internals.md) but nothing here is
-    // sized by it: CQ numbers pass through as 4-bit fields.
+    // sized by it: CQ numbers pass through as CQN_BITS-bit fields.
     parameter NUM_CQ             = 8,
     // verilator lint_on UNUSEDPARAM
     parameter PORT_LOG_DEPTH     = 8,
@@ -93,7 +93,7 @@ module qpnic_datapath #(
     // CQE requests to qpnic_cqe_writer
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
-    output wire [3:0]           cqe_cqn,
+    output wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     output wire [127:0]         cqe_data,
     // DMA read masters
     output wire [2:0]           rd_req_valid,
@@ -255,7 +255,7 @@ module qpnic_datapath #(
     wire [PORT_LOG_DEPTH:0] rsp_port_count;
     wire [15:0] rsp_port_room = PORT_DEPTH[15:0] - {{(15-PORT_LOG_DEPTH){1'b0}}, rsp_port_count};
     wire        rs_cqe_valid, rs_cqe_ready;
-    wire [3:0]  rs_cqe_cqn;
+    wire [`QPNIC_CQN_BITS-1:0] rs_cqe_cqn;
     wire [127:0] rs_cqe_data;
     wire        rs_idle;
     wire        rq_fetch_read;
@@ -300,7 +300,7 @@ module qpnic_datapath #(
 
     // ------------------------------------------------------------ completer
     wire        cp_cqe_valid, cp_cqe_ready;
-    wire [3:0]  cp_cqe_cqn;
+    wire [`QPNIC_CQN_BITS-1:0] cp_cqe_cqn;
     wire [127:0] cp_cqe_data;
     wire        cp_idle;
 

@@ -1,66 +1,89 @@
 // qpnic_fw_if: the firmware's registers (layout "Firmware registers", at
 // FW_IO_BASE on the soft core's bus), the event FIFO the firmware pops and
-// the notification FIFO it pushes.
+// the notification FIFO it pushes. The CQ registers are answered by
+// qpnic_cq_table through its firmware port; nothing here holds CQ state.
 //
 //   EVT_POP     read: pops one event (struct event, valid = 1); when none
 //               waits it returns 0 (valid 0, type NONE) and sets the
-//               "firmware waiting" flag, cleared by the next event pushed
+//               "firmware waiting" flag, cleared by the next event pushed.
+//               Popping an ARM event is also an ARM_POPPED op of the CQ
+//               table (that CQ's arms_queued - 1): the read waits until the
+//               table takes it
 //   NOTIFY      write: queues one notification for the host; the bus write
 //               stalls while the notification FIFO is full
 //   CQ_SEL      rw: the CQ the CQ_* registers describe (0 beyond NUM_CQ)
 //   CQ_PI, CQ_CI, CQ_LAST_ERR, CQ_LAST_SOL   ro: that CQ's state (struct
-//               cq_mark for the marks)
-//   ARMED_CLR   write a cqn: clear its armed bit, which the CQE writer
-//               consults before raising a CQE event; ignored while an ARM
-//               event of that CQ is still queued. The armed bit is SET by
-//               the ARM event itself, as it enters the FIFO, so every CQE
-//               written after an arm doorbell raises an event behind the ARM
-//               (docs/internals.md, "Firmware and its hardware").
+//               cq_mark for the marks), a READ op of the CQ table: the read
+//               waits for its answer
+//   ARMED_CLR   write a cqn: an ARMED_CLR op of the CQ table, which clears
+//               the CQ's armed bit (consulted by the CQE writer before it
+//               raises a CQE event) unless an ARM event of that CQ is still
+//               queued. The armed bit is SET by the ARM doorbell's own table
+//               op, so every CQE written after an arm doorbell raises an
+//               event behind the ARM (docs/internals.md, "Firmware and its
+//               hardware"). The write waits until the table takes the op
 //   FW_READY    write: bit 0 shows in the host STATUS register
 //   CYCLES      ro: low word of the cycle counter
 //   NUM_CQ      ro: the NUM_CQ parameter
 // Any non-zero byte strobe makes a whole-word write; unmapped offsets read 0.
+// The table's firmware port takes its ops in order, so an ARMED_CLR the
+// firmware writes after popping an ARM sees that ARM's count gone.
 //
-// Events come from two sources, ARM (qpnic_csr) and CQE/OVERRUN (the CQE
-// writer); when both wait, they take turns (round robin). A source waits
-// while the FIFO is full: no event is ever dropped.
+// Events come from two sources, ARM (qpnic_cq_table, whose op made the event
+// at the moment of the doorbell) and CQE/OVERRUN (the CQE writer). When both
+// wait, the ARM goes first: a CQE event the ARM's armed bit caused can only
+// be offered after the ARM event was made, and must not overtake it while
+// the ARM waits for room. ARMs come at most one every other cycle (the
+// table holds one), so CQE events are never shut out. A source waits while
+// the FIFO is full: no event is ever dropped.
 //
 // Parameters
-//   NUM_CQ          completion queues (1..16)
-//   EVT_LOG_DEPTH   log2 of the event FIFO depth (>= 4: 16 events)
+//   NUM_CQ          completion queues (for the NUM_CQ register)
+//   EVT_LOG_DEPTH   log2 of the event FIFO depth (default the layout's
+//                   EVT_LOG_DEPTH, which cq_ctx.arms_queued is sized for:
+//                   no deeper)
 //   NTF_LOG_DEPTH   log2 of the notification FIFO depth
 //
 // Ports
 //   clk, rst                      clock, synchronous active-high reset
-//   bus_valid/ready               one access from the soft core, answered
-//                                 in the cycle it is made: ready is high
-//                                 with valid (a NOTIFY write: once the
-//                                 notification FIFO has room) and the access
-//                                 acts on the edge that ends that cycle.
-//                                 Combinational path: bus_valid, bus_addr,
-//                                 bus_wstrb -> bus_ready, bus_rdata (the
-//                                 core's bus outputs are registers).
+//   bus_valid/ready               one access from the soft core; ready is
+//                                 high in the cycle it completes and the
+//                                 access acts on the edge that ends that
+//                                 cycle. Most accesses complete in the cycle
+//                                 they are made; a NOTIFY write waits for
+//                                 room in the notification FIFO, an access
+//                                 that is a CQ table op for the table to
+//                                 take it, a CQ_* read for its answer
+//                                 (ANS_LATENCY cycles later). The core's bus
+//                                 holds valid, address and data until ready.
+//                                 Combinational paths: bus_valid, bus_addr,
+//                                 bus_wstrb, bus_wdata -> t_valid, t_op,
+//                                 t_idx, bus_ready, bus_rdata; t_ready,
+//                                 t_rvalid -> bus_ready (the core's bus
+//                                 outputs are registers).
 //   bus_addr, bus_wstrb, bus_wdata   byte offset from FW_IO_BASE, byte
 //                                 strobes (0: read), data
 //   bus_rdata                     read data, valid while bus_ready is high
-//   arm_evt_valid/ready/data      ARM events from qpnic_csr
+//   arm_evt_valid/ready/data      ARM events from qpnic_cq_table
 //   cqe_evt_valid/ready/data      CQE / OVERRUN events from the CQE writer
-//                                 (combinational path: either valid -> the
-//                                 other's ready, through the turn-taking)
-//   cq_pi, cq_ci                  per-CQ indices, flat (from qpnic_csr)
-//   cq_err_valid/idx, cq_sol_valid/idx   per-CQ marks, flat (from qpnic_csr)
+//                                 (combinational path: arm_evt_valid ->
+//                                 cqe_evt_ready)
+//   t_valid/ready, t_op, t_idx    requests to qpnic_cq_table's firmware port
+//                                 (f_*): READ, ARMED_CLR, ARM_POPPED
+//   t_rvalid, t_pi, t_ci, t_err, t_sol   the table's answer to a READ
 //   cycles_lo                     low word of the cycle counter
-//   cq_armed                      per-CQ armed bits (to the CQE writer)
 //   fw_ready                      FW_READY bit 0 (to STATUS)
 //   ntf_valid/ready/data          notifications towards the core's ntf port
-//   cnt_notify                    pulse: one notification left (counter)
+//   cnt_notify                    pulse: one notification left (counter, and
+//                                 the CQ table's latency lookup)
 //   fw_waiting, evt_empty, ntf_empty   for the core's idle
 `default_nettype none
 `include "qpnic_layout.vh"
+`include "qpnic_cq_table.vh"
 
 module qpnic_fw_if #(
     parameter NUM_CQ = 8,
-    parameter EVT_LOG_DEPTH = 4,
+    parameter EVT_LOG_DEPTH = `QPNIC_EVT_LOG_DEPTH,
     parameter NTF_LOG_DEPTH = 3
 ) (
     input  wire                  clk,
@@ -80,15 +103,18 @@ module qpnic_fw_if #(
     output wire                  cqe_evt_ready,
     input  wire [31:0]           cqe_evt_data,
 
-    input  wire [NUM_CQ*16-1:0]  cq_pi,
-    input  wire [NUM_CQ*16-1:0]  cq_ci,
-    input  wire [NUM_CQ-1:0]     cq_err_valid,
-    input  wire [NUM_CQ*16-1:0]  cq_err_idx,
-    input  wire [NUM_CQ-1:0]     cq_sol_valid,
-    input  wire [NUM_CQ*16-1:0]  cq_sol_idx,
+    output wire                  t_valid,
+    input  wire                  t_ready,
+    output reg  [1:0]            t_op,
+    output reg  [`QPNIC_CQN_BITS-1:0] t_idx,
+    input  wire                  t_rvalid,
+    input  wire [`QPNIC_CQ_CTX_PI_WIDTH-1:0] t_pi,
+    input  wire [`QPNIC_CQ_CTX_CI_WIDTH-1:0] t_ci,
+    input  wire [31:0]           t_err,
+    input  wire [31:0]           t_sol,
+
     input  wire [31:0]           cycles_lo,
 
-    output reg  [NUM_CQ-1:0]     cq_armed,
     output reg                   fw_ready,
 
     output wire                  ntf_valid,
@@ -100,11 +126,12 @@ module qpnic_fw_if #(
     output wire                  evt_empty,
     output wire                  ntf_empty
 );
-    // ---- event FIFO: two sources take turns ----------------------------------
-    reg  last_arm;   // the previous push came from the ARM source
+    localparam CW = `QPNIC_CQN_BITS;
+
+    // ---- event FIFO: two sources, ARM first --------------------------------------
     wire evt_in_ready;
-    wire take_arm = arm_evt_valid && (!cqe_evt_valid || !last_arm);
-    wire take_cqe = cqe_evt_valid && !take_arm;
+    wire take_arm = arm_evt_valid;
+    wire take_cqe = cqe_evt_valid && !arm_evt_valid;
     wire evt_push = take_arm || take_cqe;
 
     assign arm_evt_ready = take_arm && evt_in_ready;
@@ -124,17 +151,53 @@ module qpnic_fw_if #(
     );
     assign evt_empty = evt_count == 0;
 
-    // ---- bus decode --------------------------------------------------------
-    // Every access is answered at once except a NOTIFY write finding the
-    // notification FIFO full, which waits; bus_wr and bus_rd are the
-    // accesses that complete (and act) this cycle.
+    // ---- bus decode ----------------------------------------------------------
+    // bus_wr and bus_rd are the accesses that complete (and act) this cycle.
     wire ntf_in_ready;
+    wire is_rd     = bus_wstrb == 4'd0;
     wire is_notify = bus_addr == `QPNIC_FWREG_NOTIFY;
-    assign bus_ready = bus_valid && (bus_wstrb == 4'd0 || !is_notify || ntf_in_ready);
-    wire bus_wr = bus_ready && bus_wstrb != 4'd0;
-    wire bus_rd = bus_ready && bus_wstrb == 4'd0;
+    wire is_pop    = bus_addr == `QPNIC_FWREG_EVT_POP;
+    wire is_clr    = bus_addr == `QPNIC_FWREG_ARMED_CLR;
+    wire is_cq_reg = bus_addr == `QPNIC_FWREG_CQ_PI || bus_addr == `QPNIC_FWREG_CQ_CI ||
+                     bus_addr == `QPNIC_FWREG_CQ_LAST_ERR || bus_addr == `QPNIC_FWREG_CQ_LAST_SOL;
+    wire pop_arm   = evt_out_valid && evt_out_data[`QPNIC_EVENT_TYPE] == `QPNIC_EVT_TYPE_ARM;
 
-    assign evt_pop = bus_rd && bus_addr == `QPNIC_FWREG_EVT_POP && evt_out_valid;
+    // A CQ_* read: its READ op was taken, the answer not yet here.
+    reg  rd_wait;
+    reg [7:0] cq_sel;
+
+    // Table ops: the pop of an ARM event, an ARMED_CLR write, a CQ_* read
+    // (issued once; then the access waits for the answer).
+    wire op_pop = is_rd && is_pop && pop_arm;
+    wire op_clr = !is_rd && is_clr;
+    wire op_rd  = is_rd && is_cq_reg && !rd_wait;
+    assign t_valid = bus_valid && (op_pop || op_clr || op_rd);
+    always @* begin
+        if (op_pop) begin
+            t_op  = `QPNIC_CQT_F_ARM_POPPED;
+            t_idx = evt_out_data[`QPNIC_EVENT_CQN];
+        end else if (op_clr) begin
+            t_op  = `QPNIC_CQT_F_ARMED_CLR;
+            t_idx = bus_wdata[CW-1:0];
+        end else begin
+            t_op  = `QPNIC_CQT_F_READ;
+            t_idx = cq_sel[CW-1:0];
+        end
+    end
+
+    reg done;   // the access completes this cycle
+    always @* begin
+        if (is_rd && is_pop)          done = !pop_arm || t_ready;
+        else if (is_rd && is_cq_reg)  done = rd_wait && t_rvalid;
+        else if (!is_rd && is_clr)    done = t_ready;
+        else if (!is_rd && is_notify) done = ntf_in_ready;
+        else                          done = 1'b1;
+    end
+    assign bus_ready = bus_valid && done;
+    wire bus_wr = bus_ready && !is_rd;
+    wire bus_rd = bus_ready && is_rd;
+
+    assign evt_pop = bus_rd && is_pop && evt_out_valid;
 
     // ---- notification FIFO -------------------------------------------------
     wire ntf_push = bus_wr && is_notify;
@@ -149,27 +212,6 @@ module qpnic_fw_if #(
     assign ntf_empty  = ntf_count == 0;
     assign cnt_notify = ntf_valid && ntf_ready;
 
-    // ---- the selected CQ ------------------------------------------------------
-    reg [7:0]  cq_sel;
-    reg [31:0] sel_pi, sel_ci, sel_err, sel_sol;
-    integer i;
-    always @* begin
-        sel_pi  = 32'd0;
-        sel_ci  = 32'd0;
-        sel_err = 32'd0;
-        sel_sol = 32'd0;
-        for (i = 0; i < NUM_CQ; i = i + 1) begin
-            if (cq_sel == i[7:0]) begin
-                sel_pi[15:0] = cq_pi[i*16 +: 16];
-                sel_ci[15:0] = cq_ci[i*16 +: 16];
-                sel_err[`QPNIC_CQ_MARK_INDEX] = cq_err_idx[i*16 +: 16];
-                sel_err[`QPNIC_CQ_MARK_VALID] = cq_err_valid[i];
-                sel_sol[`QPNIC_CQ_MARK_INDEX] = cq_sol_idx[i*16 +: 16];
-                sel_sol[`QPNIC_CQ_MARK_VALID] = cq_sol_valid[i];
-            end
-        end
-    end
-
     // ---- read mux -------------------------------------------------------------
     reg [31:0] rd_word;
     assign bus_rdata = rd_word;
@@ -181,43 +223,14 @@ module qpnic_fw_if #(
             rd_word[`QPNIC_EVENT_VALID] = 1'b1;
         end
         `QPNIC_FWREG_CQ_SEL:      rd_word[7:0] = cq_sel;
-        `QPNIC_FWREG_CQ_PI:       rd_word = sel_pi;
-        `QPNIC_FWREG_CQ_CI:       rd_word = sel_ci;
-        `QPNIC_FWREG_CQ_LAST_ERR: rd_word = sel_err;
-        `QPNIC_FWREG_CQ_LAST_SOL: rd_word = sel_sol;
+        `QPNIC_FWREG_CQ_PI:       rd_word[`QPNIC_CQ_CTX_PI_WIDTH-1:0] = t_pi;
+        `QPNIC_FWREG_CQ_CI:       rd_word[`QPNIC_CQ_CTX_CI_WIDTH-1:0] = t_ci;
+        `QPNIC_FWREG_CQ_LAST_ERR: rd_word = t_err;
+        `QPNIC_FWREG_CQ_LAST_SOL: rd_word = t_sol;
         `QPNIC_FWREG_CYCLES:      rd_word = cycles_lo;
         `QPNIC_FWREG_NUM_CQ:      rd_word = NUM_CQ;
         default: ;
         endcase
-    end
-
-    // ---- armed bits -------------------------------------------------------------
-    // Per CQ, the ARM events pushed but not yet popped: while there is one,
-    // the firmware retiring an older arm must not switch the CQE events off.
-    localparam QW = EVT_LOG_DEPTH + 1;
-    reg  [NUM_CQ*QW-1:0] arms_queued;
-    wire       arm_pushed = arm_evt_ready;   // take_arm && evt_in_ready
-    wire [3:0] push_cqn   = arm_evt_data[`QPNIC_EVENT_CQN];
-    wire       arm_popped = evt_pop && evt_out_data[`QPNIC_EVENT_TYPE] == `QPNIC_EVT_TYPE_ARM;
-    wire [3:0] pop_cqn    = evt_out_data[`QPNIC_EVENT_CQN];
-    wire       clr_write  = bus_wr && bus_addr == `QPNIC_FWREG_ARMED_CLR;
-
-    always @(posedge clk) begin
-        if (rst) begin
-            cq_armed    <= {NUM_CQ{1'b0}};
-            arms_queued <= {NUM_CQ*QW{1'b0}};
-        end else begin
-            for (i = 0; i < NUM_CQ; i = i + 1) begin
-                if (arm_pushed && push_cqn == i[3:0])
-                    cq_armed[i] <= 1'b1;
-                else if (clr_write && bus_wdata[7:0] == i[7:0] &&
-                         arms_queued[i*QW +: QW] == {QW{1'b0}})
-                    cq_armed[i] <= 1'b0;
-                arms_queued[i*QW +: QW] <= arms_queued[i*QW +: QW]
-                    + {{(QW-1){1'b0}}, arm_pushed && push_cqn == i[3:0]}
-                    - {{(QW-1){1'b0}}, arm_popped && pop_cqn == i[3:0]};
-            end
-        end
     end
 
     // ---- bus side, registers ---------------------------------------------------
@@ -226,7 +239,7 @@ module qpnic_fw_if #(
             cq_sel     <= 8'd0;
             fw_ready   <= 1'b0;
             fw_waiting <= 1'b0;
-            last_arm   <= 1'b0;
+            rd_wait    <= 1'b0;
         end else begin
             if (bus_wr) begin
                 case (bus_addr)
@@ -235,15 +248,15 @@ module qpnic_fw_if #(
                 default: ;
                 endcase
             end
+            if (t_valid && t_ready && op_rd) rd_wait <= 1'b1;
+            if (t_rvalid) rd_wait <= 1'b0;
 
             // An EVT_POP that finds nothing means the firmware waits; the
             // next event pushed ends that (a push in the same cycle wins).
-            if (bus_rd && bus_addr == `QPNIC_FWREG_EVT_POP && !evt_out_valid)
+            if (bus_rd && is_pop && !evt_out_valid)
                 fw_waiting <= 1'b1;
-            if (evt_push && evt_in_ready) begin
+            if (evt_push && evt_in_ready)
                 fw_waiting <= 1'b0;
-                last_arm   <= take_arm;
-            end
         end
     end
 endmodule

@@ -166,7 +166,7 @@ module qpnic_qp_table #(
 
     // ---- stage B: the operation ------------------------------------------------
     // fields of the current word
-    wire [1:0]  st      = cur[`QPNIC_QP_CTX_STATE_FLAT];
+    wire [`QPNIC_QP_STATE_BITS-1:0] st = cur[`QPNIC_QP_CTX_STATE_FLAT];
     wire        sched   = cur[`QPNIC_QP_CTX_SCHED_FLAT];
     wire [15:0] sq_pi   = cur[`QPNIC_QP_CTX_SQ_PI_FLAT];
     wire [15:0] ptr     = cur[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
@@ -234,7 +234,7 @@ module qpnic_qp_table #(
     // new_word, whether it is written, and whether the QP joins the queue
     reg        push;
     reg [15:0] w_pi, w_ptr;
-    reg [1:0]  w_state;
+    reg [`QPNIC_QP_STATE_BITS-1:0] w_state;
     always @* begin
         new_word = cur;
         wr_en    = 1'b0;

@@ -152,7 +152,7 @@ module qpnic_requester #(
     reg [1:0]    seg_i;         // S_SEG: the segment being written
     // the QP context of this WQE (its READ's answer) and of the table
     // request in flight
-    reg [1:0]    ctx_state;
+    reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg          tq_busy;       // a request is up (until granted)
     reg          tq_wait;       // its answer is awaited
     // the job: what the back end needs of a WQE for its packet's header
@@ -200,7 +200,7 @@ module qpnic_requester #(
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev));
 
     // --- QP state of this WQE (from its READ) ---
-    wire [1:0] cur_state  = ctx_state;
+    wire [`QPNIC_QP_STATE_BITS-1:0] cur_state = ctx_state;
     wire       cur_in_err = (cur_state == `QPNIC_QP_STATE_ERROR);
 
     // --- the table request: READ in S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---

@@ -105,7 +105,7 @@ module qpnic_responder #(
     output wire                 wr_dat_last,
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
-    output wire [3:0]           cqe_cqn,
+    output wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     output wire [127:0]         cqe_data,
     output wire                 cnt_rq_fetch,
     output wire                 idle
@@ -145,14 +145,11 @@ module qpnic_responder #(
     reg [QW-1:0] dq;           // destination QP (meaningful when ctx_valid)
     // its context, as the READ found it
     reg          ctx_valid;    // the READ was answered for this packet
-    reg [1:0]    ctx_state;
+    reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg [63:0]   ctx_rq_base;
     reg [4:0]    ctx_rq_log;
     reg [15:0]   ctx_rq_pi, ctx_rq_ci;
-    // CQ numbers are 4 bits on the CQE port (NUM_CQ <= 16)
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg [`QPNIC_QP_CTX_RECV_CQ_WIDTH-1:0] ctx_rcq;
-    /* verilator lint_on UNUSEDSIGNAL */
+    reg [`QPNIC_CQN_BITS-1:0] ctx_rcq;
     reg [23:0]   ctx_remote;
     reg          tq_busy;      // a table request is up (until granted)
     reg          tq_wait;      // the READ's answer is awaited
@@ -403,7 +400,7 @@ module qpnic_responder #(
         .inv_token(32'd0), .cqe_type(`QPNIC_CQE_TYPE_RECEIVE), .status(rq_status), .solicited(se), // N7
         .cqe(cqe_data));
     assign cqe_valid = (state == S_CQE);
-    assign cqe_cqn   = ctx_rcq[3:0];
+    assign cqe_cqn   = ctx_rcq;
 
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
 

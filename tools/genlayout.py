@@ -49,7 +49,8 @@ def gen_verilog(d):
     for name, c in d["consts"].items():
         o.append(f"`define QPNIC_{name} {c['value']}  // {c['doc']}")
     for ename, e in d["enums"].items():
-        o += ["", f"// enum {ename} ({e['width']} bits): {e['doc']}"]
+        o += ["", f"// enum {ename} ({e['width']} bits): {e['doc']}",
+              f"`define QPNIC_{up(ename)}_BITS {e['width']}"]
         for v in e["values"]:
             o.append(f"`define QPNIC_{up(ename)}_{v['name']} {e['width']}'d{v['value']}")
     for sname, s in d["structs"].items():
@@ -262,6 +263,7 @@ def check_layout(d):
     for cname in d["consts"]:
         claim(cname, f"constant {cname}")
     for ename, e in d["enums"].items():
+        claim(f"{up(ename)}_BITS", f"enum {ename} width")
         for v in e["values"]:
             claim(f"{up(ename)}_{v['name']}", f"enum {ename}.{v['name']}")
     for sname, s in d["structs"].items():

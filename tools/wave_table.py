@@ -52,15 +52,18 @@ REQ = states("qpnic_requester")
 REQ_B = states("qpnic_requester", "B_")
 RESP = states("qpnic_responder")
 CQW = states("qpnic_cqe_writer")
+CQT = {n: int(v) for n, v in re.findall(
+    r"`define QPNIC_CQT_(\w+)\s+\d+'d(\d+)", (ROOT / "rtl" / "qpnic_cq_table.vh").read_text())}
 
 # The signals the events are built from: short name -> full name in the FST.
 SIG = {
     "mmio_v": "TOP.mmio_valid", "mmio_r": "TOP.mmio_ready", "mmio_we": "TOP.mmio_we",
     "mmio_wdata": "TOP.mmio_wdata",
-    "doorbell": C + "csr.doorbell", "arm_v": C + "csr.arm_evt_valid",
-    "arm_r": C + "csr.arm_evt_ready", "arm_d": C + "csr.arm_evt_data",
+    "doorbell": C + "csr.doorbell", "arm_v": C + "cq_table.arm_evt_valid",
+    "arm_r": C + "cq_table.arm_evt_ready", "arm_d": C + "cq_table.arm_evt_data",
     "qp_n": C + "csr.qp_n", "qp_off": C + "csr.qp_off",
-    "cq_n": C + "csr.cq_n", "cq_off": C + "csr.cq_off", "cq_wr": C + "csr.cq_wr",
+    "h_v": C + "cq_table.h_valid", "h_r": C + "cq_table.h_ready", "h_we": C + "cq_table.h_we",
+    "h_idx": C + "cq_table.h_idx", "h_off": C + "cq_table.h_off",
     "f_rv": D + "u_fetch.rd_req_valid", "f_rr": D + "u_fetch.rd_req_ready",
     "f_addr": D + "u_fetch.rd_req_addr", "f_len": D + "u_fetch.rd_req_len",
     "f_n": D + "u_fetch.req_n", "f_cur": D + "u_fetch.cur_index",
@@ -92,14 +95,17 @@ SIG = {
     "q_ra": C + "cqe_writer.dmaw_req_addr",
     "q_dv": C + "cqe_writer.dmaw_dat_valid", "q_dr": C + "cqe_writer.dmaw_dat_ready",
     "q_dd": C + "cqe_writer.dmaw_dat_data", "q_dl": C + "cqe_writer.dmaw_dat_last",
-    "q_done": C + "cqe_writer.cqw_done_valid", "q_armed": C + "cqe_writer.armed_sel",
+    "q_tv": C + "cqe_writer.t_valid", "q_tr": C + "cqe_writer.t_ready",
+    "q_trv": C + "cqe_writer.t_rvalid", "q_armed": C + "cqe_writer.t_armed",
+    "q_tpi": C + "cqe_writer.t_pi",
     "q_ev": C + "cqe_writer.evt_valid", "q_er": C + "cqe_writer.evt_ready",
     "q_ed": C + "cqe_writer.evt_data",
     "evt_pop": C + "fw_if.evt_pop", "evt_out": C + "fw_if.evt_out_data",
-    "bus_wdata": C + "fw_if.bus_wdata", "clr": C + "fw_if.clr_write",
+    "bus_wdata": C + "fw_if.bus_wdata", "ft_v": C + "fw_if.t_valid",
+    "ft_r": C + "fw_if.t_ready", "ft_op": C + "fw_if.t_op", "ft_idx": C + "fw_if.t_idx",
     "ntf_push": C + "fw_if.ntf_push", "ntf_in_r": C + "fw_if.ntf_in_ready",
     "ntf_v": "TOP.ntf_valid", "ntf_r": "TOP.ntf_ready", "ntf_d": "TOP.ntf_data",
-    "ntf_lat": C + "csr.ntf_latency",
+    "lat_v": C + "cq_table.lat_valid", "lat": C + "cq_table.lat_cycles",
 }
 
 
@@ -181,10 +187,12 @@ def events(w):
         if v("doorbell"):
             kind = "SQ_PI" if v("qp_off") == L["QPNIC_QPREG_SQ_PI"] else "RQ_PI"
             add("%s doorbell: QP %d, %d" % (kind, v("qp_n"), v("mmio_wdata")))
+        if v("h_v") and v("h_r") and v("h_we") and v("h_off") == L["QPNIC_CQREG_ARM"]:
+            add("ARM taken by the CQ table: CQ %d" % v("h_idx"))
         if v("arm_v") and v("arm_r"):
-            add("ARM event queued: CQ %d, 0x%08x" % (v("cq_n"), v("arm_d")))
-        if v("cq_wr") and v("cq_off") == L["QPNIC_CQREG_CI"]:
-            add("CI write: CQ %d, %d" % (v("cq_n"), v("mmio_wdata")))
+            add("ARM event queued: 0x%08x" % v("arm_d"))
+        if v("h_v") and v("h_r") and v("h_we") and v("h_off") == L["QPNIC_CQREG_CI"]:
+            add("CI write: CQ %d, %d" % (v("h_idx"), v("mmio_wdata")))
         if v("f_rv") and v("f_rr"):
             add("fetch read: 0x%x, %d bytes, %d WQEs from index %d"
                 % (v("f_addr"), v("f_len"), v("f_n"), v("f_cur")))
@@ -223,20 +231,22 @@ def events(w):
             add("CQE write: CQ %d at 0x%x" % (v("q_cqn"), v("q_ra")))
         if v("q_dv") and v("q_dr") and v("q_dl"):
             add("CQE word 3: 0x%08x, CQ %d" % (v("q_dd"), v("q_cqn")))
-        if v("q_done"):
-            add("cqw_done_valid: CQ %d" % v("q_cqn"))
-        if v("q_state") == CQW["S_CHK"]:
-            add("S_CHK: armed_sel %d, CQ %d" % (v("q_armed"), v("q_cqn")))
+        if v("q_tv") and v("q_tr") and v("q_state") == CQW["S_WR"]:
+            add("WRITTEN taken: CQ %d" % v("q_cqn"))
+        if v("q_trv") and v("q_state") == CQW["S_WR_ANS"]:
+            add("WRITTEN answered: armed %d, index %d, CQ %d" % (v("q_armed"), v("q_tpi"), v("q_cqn")))
         if v("q_ev") and v("q_er"):
             add("CQE event pushed: 0x%08x" % v("q_ed"))
         if v("evt_pop"):
             add("EVT_POP pops 0x%08x" % v("evt_out"))
         if v("ntf_push") and v("ntf_in_r"):
             add("NOTIFY write: 0x%08x" % v("bus_wdata"))
-        if v("clr"):
-            add("ARMED_CLR write: %d" % v("bus_wdata"))
+        if v("ft_v") and v("ft_r") and v("ft_op") == CQT["F_ARMED_CLR"]:
+            add("ARMED_CLR write: %d" % v("ft_idx"))
         if v("ntf_v") and v("ntf_r"):
-            add("ntf handshake: 0x%08x, ntf_latency %d" % (v("ntf_d"), v("ntf_lat")))
+            add("ntf handshake: 0x%08x" % v("ntf_d"))
+        if v("lat_v"):
+            add("latency lookup: %d" % v("lat"))
     return ev
 
 
@@ -282,20 +292,24 @@ ROWS = [
      "`cqe_writer.dmaw_req_valid` && `dmaw_req_ready`", r"CQE write: CQ 1 at 0x1000000400", True),
     ("9", "word 3 with the phase bit, `last`", "`cqe_writer.dmaw_dat_last` (data 80000001)",
      r"CQE word 3: 0x80000001, CQ 1", False),
-    ("9", "CQ 1's PI moves 0 → 1", "`cqe_writer.cqw_done_valid`", r"cqw_done_valid: CQ 1", False),
-    ("9", "**CQE event** into the firmware's event FIFO (00000021)",
-     "`cqe_writer.evt_valid` && `evt_ready`", r"CQE event pushed: 0x00000021", True),
+    ("9", "WRITTEN: the CQ table moves CQ 1's PI 0 → 1, stamps the CQE",
+     "`cqe_writer.t_valid` && `t_ready` (`S_WR`)", r"WRITTEN taken: CQ 1", False),
+    ("9", "its answer: CQ 1 was armed, the CQE went to index 0",
+     "`cqe_writer.t_rvalid`, `t_armed` 1, `t_pi` 0", r"WRITTEN answered: armed 1, index 0, CQ 1", False),
+    ("9", "**CQE event** into the firmware's event FIFO (02010000)",
+     "`cqe_writer.evt_valid` && `evt_ready`", r"CQE event pushed: 0x02010000", True),
     ("8", "the ACK leaves the responder (its emitter, word 0)",
      "`dp.u_resp.out_valid` && `out_ready`, `r_busy`, `r_i` 0",
      r"responder response out", False),
-    ("11", "the firmware pops the event", "`fw_if.evt_pop`", r"EVT_POP pops 0x00000021", False),
+    ("11", "the firmware pops the event", "`fw_if.evt_pop`", r"EVT_POP pops 0x02010000", False),
     ("10", "the SEND's own SQ CQE: CQ 0 slot 16 at 0x1000000100",
      "`cqe_writer.dmaw_req_valid`, `cqe_cqn` 0", r"CQE write: CQ 0 at 0x1000000100", False),
     ("12", "**`NOTIFY` write** (00000001: CQ 1, SUCCESS)",
      "`fw_if.ntf_push` && `ntf_in_ready`", r"NOTIFY write: 0x00000001", True),
     ("13", "**`ntf_valid`** && `ntf_ready`: the harness takes it",
      "`TOP.ntf_valid` && `TOP.ntf_ready`", r"ntf handshake: 0x00000001", True),
-    ("12", "`ARMED_CLR` write (CQ 1)", "`fw_if.clr_write`", r"ARMED_CLR write: 1$", False),
+    ("12", "`ARMED_CLR` write (CQ 1), an op of the CQ table", "`fw_if.t_valid` && `t_ready`, `t_op` 1",
+     r"ARMED_CLR write: 1$", False),
 ]
 
 # Rows whose event must come after another row's (the first match after the
@@ -326,9 +340,11 @@ def table(ev):
         print("| %s | %s | %s | %d | %d | %s |"
               % (step, what, sigs, 2 * c, c, "**%s**" % rel if bold else rel))
     ntf = find(ev, r"ntf handshake: 0x00000001", door)
-    if ntf is not None:
-        lat = [t for c, t in ev if c == ntf and t.startswith("ntf handshake")][0]
-        print("\nthe NIC's own count for this notification: %s" % lat.split(", ")[-1])
+    lat = find(ev, r"latency lookup", ntf) if ntf is not None else None
+    if lat is not None:
+        text = [t for c, t in ev if c == lat and t.startswith("latency lookup")][0]
+        print("\nthe NIC's own count for this notification (cq_table.lat_cycles): %s"
+              % text.split(": ")[-1])
 
 
 def gtkw_signals(path):

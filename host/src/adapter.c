@@ -93,10 +93,10 @@ static ndk_status read_caps(ndk_adapter *ad)
     ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_CQ_DEPTH);
     ad->fetch_burst_wqes = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_FETCH_BURST_WQES);
     /* What the layout can carry: the register blocks' QPs and CQs, CQ
-     * numbers as wide as QP CFG's fields, indices INDEX_BITS, SGEs at most
-     * MAX_SGE in a WQE, MR index below the tag. */
+     * numbers CQN_BITS wide (QP CFG, events), indices INDEX_BITS, SGEs at
+     * most MAX_SGE in a WQE, MR index below the tag. */
     if (ad->num_qp == 0 || ad->num_qp > QPNIC_MAX_NUM_QP || ad->num_cq == 0 ||
-        ad->num_cq > QPNIC_MAX_NUM_CQ || ad->num_cq > (1u << QPNIC_QP_CFG_SEND_CQ_WIDTH) ||
+        ad->num_cq > QPNIC_MAX_NUM_CQ || ad->num_cq > (1u << QPNIC_CQN_BITS) ||
         ad->num_mr == 0 ||
         ad->num_mr > (1u << QPNIC_TOKEN_INDEX_BITS) || ad->max_sge > QPNIC_MAX_SGE ||
         ad->log_max_qp_depth < 1 || ad->log_max_qp_depth > 15 ||

@@ -177,4 +177,78 @@
 #define QPNIC_QP_CTX_PSN_WIDTH 24u
 #define QPNIC_QP_CTX_PSN_MASK 0xFFFFFFu
 
+/* struct cq_ctx (6 words, 175 bits stored): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n. */
+#define QPNIC_CQ_CTX_WORDS 6u
+#define QPNIC_CQ_CTX_BITS 175u
+/* base_lo: device address of the CQ ring, low word (CQ register BASE_LO) */
+#define QPNIC_CQ_CTX_BASE_LO_WORD 0u
+#define QPNIC_CQ_CTX_BASE_LO_SHIFT 0u
+#define QPNIC_CQ_CTX_BASE_LO_WIDTH 32u
+#define QPNIC_CQ_CTX_BASE_LO_MASK 0xFFFFFFFFu
+/* base_hi: device address of the CQ ring, high word (BASE_HI) */
+#define QPNIC_CQ_CTX_BASE_HI_WORD 1u
+#define QPNIC_CQ_CTX_BASE_HI_SHIFT 0u
+#define QPNIC_CQ_CTX_BASE_HI_WIDTH 32u
+#define QPNIC_CQ_CTX_BASE_HI_MASK 0xFFFFFFFFu
+/* pi: producer index: CQEs written (free-running) */
+#define QPNIC_CQ_CTX_PI_WORD 2u
+#define QPNIC_CQ_CTX_PI_SHIFT 0u
+#define QPNIC_CQ_CTX_PI_WIDTH 16u
+#define QPNIC_CQ_CTX_PI_MASK 0xFFFFu
+/* ci: consumer index: the host's CI doorbell */
+#define QPNIC_CQ_CTX_CI_WORD 2u
+#define QPNIC_CQ_CTX_CI_SHIFT 16u
+#define QPNIC_CQ_CTX_CI_WIDTH 16u
+#define QPNIC_CQ_CTX_CI_MASK 0xFFFFu
+/* err_idx: index of the newest error CQE (struct cq_mark index) */
+#define QPNIC_CQ_CTX_ERR_IDX_WORD 3u
+#define QPNIC_CQ_CTX_ERR_IDX_SHIFT 0u
+#define QPNIC_CQ_CTX_ERR_IDX_WIDTH 16u
+#define QPNIC_CQ_CTX_ERR_IDX_MASK 0xFFFFu
+/* sol_idx: index of the newest solicited CQE */
+#define QPNIC_CQ_CTX_SOL_IDX_WORD 3u
+#define QPNIC_CQ_CTX_SOL_IDX_SHIFT 16u
+#define QPNIC_CQ_CTX_SOL_IDX_WIDTH 16u
+#define QPNIC_CQ_CTX_SOL_IDX_MASK 0xFFFFu
+/* ntf_stamp: low 32 bits of the cycle counter when the newest CQE was written (notification latency) */
+#define QPNIC_CQ_CTX_NTF_STAMP_WORD 4u
+#define QPNIC_CQ_CTX_NTF_STAMP_SHIFT 0u
+#define QPNIC_CQ_CTX_NTF_STAMP_WIDTH 32u
+#define QPNIC_CQ_CTX_NTF_STAMP_MASK 0xFFFFFFFFu
+/* log_depth: log2 of the CQ depth (CFG.log_depth) */
+#define QPNIC_CQ_CTX_LOG_DEPTH_WORD 5u
+#define QPNIC_CQ_CTX_LOG_DEPTH_SHIFT 0u
+#define QPNIC_CQ_CTX_LOG_DEPTH_WIDTH 5u
+#define QPNIC_CQ_CTX_LOG_DEPTH_MASK 0x1Fu
+/* enable: CFG.enable: the CQ is in use */
+#define QPNIC_CQ_CTX_ENABLE_WORD 5u
+#define QPNIC_CQ_CTX_ENABLE_SHIFT 5u
+#define QPNIC_CQ_CTX_ENABLE_WIDTH 1u
+#define QPNIC_CQ_CTX_ENABLE_MASK 0x1u
+/* overrun: a CQE found the CQ full; it writes nothing more */
+#define QPNIC_CQ_CTX_OVERRUN_WORD 5u
+#define QPNIC_CQ_CTX_OVERRUN_SHIFT 6u
+#define QPNIC_CQ_CTX_OVERRUN_WIDTH 1u
+#define QPNIC_CQ_CTX_OVERRUN_MASK 0x1u
+/* err_valid: an error CQE was written since the CQ was enabled */
+#define QPNIC_CQ_CTX_ERR_VALID_WORD 5u
+#define QPNIC_CQ_CTX_ERR_VALID_SHIFT 7u
+#define QPNIC_CQ_CTX_ERR_VALID_WIDTH 1u
+#define QPNIC_CQ_CTX_ERR_VALID_MASK 0x1u
+/* sol_valid: a solicited CQE was written since the CQ was enabled */
+#define QPNIC_CQ_CTX_SOL_VALID_WORD 5u
+#define QPNIC_CQ_CTX_SOL_VALID_SHIFT 8u
+#define QPNIC_CQ_CTX_SOL_VALID_WIDTH 1u
+#define QPNIC_CQ_CTX_SOL_VALID_MASK 0x1u
+/* armed: the firmware wants CQE events of this CQ (set by ARM, cleared by ARMED_CLR) */
+#define QPNIC_CQ_CTX_ARMED_WORD 5u
+#define QPNIC_CQ_CTX_ARMED_SHIFT 9u
+#define QPNIC_CQ_CTX_ARMED_WIDTH 1u
+#define QPNIC_CQ_CTX_ARMED_MASK 0x1u
+/* arms_queued: ARM events of this CQ on their way to the firmware and not yet popped: up to 2^EVT_LOG_DEPTH in the event FIFO + 1 waiting to enter it */
+#define QPNIC_CQ_CTX_ARMS_QUEUED_WORD 5u
+#define QPNIC_CQ_CTX_ARMS_QUEUED_SHIFT 10u
+#define QPNIC_CQ_CTX_ARMS_QUEUED_WIDTH 5u
+#define QPNIC_CQ_CTX_ARMS_QUEUED_MASK 0x1Fu
+
 #endif

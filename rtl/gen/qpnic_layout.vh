@@ -21,12 +21,15 @@
 `define QPNIC_MAX_DMA_BYTES 512  // largest single DMA read or write request the NIC issues
 `define QPNIC_MAX_MSG_BYTES 2147483647  // largest message (sum of SGE lengths)
 `define QPNIC_TOKEN_INDEX_BITS 10  // a token's low bits select the token table entry (up to 1024 entries); the rest is a tag
+`define QPNIC_CQN_BITS 8  // bits of a CQ number (QP CFG send_cq and recv_cq, event and notify cqn, the RTL's CQ number ports): NUM_CQ <= 2^CQN_BITS
+`define QPNIC_EVT_LOG_DEPTH 4  // log2 of the firmware event FIFO's depth (16 events); cq_ctx.arms_queued counts up to that depth + 1
 `define QPNIC_WQE_SGE_WORD 4  // WQE word where SGE 0 starts; SGE n starts at word 4 + 4n
 `define QPNIC_DMA_DATA_BYTES 4  // bytes per beat on the DMA and port streams (32-bit datapath)
 `define QPNIC_NOTIFY_RING 256  // entries of the simulator's notification ring
 `define QPNIC_FW_RAM_WORDS 2048  // the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk)
 
 // enum wqe_op (8 bits): Operation code in a WQE (word 0, field opcode).
+`define QPNIC_WQE_OP_BITS 8
 `define QPNIC_WQE_OP_NOP 8'd0
 `define QPNIC_WQE_OP_SEND 8'd1
 `define QPNIC_WQE_OP_SEND_INV 8'd2
@@ -38,12 +41,14 @@
 `define QPNIC_WQE_OP_INVALIDATE 8'd8
 
 // enum op_flag (16 bits): Request flags carried in WQE word 0 bits 31:16; the values of ndkpi.h.
+`define QPNIC_OP_FLAG_BITS 16
 `define QPNIC_OP_FLAG_SILENT_SUCCESS 16'd1
 `define QPNIC_OP_FLAG_READ_FENCE 16'd2
 `define QPNIC_OP_FLAG_SEND_AND_SOLICIT 16'd4
 `define QPNIC_OP_FLAG_DEFER 16'd512
 
 // enum op_type (16 bits): Completion types as the host's API names them (NDK_OP_TYPE values); a CQE carries them as enum cqe_type.
+`define QPNIC_OP_TYPE_BITS 16
 `define QPNIC_OP_TYPE_RECEIVE 16'd1
 `define QPNIC_OP_TYPE_SEND 16'd2
 `define QPNIC_OP_TYPE_FAST_REGISTER 16'd4
@@ -54,6 +59,7 @@
 `define QPNIC_OP_TYPE_RECEIVE_AND_INVALIDATE 16'd32769
 
 // enum cqe_type (8 bits): Completion type in a CQE (word 3, field type): the NDK_OP_TYPE value in 8 bits, bit 7 standing for bit 15 (NDK value = (type & 0x80) << 8 | (type & 0x7F)).
+`define QPNIC_CQE_TYPE_BITS 8
 `define QPNIC_CQE_TYPE_RECEIVE 8'd1
 `define QPNIC_CQE_TYPE_SEND 8'd2
 `define QPNIC_CQE_TYPE_FAST_REGISTER 8'd4
@@ -64,6 +70,7 @@
 `define QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE 8'd129
 
 // enum cqe_status (8 bits): Completion status in a CQE (word 0, field status). The host maps each to an ndk_status.
+`define QPNIC_CQE_STATUS_BITS 8
 `define QPNIC_CQE_STATUS_SUCCESS 8'd0
 `define QPNIC_CQE_STATUS_LOC_LEN 8'd1
 `define QPNIC_CQE_STATUS_LOC_PROT 8'd2
@@ -75,11 +82,13 @@
 `define QPNIC_CQE_STATUS_BAD_QP 8'd8
 
 // enum qp_state (2 bits): QP state (QP register STATE).
+`define QPNIC_QP_STATE_BITS 2
 `define QPNIC_QP_STATE_RESET 2'd0
 `define QPNIC_QP_STATE_RTS 2'd1
 `define QPNIC_QP_STATE_ERROR 2'd2
 
 // enum qp_op (4 bits): Operations on qpnic_qp_table's request ports. Each is one atomic read-modify-write of one QP's context word (struct qp_ctx); the answer carries the word as it was before the operation.
+`define QPNIC_QP_OP_BITS 4
 `define QPNIC_QP_OP_READ 4'd0
 `define QPNIC_QP_OP_HOST_READ 4'd1
 `define QPNIC_QP_OP_HOST_WRITE 4'd2
@@ -90,32 +99,38 @@
 `define QPNIC_QP_OP_RQ_CI_INC 4'd7
 `define QPNIC_QP_OP_SQ_CI_INC 4'd8
 
-// enum evt_type (4 bits): Type of an event the hardware hands to the firmware (EVT_POP).
-`define QPNIC_EVT_TYPE_NONE 4'd0
-`define QPNIC_EVT_TYPE_ARM 4'd1
-`define QPNIC_EVT_TYPE_CQE 4'd2
-`define QPNIC_EVT_TYPE_OVERRUN 4'd3
+// enum evt_type (3 bits): Type of an event the hardware hands to the firmware (EVT_POP).
+`define QPNIC_EVT_TYPE_BITS 3
+`define QPNIC_EVT_TYPE_NONE 3'd0
+`define QPNIC_EVT_TYPE_ARM 3'd1
+`define QPNIC_EVT_TYPE_CQE 3'd2
+`define QPNIC_EVT_TYPE_OVERRUN 3'd3
 
 // enum cq_trigger (2 bits): What an arm waits for (N7); the NDK_CQ_NOTIFY values.
+`define QPNIC_CQ_TRIGGER_BITS 2
 `define QPNIC_CQ_TRIGGER_ERRORS 2'd0
 `define QPNIC_CQ_TRIGGER_ANY 2'd1
 `define QPNIC_CQ_TRIGGER_SOLICITED 2'd2
 
 // enum ntf_status (8 bits): Status in a notification to the host.
+`define QPNIC_NTF_STATUS_BITS 8
 `define QPNIC_NTF_STATUS_SUCCESS 8'd0
 `define QPNIC_NTF_STATUS_OVERFLOW 8'd1
 `define QPNIC_NTF_STATUS_INTERNAL 8'd2
 
 // enum mr_access (3 bits): Access rights of an MR table entry (MR_ACCESS register bits).
+`define QPNIC_MR_ACCESS_BITS 3
 `define QPNIC_MR_ACCESS_LOCAL_WRITE 3'd1
 `define QPNIC_MR_ACCESS_REMOTE_READ 3'd2
 `define QPNIC_MR_ACCESS_REMOTE_WRITE 3'd4
 
 // enum mr_cmd (2 bits): Commands of the MR_CMD register.
+`define QPNIC_MR_CMD_BITS 2
 `define QPNIC_MR_CMD_WRITE 2'd1
 `define QPNIC_MR_CMD_INVALIDATE 2'd2
 
 // enum ib_opcode (8 bits): Base transport header opcodes used on the port (InfiniBand RC values).
+`define QPNIC_IB_OPCODE_BITS 8
 `define QPNIC_IB_OPCODE_SEND_ONLY 8'd4
 `define QPNIC_IB_OPCODE_WRITE_ONLY 8'd10
 `define QPNIC_IB_OPCODE_READ_REQUEST 8'd12
@@ -124,6 +139,7 @@
 `define QPNIC_IB_OPCODE_SEND_ONLY_INV 8'd23
 
 // enum aeth_syndrome (8 bits): AETH syndrome values (InfiniBand): ACK, or the NAK reasons.
+`define QPNIC_AETH_SYNDROME_BITS 8
 `define QPNIC_AETH_SYNDROME_ACK 8'd0
 `define QPNIC_AETH_SYNDROME_RNR_NAK 8'd32
 `define QPNIC_AETH_SYNDROME_NAK_INV_REQ 8'd97
@@ -213,30 +229,30 @@
 
 // struct event (1 words): One event as the firmware reads it from EVT_POP.
 `define QPNIC_EVENT_WORDS 1
-`define QPNIC_EVENT_CQN_WORD 0
-`define QPNIC_EVENT_CQN_WIDTH 4
-`define QPNIC_EVENT_CQN 3:0  // the CQ it concerns
-`define QPNIC_EVENT_CQN_FLAT 3:0
-`define QPNIC_EVENT_TYPE_WORD 0
-`define QPNIC_EVENT_TYPE_WIDTH 4
-`define QPNIC_EVENT_TYPE 7:4  // enum evt_type
-`define QPNIC_EVENT_TYPE_FLAT 7:4
-`define QPNIC_EVENT_ERROR_WORD 0
-`define QPNIC_EVENT_ERROR_WIDTH 1
-`define QPNIC_EVENT_ERROR 8:8  // CQE: its status is not SUCCESS
-`define QPNIC_EVENT_ERROR_FLAT 8:8
-`define QPNIC_EVENT_SOLICITED_WORD 0
-`define QPNIC_EVENT_SOLICITED_WIDTH 1
-`define QPNIC_EVENT_SOLICITED 9:9  // CQE: a solicited receive
-`define QPNIC_EVENT_SOLICITED_FLAT 9:9
-`define QPNIC_EVENT_TRIGGER_WORD 0
-`define QPNIC_EVENT_TRIGGER_WIDTH 2
-`define QPNIC_EVENT_TRIGGER 11:10  // ARM: enum cq_trigger
-`define QPNIC_EVENT_TRIGGER_FLAT 11:10
 `define QPNIC_EVENT_INDEX_WORD 0
 `define QPNIC_EVENT_INDEX_WIDTH 16
-`define QPNIC_EVENT_INDEX 27:12  // CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md)
-`define QPNIC_EVENT_INDEX_FLAT 27:12
+`define QPNIC_EVENT_INDEX 15:0  // CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md)
+`define QPNIC_EVENT_INDEX_FLAT 15:0
+`define QPNIC_EVENT_CQN_WORD 0
+`define QPNIC_EVENT_CQN_WIDTH 8
+`define QPNIC_EVENT_CQN 23:16  // the CQ it concerns (CQN_BITS)
+`define QPNIC_EVENT_CQN_FLAT 23:16
+`define QPNIC_EVENT_TYPE_WORD 0
+`define QPNIC_EVENT_TYPE_WIDTH 3
+`define QPNIC_EVENT_TYPE 26:24  // enum evt_type
+`define QPNIC_EVENT_TYPE_FLAT 26:24
+`define QPNIC_EVENT_ERROR_WORD 0
+`define QPNIC_EVENT_ERROR_WIDTH 1
+`define QPNIC_EVENT_ERROR 27:27  // CQE: its status is not SUCCESS
+`define QPNIC_EVENT_ERROR_FLAT 27:27
+`define QPNIC_EVENT_SOLICITED_WORD 0
+`define QPNIC_EVENT_SOLICITED_WIDTH 1
+`define QPNIC_EVENT_SOLICITED 28:28  // CQE: a solicited receive
+`define QPNIC_EVENT_SOLICITED_FLAT 28:28
+`define QPNIC_EVENT_TRIGGER_WORD 0
+`define QPNIC_EVENT_TRIGGER_WIDTH 2
+`define QPNIC_EVENT_TRIGGER 30:29  // ARM: enum cq_trigger
+`define QPNIC_EVENT_TRIGGER_FLAT 30:29
 `define QPNIC_EVENT_VALID_WORD 0
 `define QPNIC_EVENT_VALID_WIDTH 1
 `define QPNIC_EVENT_VALID 31:31  // 1 when an event was popped
@@ -396,6 +412,66 @@
 `define QPNIC_QP_CTX_PSN 23:0  // next packet sequence number the requester sends
 `define QPNIC_QP_CTX_PSN_FLAT 343:320
 
+// struct cq_ctx (6 words): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n.
+`define QPNIC_CQ_CTX_WORDS 6
+`define QPNIC_CQ_CTX_BITS 175
+`define QPNIC_CQ_CTX_BASE_LO_WORD 0
+`define QPNIC_CQ_CTX_BASE_LO_WIDTH 32
+`define QPNIC_CQ_CTX_BASE_LO 31:0  // device address of the CQ ring, low word (CQ register BASE_LO)
+`define QPNIC_CQ_CTX_BASE_LO_FLAT 31:0
+`define QPNIC_CQ_CTX_BASE_HI_WORD 1
+`define QPNIC_CQ_CTX_BASE_HI_WIDTH 32
+`define QPNIC_CQ_CTX_BASE_HI 31:0  // device address of the CQ ring, high word (BASE_HI)
+`define QPNIC_CQ_CTX_BASE_HI_FLAT 63:32
+`define QPNIC_CQ_CTX_PI_WORD 2
+`define QPNIC_CQ_CTX_PI_WIDTH 16
+`define QPNIC_CQ_CTX_PI 15:0  // producer index: CQEs written (free-running)
+`define QPNIC_CQ_CTX_PI_FLAT 79:64
+`define QPNIC_CQ_CTX_CI_WORD 2
+`define QPNIC_CQ_CTX_CI_WIDTH 16
+`define QPNIC_CQ_CTX_CI 31:16  // consumer index: the host's CI doorbell
+`define QPNIC_CQ_CTX_CI_FLAT 95:80
+`define QPNIC_CQ_CTX_ERR_IDX_WORD 3
+`define QPNIC_CQ_CTX_ERR_IDX_WIDTH 16
+`define QPNIC_CQ_CTX_ERR_IDX 15:0  // index of the newest error CQE (struct cq_mark index)
+`define QPNIC_CQ_CTX_ERR_IDX_FLAT 111:96
+`define QPNIC_CQ_CTX_SOL_IDX_WORD 3
+`define QPNIC_CQ_CTX_SOL_IDX_WIDTH 16
+`define QPNIC_CQ_CTX_SOL_IDX 31:16  // index of the newest solicited CQE
+`define QPNIC_CQ_CTX_SOL_IDX_FLAT 127:112
+`define QPNIC_CQ_CTX_NTF_STAMP_WORD 4
+`define QPNIC_CQ_CTX_NTF_STAMP_WIDTH 32
+`define QPNIC_CQ_CTX_NTF_STAMP 31:0  // low 32 bits of the cycle counter when the newest CQE was written (notification latency)
+`define QPNIC_CQ_CTX_NTF_STAMP_FLAT 159:128
+`define QPNIC_CQ_CTX_LOG_DEPTH_WORD 5
+`define QPNIC_CQ_CTX_LOG_DEPTH_WIDTH 5
+`define QPNIC_CQ_CTX_LOG_DEPTH 4:0  // log2 of the CQ depth (CFG.log_depth)
+`define QPNIC_CQ_CTX_LOG_DEPTH_FLAT 164:160
+`define QPNIC_CQ_CTX_ENABLE_WORD 5
+`define QPNIC_CQ_CTX_ENABLE_WIDTH 1
+`define QPNIC_CQ_CTX_ENABLE 5:5  // CFG.enable: the CQ is in use
+`define QPNIC_CQ_CTX_ENABLE_FLAT 165:165
+`define QPNIC_CQ_CTX_OVERRUN_WORD 5
+`define QPNIC_CQ_CTX_OVERRUN_WIDTH 1
+`define QPNIC_CQ_CTX_OVERRUN 6:6  // a CQE found the CQ full; it writes nothing more
+`define QPNIC_CQ_CTX_OVERRUN_FLAT 166:166
+`define QPNIC_CQ_CTX_ERR_VALID_WORD 5
+`define QPNIC_CQ_CTX_ERR_VALID_WIDTH 1
+`define QPNIC_CQ_CTX_ERR_VALID 7:7  // an error CQE was written since the CQ was enabled
+`define QPNIC_CQ_CTX_ERR_VALID_FLAT 167:167
+`define QPNIC_CQ_CTX_SOL_VALID_WORD 5
+`define QPNIC_CQ_CTX_SOL_VALID_WIDTH 1
+`define QPNIC_CQ_CTX_SOL_VALID 8:8  // a solicited CQE was written since the CQ was enabled
+`define QPNIC_CQ_CTX_SOL_VALID_FLAT 168:168
+`define QPNIC_CQ_CTX_ARMED_WORD 5
+`define QPNIC_CQ_CTX_ARMED_WIDTH 1
+`define QPNIC_CQ_CTX_ARMED 9:9  // the firmware wants CQE events of this CQ (set by ARM, cleared by ARMED_CLR)
+`define QPNIC_CQ_CTX_ARMED_FLAT 169:169
+`define QPNIC_CQ_CTX_ARMS_QUEUED_WORD 5
+`define QPNIC_CQ_CTX_ARMS_QUEUED_WIDTH 5
+`define QPNIC_CQ_CTX_ARMS_QUEUED 14:10  // ARM events of this CQ on their way to the firmware and not yet popped: up to 2^EVT_LOG_DEPTH in the event FIFO + 1 waiting to enter it
+`define QPNIC_CQ_CTX_ARMS_QUEUED_FLAT 174:170
+
 // struct caps0 (1 words): Host register CAPS0: the QPs and CQs of this build.
 `define QPNIC_CAPS0_WORDS 1
 `define QPNIC_CAPS0_NUM_QP_WORD 0
@@ -455,13 +531,13 @@
 `define QPNIC_QP_CFG_RQ_LOG 12:8  // log2 of the RQ depth
 `define QPNIC_QP_CFG_RQ_LOG_FLAT 12:8
 `define QPNIC_QP_CFG_SEND_CQ_WORD 0
-`define QPNIC_QP_CFG_SEND_CQ_WIDTH 4
-`define QPNIC_QP_CFG_SEND_CQ 19:16  // CQ of SQ completions
-`define QPNIC_QP_CFG_SEND_CQ_FLAT 19:16
+`define QPNIC_QP_CFG_SEND_CQ_WIDTH 8
+`define QPNIC_QP_CFG_SEND_CQ 23:16  // CQ of SQ completions (CQN_BITS)
+`define QPNIC_QP_CFG_SEND_CQ_FLAT 23:16
 `define QPNIC_QP_CFG_RECV_CQ_WORD 0
-`define QPNIC_QP_CFG_RECV_CQ_WIDTH 4
-`define QPNIC_QP_CFG_RECV_CQ 27:24  // CQ of RQ completions
-`define QPNIC_QP_CFG_RECV_CQ_FLAT 27:24
+`define QPNIC_QP_CFG_RECV_CQ_WIDTH 8
+`define QPNIC_QP_CFG_RECV_CQ 31:24  // CQ of RQ completions (CQN_BITS)
+`define QPNIC_QP_CFG_RECV_CQ_FLAT 31:24
 
 // struct qp_remote (1 words): Per-QP register REMOTE.
 `define QPNIC_QP_REMOTE_WORDS 1

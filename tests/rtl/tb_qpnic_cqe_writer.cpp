@@ -1,20 +1,25 @@
 // tb_qpnic_cqe_writer: unit test of rtl/qpnic_cqe_writer.v.
 //
-// The testbench plays qpnic_csr (it holds the CQ contexts and applies the
-// writer's cqw_* strobes one cycle later, as the csr does), the DMA write
-// channel (a host memory that records every request and beat, with random
-// backpressure; seed printed) and the firmware event FIFO.
+// The testbench plays qpnic_cq_table's CQE writer port (it holds the CQ
+// contexts, applies READ / WRITTEN / OVERRUN in the order it takes them, with
+// random backpressure, and answers some cycles later with the context as
+// the op found it), the DMA write channel (a host memory that records every
+// request and beat, with random backpressure; seed printed) and the firmware
+// event FIFO.
 // Checks: slot addresses and word order, the phase bit across a ring wrap,
-// overrun when full (CQE dropped, OVERRUN event, nothing written), drops for
-// a disabled or overrun CQ, CQE events only for armed CQs and carrying the
-// error and solicited flags and the index written (also across the 16-bit
-// index wrap), the marks strobes, that a blocked event FIFO stalls the
-// writer instead of losing the event, and that the armed bit is read only
-// once PI shows the CQE: an arm either counts the CQE by its index or gets
-// its event, never neither, never both (cycle-exact sweep).
-// Not for: the CQ registers themselves (tb_qpnic_csr).
+// overrun when full (CQE dropped, OVERRUN op then OVERRUN event, nothing
+// written), drops for a disabled or overrun CQ or a CQ number the table
+// does not have, CQE events only for armed CQs and carrying the error and
+// solicited flags and the index written (also across the 16-bit index
+// wrap), the WRITTEN op's marks flags, one cnt_cqe per CQE written, that a
+// blocked event FIFO stalls the writer instead of losing the event, and that
+// the armed bit comes from the WRITTEN op's answer alone: an arm taken by
+// the table before the WRITTEN gets the event, one taken after it counts the
+// CQE by its index, never neither, never both (cycle-exact sweep).
+// Not for: the CQ registers or the table's atomicity (tb_qpnic_cq_table).
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -25,7 +30,8 @@
 
 namespace {
 
-constexpr int NUM_CQ = 8;
+constexpr unsigned NUM_CQ = 8;   // what the played table has
+enum { C_READ = 0, C_WRITTEN = 1, C_OVERRUN = 2 };   // rtl/qpnic_cq_table.vh
 
 struct Cq {
     uint64_t base = 0;
@@ -47,48 +53,41 @@ struct Tb {
     Cq cq[NUM_CQ];
     std::vector<DmaWrite> writes;
     std::vector<uint32_t> events;
-    int ovr_pulses = 0, done_pulses = 0;
+    int ovr_ops = 0, written_ops = 0, read_ops = 0, cnt_pulses = 0;
     bool in_write = false;
     bool block_events = false;
-    bool steady = false;   // every ready always high: cycle-exact runs
+    bool steady = false;   // every ready always high, answers ANS_LATENCY later: cycle-exact runs
     unsigned seed = 1;
-    // cycle timing, for the armed-bit sampling test
+    // the table's answers on their way: {cycle due, context as found}
+    std::deque<std::pair<long, Cq>> answers;
+    // cycle timing, for the armed-bit test
     long now = 0;              // cycles since construction
-    long arm_at = -1;          // at the start of this cycle, arm CQ arm_cq
-    unsigned arm_cq = 0;
+    long arm_at = -1;          // the table takes an ARM of arm_cq in this cycle,
+    unsigned arm_cq = 0;       // after the writer's op of the same cycle
+    uint16_t arm_index = 0;    // the PI that ARM carried
     long last_beat_at = -1;    // cycle the last CQE data beat was accepted
-    long pi_moved_at = -1;     // first cycle the moved PI was driven
+    long written_at = -1;      // cycle the table took the WRITTEN
+    long ovr_op_at = -1;       // cycle the table took the last OVERRUN
+    long ovr_evt_at = -1;      // cycle the last OVERRUN event was taken
 
     bool coin() { return steady || (rand_r(&seed) & 3) != 0; }   // ready 3 times in 4
 
-    void drive_context() {
-        uint64_t logs = 0;
-        unsigned en = 0, ovr = 0, armed = 0;
-        for (int i = 0; i < NUM_CQ; i++) {
-            m->cq_base[i * 2] = (uint32_t)cq[i].base;
-            m->cq_base[i * 2 + 1] = (uint32_t)(cq[i].base >> 32);
-            logs |= (uint64_t)cq[i].log << (i * 5);
-            en |= cq[i].en << i;
-            ovr |= cq[i].ovr << i;
-            armed |= cq[i].armed << i;
-            uint32_t pw = m->cq_pi[i / 2], cw = m->cq_ci[i / 2];
-            int sh = (i % 2) * 16;
-            pw = (pw & ~(0xFFFFu << sh)) | ((uint32_t)cq[i].pi << sh);
-            cw = (cw & ~(0xFFFFu << sh)) | ((uint32_t)cq[i].ci << sh);
-            m->cq_pi[i / 2] = pw;
-            m->cq_ci[i / 2] = cw;
-        }
-        m->cq_log = logs;
-        m->cq_en = en;
-        m->cq_ovr = ovr;
-        m->cq_armed = armed;
-    }
-
-    // One clock cycle: drive, sample handshakes and strobes, edge, update.
+    // One clock cycle: drive, sample handshakes, edge, update.
     // Returns whether the CQE request handshake happened.
     bool cycle() {
-        if (now == arm_at) cq[arm_cq].armed = true;
-        drive_context();
+        m->t_ready = coin();
+        m->t_rvalid = !answers.empty() && answers.front().first == now;
+        if (m->t_rvalid) {   // the answer registers hold until the next answer
+            const Cq &a = answers.front().second;
+            m->t_base = a.base;
+            m->t_log = a.log;
+            m->t_en = a.en;
+            m->t_ovr = a.ovr;
+            m->t_pi = a.pi;
+            m->t_ci = a.ci;
+            m->t_armed = a.armed;
+            answers.pop_front();
+        }
         m->dmaw_req_ready = coin();
         m->dmaw_dat_ready = coin();
         m->evt_ready = !block_events && coin();
@@ -98,9 +97,8 @@ struct Tb {
         bool dat = m->dmaw_dat_valid && m->dmaw_dat_ready;
         bool evt = m->evt_valid && m->evt_ready;
         bool cqe = m->cqe_valid && m->cqe_ready;
-        bool done = m->cqw_done_valid, ovr = m->cqw_ovr_valid;
-        unsigned cqn = m->cqw_cqn;
-        bool err = m->cqw_err, sol = m->cqw_sol;
+        bool op = m->t_valid && m->t_ready;
+        if (m->cnt_cqe) cnt_pulses++;
         if (req) {
             CHECK(!in_write, "a new DMA write request before the last one's data ended");
             writes.push_back({m->dmaw_req_addr, m->dmaw_req_len, {}});
@@ -117,22 +115,50 @@ struct Tb {
                 last_beat_at = now;
             }
         }
-        if (evt) events.push_back(m->evt_data);
+        if (evt) {
+            events.push_back(m->evt_data);
+            uint32_t e = m->evt_data;
+            if (QPNIC_FIELD_GET(&e, QPNIC_EVENT_TYPE) == QPNIC_EVT_TYPE_OVERRUN) ovr_evt_at = now;
+        }
+        if (m->t_valid)
+            CHECK(answers.empty(), "the writer asked the table again before its last answer came");
+        if (op) {
+            unsigned i = m->t_idx;
+            Cq none;
+            Cq &c = i < NUM_CQ ? cq[i] : none;
+            Cq found = c;
+            switch (m->t_op) {
+            case C_READ:
+                read_ops++;
+                break;
+            case C_WRITTEN:
+                CHECK(!in_write && writes.size() && writes.back().words.size() == QPNIC_CQE_WORDS,
+                      "WRITTEN before the CQE's DMA write ended");
+                written_ops++;
+                written_at = now;
+                if (m->t_err) { c.err_marks++; c.last_err = c.pi; }
+                if (m->t_sol) { c.sol_marks++; c.last_sol = c.pi; }
+                c.pi++;
+                break;
+            case C_OVERRUN:
+                ovr_ops++;
+                ovr_op_at = now;
+                c.ovr = true;
+                break;
+            default:
+                CHECK(false, "op %u on the table port", m->t_op);
+            }
+            if (m->t_op != C_OVERRUN) {
+                long lat = steady ? 2 : 1 + (rand_r(&seed) % 4);
+                answers.push_back({now + lat, found});
+            }
+        }
+        if (now == arm_at) {   // the ARM, taken after this cycle's op
+            cq[arm_cq].armed = true;
+            arm_index = cq[arm_cq].pi;
+        }
         m->clk = 1;
         m->eval();
-        // the csr applies the strobes at this edge
-        if (done) {
-            done_pulses++;
-            Cq &c = cq[cqn];
-            if (err) { c.err_marks++; c.last_err = c.pi; }
-            if (sol) { c.sol_marks++; c.last_sol = c.pi; }
-            c.pi++;
-            pi_moved_at = now + 1;
-        }
-        if (ovr) {
-            ovr_pulses++;
-            cq[cqn].ovr = true;
-        }
         now++;
         return cqe;
     }
@@ -157,6 +183,7 @@ struct Tb {
         m->cqe_valid = 0;
         for (int i = 0; i < 3; i++) cycle();
         CHECK(m->idle, "writer not idle after a CQE");
+        CHECK(answers.empty(), "an answer the writer never waited for");
     }
 };
 
@@ -217,11 +244,13 @@ void test_overrun(Tb &t) {
     t.cqe(2, w);
     t.cqe(2, w);
     CHECK(t.writes.size() == 2 && c.pi == 2, "two CQEs into an empty 2-entry CQ");
-    int ovr0 = t.ovr_pulses;
+    int ovr0 = t.ovr_ops, written0 = t.written_ops;
     t.cqe(2, w);   // full: PI - CI == 2
     CHECK(t.writes.size() == 2, "a CQE was written to a full CQ");
-    CHECK(c.pi == 2, "PI moved on overrun");
-    CHECK(t.ovr_pulses == ovr0 + 1 && c.ovr, "overrun flag not set");
+    CHECK(c.pi == 2 && t.written_ops == written0, "PI moved on overrun");
+    CHECK(t.ovr_ops == ovr0 + 1 && c.ovr, "overrun flag not set");
+    CHECK(t.ovr_op_at < t.ovr_evt_at, "the OVERRUN event (cycle %ld) before the flag was set (cycle %ld)",
+          t.ovr_evt_at, t.ovr_op_at);
     CHECK(t.events.size() == 1, "%zu events on overrun, want 1", t.events.size());
     uint32_t e = t.events[0];
     CHECK(QPNIC_FIELD_GET(&e, QPNIC_EVENT_TYPE) == QPNIC_EVT_TYPE_OVERRUN &&
@@ -231,7 +260,7 @@ void test_overrun(Tb &t) {
     c.ci = 2;
     c.armed = true;
     t.cqe(2, w);
-    CHECK(t.writes.size() == 2 && t.events.size() == 1 && t.ovr_pulses == ovr0 + 1,
+    CHECK(t.writes.size() == 2 && t.events.size() == 1 && t.ovr_ops == ovr0 + 1,
           "a CQE to a CQ in overrun did something");
     // disabled CQ: dropped
     Cq &d = t.cq[3];
@@ -241,6 +270,14 @@ void test_overrun(Tb &t) {
     d.armed = true;
     t.cqe(3, w);
     CHECK(t.writes.size() == 2 && t.events.size() == 1 && d.pi == 0, "a CQE to a disabled CQ did something");
+    // a CQ number the table does not have: it answers a disabled CQ; dropped
+    int reads0 = t.read_ops;
+    t.cqe(NUM_CQ + 1, w);
+    t.cqe(255, w);
+    CHECK(t.read_ops == reads0 + 2, "the writer did not ask the table about CQ %u and 255", NUM_CQ + 1);
+    CHECK(t.writes.size() == 2 && t.events.size() == 1 && t.written_ops == written0 && t.ovr_ops == ovr0 + 1,
+          "a CQE to a CQ number beyond the table did something");
+    CHECK(t.cnt_pulses == t.written_ops, "%d cnt_cqe pulses for %d CQEs written", t.cnt_pulses, t.written_ops);
     PASS("cqe_writer_overrun_when_full_and_drops");
 }
 
@@ -335,13 +372,15 @@ void test_event_index_wrap(Tb &t) {
     PASS("cqe_writer_event_carries_written_index_across_wrap");
 }
 
-// The armed bit is read only once the CQ's PI shows the CQE (docs/internals.md,
-// "Firmware and its hardware"). An ARM event entering the FIFO in cycle P
-// takes the PI driven in P as its index and shows the armed bit from P + 1.
-// For every P around the CQE's write, exactly one of the two must count the
-// CQE: the arm's index is past it, or the CQE raises an event. Cycle-exact
-// (every ready high), no randomness.
-void test_armed_sampled_after_pi(Tb &t) {
+// The armed bit comes from the WRITTEN op's answer (docs/internals.md, "The
+// CQ table"): the table takes an ARM of the CQ in cycle P, after the
+// writer's op of that cycle, and that ARM carries the PI as it stands then.
+// For every P around the WRITTEN, exactly one of the two must count the CQE:
+// the arm's index is past it, or the CQE raises an event. An arm right after
+// the WRITTEN, while its answer is on its way, must not raise one: the
+// writer looks at no armed bit but the answer's. Cycle-exact (every ready
+// high, answers ANS_LATENCY later), no randomness.
+void test_armed_from_written_answer(Tb &t) {
     Cq &c = t.cq[6];
     c = Cq{};
     c.base = 0x60000;
@@ -351,38 +390,33 @@ void test_armed_sampled_after_pi(Tb &t) {
     t.events.clear();
     uint32_t w[4];
     make_cqe(w, 0, QPNIC_CQE_STATUS_SUCCESS, false);
-    // a reference run, unarmed: where the last beat and the PI move fall
+    // a reference run, unarmed: where the WRITTEN falls
     long start = t.now;
     t.cqe(6, w);
     CHECK(t.events.empty(), "an event from an unarmed CQ");
-    const long beat_off = t.last_beat_at - start;
-    const long pi_lag = t.pi_moved_at - t.last_beat_at;
-    CHECK(pi_lag == 2, "PI shows the CQE %ld cycles after its last beat, want 2 (done strobe, then the csr)", pi_lag);
+    const long wr_off = t.written_at - start;
+    CHECK(t.written_at == t.last_beat_at + 1, "WRITTEN offered %ld cycles after the last beat, want 1",
+          t.written_at - t.last_beat_at);
     bool saw_event = false, saw_none = false;
-    for (long k = -2; k <= 4; k++) {   // the armed bit shows from last beat + k
+    for (long k = -3; k <= 4; k++) {   // the ARM taken at WRITTEN + k
         t.events.clear();
         c.armed = false;
         c.ci = c.pi;
         const uint16_t idx = c.pi;
         start = t.now;
         t.arm_cq = 6;
-        t.arm_at = start + beat_off + k;
+        t.arm_at = start + wr_off + k;
         t.cqe(6, w);
         t.arm_at = -1;
-        CHECK(t.last_beat_at - start == beat_off, "k %ld: the run is not cycle-exact (last beat at +%ld, want +%ld)", k,
-              t.last_beat_at - start, beat_off);
+        CHECK(t.written_at - start == wr_off, "k %ld: the run is not cycle-exact (WRITTEN at +%ld, want +%ld)", k,
+              t.written_at - start, wr_off);
         CHECK(c.armed, "k %ld: the test never armed the CQ", k);
-        // the ARM entered one cycle before its bit shows; its index is the PI
-        // driven then
-        const long arm_cycle = t.last_beat_at + k - 1;
-        const uint16_t arm_index = arm_cycle < t.pi_moved_at ? idx : (uint16_t)(idx + 1);
-        const bool arm_counts_cqe = arm_index != idx;
+        const bool arm_counts_cqe = t.arm_index != idx;
         const bool raised = t.events.size() == 1;
         CHECK(t.events.size() <= 1, "k %ld: %zu events for one CQE", k, t.events.size());
         CHECK(raised != arm_counts_cqe,
-              "armed bit from last beat + %ld (PI moved at last beat + %ld): the arm's index 0x%04x %s the CQE at "
-              "0x%04x, and the writer %s",
-              k, pi_lag, arm_index, arm_counts_cqe ? "counts" : "does not count", idx,
+              "ARM taken at WRITTEN %+ld: the arm's index 0x%04x %s the CQE at 0x%04x, and the writer %s", k,
+              t.arm_index, arm_counts_cqe ? "counts" : "does not count", idx,
               raised ? "raised an event too" : "raised no event");
         if (raised) {
             CHECK(QPNIC_FIELD_GET(&t.events[0], QPNIC_EVENT_INDEX) == idx, "k %ld: event index 0x%04x, want 0x%04x", k,
@@ -391,14 +425,12 @@ void test_armed_sampled_after_pi(Tb &t) {
         } else {
             saw_none = true;
         }
-        // the cases the contract names: armed in the last beat's cycle or
-        // right after gives an event; armed only after the check, none
-        if (k == 0 || k == 1) CHECK(raised, "armed at last beat + %ld gave no event", k);
-        if (k >= 3) CHECK(!raised, "armed at last beat + %ld, after the check, gave an event", k);
+        // before the WRITTEN: an event; in its cycle or after: none
+        CHECK(raised == (k < 0), "ARM taken at WRITTEN %+ld: event %d", k, raised);
     }
-    CHECK(saw_event && saw_none, "the sweep did not cross the sampling point");
+    CHECK(saw_event && saw_none, "the sweep did not cross the WRITTEN");
     t.steady = false;
-    PASS("cqe_writer_armed_bit_sampled_after_pi_moved_never_neither");
+    PASS("cqe_writer_armed_bit_from_written_answer_never_neither");
 }
 
 }  // namespace
@@ -414,7 +446,7 @@ int main(int argc, char **argv) {
     test_overrun(t);
     test_events(t);
     test_event_index_wrap(t);
-    test_armed_sampled_after_pi(t);
+    test_armed_from_written_answer(t);
     t.m->final();
     return 0;
 }

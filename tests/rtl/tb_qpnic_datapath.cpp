@@ -127,8 +127,9 @@ struct WrServer {
     uint32_t len = 0, got = 0;
     uint64_t free_at = 0;
 } wrs;
-// core_like: the CQE writer. WANT: waiting for the write channel; DMA: its
-// four beats; BOOK: PI/armed-bit cycles, then cqe_ready.
+// core_like: the CQE writer. WANT: its context READ from the CQ table
+// (answered 2 cycles later), then waiting for the write channel; DMA: its
+// four beats; BOOK: the WRITTEN op and its answer, then cqe_ready.
 struct CqeWriter {
     enum { IDLE, WANT, DMA, BOOK } st = IDLE;
     uint64_t want_at = 0, beat_at = 0, ready_at = 0;
@@ -209,8 +210,8 @@ static void drive_dma() {
 // core_like: the CQE writer's side of this cycle (before the edge).
 static void sample_core_like_cqe() {
     if (cqw.st == CqeWriter::IDLE && top->cqe_valid) {
-        cqw.st = CqeWriter::WANT;   // its request is up from the next cycle
-        cqw.want_at = cycles + 1;
+        cqw.st = CqeWriter::WANT;   // READ now, answer at +2, request up at +3
+        cqw.want_at = cycles + 3;
     } else if (cqw.st == CqeWriter::DMA && cycles >= cqw.beat_at) {  // one beat a cycle
         wrs.got += 4;
         chs.cqe_beats++;
@@ -218,7 +219,7 @@ static void sample_core_like_cqe() {
             wrs.busy = false;
             wrs.free_at = cycles + 1;
             cqw.st = CqeWriter::BOOK;
-            cqw.ready_at = cycles + 3;  // S_PI, S_CHK, S_DONE
+            cqw.ready_at = cycles + 4;  // S_WR, S_WR_ANS (answer 2 after), S_DONE
         }
     } else if (cqw.st == CqeWriter::BOOK && top->cqe_ready)
         cqw.st = CqeWriter::IDLE;

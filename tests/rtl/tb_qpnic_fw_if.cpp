@@ -1,20 +1,28 @@
 // tb_qpnic_fw_if: unit test of rtl/qpnic_fw_if.v, the firmware's registers.
 //
 // The testbench plays the soft core's bus (PicoRV32 style: valid held until
-// ready), the two event sources (csr ARM, CQE writer) and the host side of
-// the notification port. Checks: EVT_POP on empty returns valid 0 and sets
-// "firmware waiting" until the next push; events from both sources all
-// arrive, taking turns, none dropped when the FIFO fills (the sources wait);
-// NOTIFY queues towards ntf_* and the bus stalls while that FIFO is full;
-// notifications are counted; CQ_SEL views; FW_READY; CYCLES; NUM_CQ.
-// The armed bits (docs/internals.md, "Firmware and its hardware"): an ARM
-// event sets its CQ's bit on the edge it enters the FIFO (not while it
-// waits outside); ARMED_CLR is ignored while an ARM of that CQ is queued,
-// counted per CQ (two CQs interleaved, a whole FIFO of one CQ's ARMs), and
-// an ARM entering in the cycle of a clear wins; a randomized run (seed
-// printed, TB_SEED=N repeats it) checks the bits against a model every
-// cycle and that every event arrives once, in order.
-// Not for: the RAM or PicoRV32 (qpnic_soc).
+// ready), the two event sources (the CQ table's ARM events, the CQE writer),
+// the host side of the notification port and qpnic_cq_table's firmware port
+// (it takes ops when told to, answers a READ ANS_LATENCY cycles later, and
+// keeps the armed bits and queued-ARM counts as the table does). Checks:
+// EVT_POP on empty returns valid 0 and sets "firmware waiting" until the
+// next push; events from both sources all arrive, the ARM first when both
+// wait, none dropped when the FIFO fills (the sources wait); NOTIFY queues
+// towards ntf_* and the bus stalls while that FIFO is full; notifications
+// are counted; CQ_SEL and the CQ_* reads as table READs answered by the
+// table; FW_READY; CYCLES; NUM_CQ.
+// The armed bits (docs/internals.md, "Firmware and its hardware"), which
+// live in the CQ table: popping an ARM event is one ARM_POPPED op of its CQ
+// (the pop waits until the table takes it; other events pop without one),
+// an ARMED_CLR write one ARMED_CLR op, in the order the firmware made them,
+// so a clear after a pop finds that ARM's count gone; counted per CQ (two CQs
+// interleaved, a whole FIFO of one CQ's ARMs plus one waiting); a randomized
+// run (seed printed, TB_SEED=N repeats it) checks that every event arrives
+// once, in order, that the table's count of each CQ's ARMs always equals the
+// ARMs of that CQ in the FIFO or waiting to enter it, and the armed bits
+// against the rule.
+// Not for: the RAM or PicoRV32 (qpnic_soc), the table itself
+// (tb_qpnic_cq_table).
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -28,52 +36,123 @@
 
 namespace {
 
+constexpr unsigned NUM_CQ = 8;
+constexpr int ANS_LATENCY = 2;
+constexpr unsigned EVT_FIFO = 1u << QPNIC_EVT_LOG_DEPTH;
+enum { F_READ = 0, F_ARMED_CLR = 1, F_ARM_POPPED = 2 };   // rtl/qpnic_cq_table.vh
+
+struct TableOp {
+    unsigned op, idx;
+    long at;
+};
+
 struct Tb {
     std::unique_ptr<Vqpnic_fw_if> m{new Vqpnic_fw_if};
     unsigned notified = 0;
+    long now = 0;
 
-    // One clock; counts cnt_notify pulses.
-    void tick() {
-        m->clk = 0;
-        m->eval();
-        if (m->cnt_notify) notified++;
-        m->clk = 1;
-        m->eval();
+    // The CQ table's firmware port, played here.
+    bool t_take = true;   // t_ready
+    std::vector<TableOp> ops;
+    std::deque<std::pair<long, unsigned>> answers;   // {cycle due, CQ}
+    struct View { uint16_t pi = 0, ci = 0; uint32_t err = 0, sol = 0; } view[NUM_CQ];
+    bool armed[NUM_CQ] = {};
+    unsigned queued[NUM_CQ] = {};   // ARMs made and not yet popped (arms_queued)
+
+    // An ARM event made by the table: its op set armed and counted it.
+    void table_arm(unsigned cqn) {
+        armed[cqn] = true;
+        queued[cqn]++;
     }
 
-    // One bus access; *waited is how many cycles it waited beyond the first
-    // (0: answered in the cycle it was made, as every access with room is).
-    uint32_t access(uint32_t off, unsigned wstrb, uint32_t wdata, int *waited = nullptr, int max = 50) {
+    // Clock halves: inputs driven and evaluated with the clock low; then the
+    // edge, where the table takes what was offered.
+    void low() {
+        m->t_ready = t_take;
+        m->t_rvalid = !answers.empty() && answers.front().first == now;
+        if (m->t_rvalid) {   // the answer registers hold until the next answer
+            unsigned c = answers.front().second;
+            View v = c < NUM_CQ ? view[c] : View{};
+            m->t_pi = v.pi;
+            m->t_ci = v.ci;
+            m->t_err = v.err;
+            m->t_sol = v.sol;
+            answers.pop_front();
+        }
+        m->clk = 0;
+        m->eval();
+    }
+    void high() {
+        if (m->cnt_notify) notified++;
+        if (m->t_valid && m->t_ready) {
+            unsigned op = m->t_op, c = m->t_idx;
+            ops.push_back({op, c, now});
+            if (op == F_READ) {
+                CHECK(answers.empty(), "a second READ before the first was answered");
+                answers.push_back({now + ANS_LATENCY, c});
+            }
+            if (c < NUM_CQ && op == F_ARMED_CLR && queued[c] == 0) armed[c] = false;
+            if (c < NUM_CQ && op == F_ARM_POPPED) {
+                CHECK(queued[c] > 0, "ARM_POPPED of CQ %u with no ARM of it made", c);
+                queued[c]--;
+            }
+        }
+        m->clk = 1;
+        m->eval();
+        now++;
+    }
+    void tick() {
+        low();
+        high();
+    }
+
+    // Offers one bus access (valid held until the caller drops it).
+    void offer(uint32_t off, unsigned wstrb, uint32_t wdata = 0) {
         m->bus_valid = 1;
         m->bus_addr = off;
         m->bus_wstrb = wstrb;
         m->bus_wdata = wdata;
+    }
+    // Clocks n cycles in which the offered access must not complete.
+    void held(int n, const char *why) {
+        for (int i = 0; i < n; i++) {
+            low();
+            CHECK(!m->bus_ready, "%s (cycle %d)", why, i);
+            high();
+        }
+    }
+
+    // One bus access; *waited is how many cycles it waited beyond the first
+    // (0: answered in the cycle it was made).
+    uint32_t access(uint32_t off, unsigned wstrb, uint32_t wdata, int *waited = nullptr, int max = 50) {
+        offer(off, wstrb, wdata);
         for (int n = 0;; n++) {
             CHECK(n < max, "bus access to +0x%02x never answered", off);
-            m->clk = 0;
-            m->eval();
+            low();
             if (m->bus_ready) {
                 uint32_t d = m->bus_rdata;
-                if (m->cnt_notify) notified++;
-                m->clk = 1;
-                m->eval();
+                high();
                 m->bus_valid = 0;
                 m->bus_wstrb = 0;
                 if (waited) *waited = n;
                 return d;
             }
-            if (m->cnt_notify) notified++;
-            m->clk = 1;
-            m->eval();
+            high();
         }
     }
-    uint32_t rd(uint32_t off) { return access(off, 0, 0); }
+    uint32_t rd(uint32_t off, int *waited = nullptr) { return access(off, 0, 0, waited); }
     void wr(uint32_t off, uint32_t v, int *waited = nullptr) { access(off, 0xF, v, waited); }
 };
 
 uint32_t ev_word(unsigned type, unsigned cqn, unsigned extra) {
     return QPNIC_FIELD(QPNIC_EVENT_TYPE, type) | QPNIC_FIELD(QPNIC_EVENT_CQN, cqn) |
            QPNIC_FIELD(QPNIC_EVENT_TRIGGER, extra);
+}
+uint32_t arm_word(unsigned cqn, unsigned index) {
+    return ev_word(QPNIC_EVT_TYPE_ARM, cqn, QPNIC_CQ_TRIGGER_SOLICITED) | QPNIC_FIELD(QPNIC_EVENT_INDEX, index);
+}
+uint32_t cqe_word(unsigned cqn, unsigned index) {
+    return ev_word(QPNIC_EVT_TYPE_CQE, cqn, 0) | QPNIC_FIELD(QPNIC_EVENT_INDEX, index);
 }
 
 void test_pop_and_waiting(Tb &t) {
@@ -83,13 +162,14 @@ void test_pop_and_waiting(Tb &t) {
     uint32_t e = t.rd(QPNIC_FWREG_EVT_POP);
     CHECK(e == 0, "EVT_POP on empty returned 0x%08x", e);
     CHECK(m->fw_waiting, "EVT_POP on empty did not set firmware waiting");
+    CHECK(t.ops.empty(), "an empty pop asked the CQ table something");
     // one ARM event
+    t.table_arm(4);
     m->arm_evt_valid = 1;
     m->arm_evt_data = ev_word(QPNIC_EVT_TYPE_ARM, 4, QPNIC_CQ_TRIGGER_ANY);
-    m->clk = 0;
-    m->eval();
+    t.low();
     CHECK(m->arm_evt_ready, "ARM event not accepted by an empty FIFO");
-    t.tick();
+    t.high();
     m->arm_evt_valid = 0;
     t.tick();
     CHECK(!m->fw_waiting, "a pushed event did not clear firmware waiting");
@@ -106,46 +186,54 @@ void test_pop_and_waiting(Tb &t) {
     PASS("fw_if_evt_pop_empty_sets_waiting_push_clears");
 }
 
+// Both sources offer 20 events each, the ARM source (the CQ table) at most
+// every other cycle as the table does: when both wait, the ARM goes first.
 void test_merge_full(Tb &t) {
     auto *m = t.m.get();
-    // both sources offer 20 events each, nobody pops: 16 fit, the rest wait
     unsigned arm_sent = 0, cqe_sent = 0;
+    bool arm_rest = false;   // the ARM source just delivered: one cycle off
     std::vector<uint32_t> pushed;
-    for (int n = 0; n < 200; n++) {
-        m->arm_evt_valid = arm_sent < 20;
+    auto offer = [&]() {
+        m->arm_evt_valid = arm_sent < 20 && !arm_rest;
         m->arm_evt_data = ev_word(QPNIC_EVT_TYPE_ARM, 1, arm_sent & 3);
         m->cqe_evt_valid = cqe_sent < 20;
         m->cqe_evt_data = ev_word(QPNIC_EVT_TYPE_CQE, 2, cqe_sent & 3);
-        m->clk = 0;
-        m->eval();
+    };
+    auto taken = [&]() {
         CHECK(!(m->arm_evt_ready && m->cqe_evt_ready), "both sources taken in one cycle");
-        if (m->arm_evt_valid && m->arm_evt_ready) { pushed.push_back(m->arm_evt_data); arm_sent++; }
-        if (m->cqe_evt_valid && m->cqe_evt_ready) { pushed.push_back(m->cqe_evt_data); cqe_sent++; }
-        m->clk = 1;
-        m->eval();
+        CHECK(!(m->arm_evt_valid && m->cqe_evt_ready), "a CQE event taken while an ARM waits");
+        arm_rest = false;
+        if (m->arm_evt_valid && m->arm_evt_ready) {
+            pushed.push_back(m->arm_evt_data);
+            t.table_arm(1);
+            arm_sent++;
+            arm_rest = true;
+        }
+        if (m->cqe_evt_valid && m->cqe_evt_ready) {
+            pushed.push_back(m->cqe_evt_data);
+            cqe_sent++;
+        }
+    };
+    // nobody pops: 16 fit, the rest wait
+    for (int n = 0; n < 200; n++) {
+        offer();
+        t.low();
+        taken();
+        t.high();
     }
-    CHECK(pushed.size() == 16, "%zu events accepted into a 16-deep FIFO", pushed.size());
-    CHECK(arm_sent == 8 && cqe_sent == 8, "sources did not take turns: %u ARM, %u CQE", arm_sent, cqe_sent);
+    CHECK(pushed.size() == EVT_FIFO, "%zu events accepted into a %u-deep FIFO", pushed.size(), EVT_FIFO);
+    CHECK(arm_sent == 8 && cqe_sent == 8, "the CQE source not served between ARMs: %u ARM, %u CQE", arm_sent,
+          cqe_sent);
     // pop while the sources keep offering: every event arrives, in order
     std::vector<uint32_t> popped;
-    for (int n = 0; n < 400 && popped.size() < 40; n++) {
-        m->arm_evt_valid = arm_sent < 20;
-        m->arm_evt_data = ev_word(QPNIC_EVT_TYPE_ARM, 1, arm_sent & 3);
-        m->cqe_evt_valid = cqe_sent < 20;
-        m->cqe_evt_data = ev_word(QPNIC_EVT_TYPE_CQE, 2, cqe_sent & 3);
-        if (n % 2 == 0) {
-            m->bus_valid = 1;
-            m->bus_addr = QPNIC_FWREG_EVT_POP;
-            m->bus_wstrb = 0;
-        }
-        m->clk = 0;
-        m->eval();
-        if (m->arm_evt_valid && m->arm_evt_ready) { pushed.push_back(m->arm_evt_data); arm_sent++; }
-        if (m->cqe_evt_valid && m->cqe_evt_ready) { pushed.push_back(m->cqe_evt_data); cqe_sent++; }
+    for (int n = 0; n < 600 && popped.size() < 40; n++) {
+        offer();
+        if (!m->bus_valid && n % 2 == 0) t.offer(QPNIC_FWREG_EVT_POP, 0);
+        t.low();
+        taken();
         bool done = m->bus_valid && m->bus_ready;
         uint32_t d = m->bus_rdata;
-        m->clk = 1;
-        m->eval();
+        t.high();
         if (done) {
             m->bus_valid = 0;
             if (QPNIC_FIELD_GET(&d, QPNIC_EVENT_VALID)) popped.push_back(d & ~(1u << QPNIC_EVENT_VALID_SHIFT));
@@ -158,7 +246,8 @@ void test_merge_full(Tb &t) {
     CHECK(popped.size() == 40, "%zu events popped of 40", popped.size());
     for (size_t i = 0; i < 40; i++)
         CHECK(popped[i] == pushed[i], "event %zu popped 0x%08x, pushed 0x%08x", i, popped[i], pushed[i]);
-    PASS("fw_if_event_merge_turns_full_fifo_never_drops");
+    CHECK(t.queued[1] == 0, "%u ARMs of CQ 1 still counted after all were popped", t.queued[1]);
+    PASS("fw_if_event_merge_arm_first_full_fifo_never_drops");
 }
 
 void test_notify(Tb &t) {
@@ -172,35 +261,25 @@ void test_notify(Tb &t) {
         CHECK(waited == 0, "NOTIFY %u waited %d cycles with room", i, waited);
     }
     CHECK(m->ntf_valid && !m->ntf_empty, "no notification offered to the host");
-    m->bus_valid = 1;
-    m->bus_addr = QPNIC_FWREG_NOTIFY;
-    m->bus_wstrb = 0xF;
-    m->bus_wdata = QPNIC_FIELD(QPNIC_NOTIFY_CQN, 8) | QPNIC_FIELD(QPNIC_NOTIFY_STATUS, QPNIC_NTF_STATUS_OVERFLOW);
-    for (int i = 0; i < 20; i++) {
-        m->clk = 0;
-        m->eval();
-        CHECK(!m->bus_ready, "NOTIFY accepted while the notification FIFO is full");
-        m->clk = 1;
-        m->eval();
-    }
+    t.offer(QPNIC_FWREG_NOTIFY, 0xF,
+            QPNIC_FIELD(QPNIC_NOTIFY_CQN, 200) | QPNIC_FIELD(QPNIC_NOTIFY_STATUS, QPNIC_NTF_STATUS_OVERFLOW));
+    t.held(20, "NOTIFY accepted while the notification FIFO is full");
     // the host takes them: the stalled write completes, all 9 arrive in order
     std::vector<uint32_t> got;
     m->ntf_ready = 1;
     for (int i = 0; i < 40; i++) {
-        m->clk = 0;
-        m->eval();
+        t.low();
         if (m->ntf_valid) got.push_back(m->ntf_data);
-        if (m->cnt_notify) t.notified++;
         bool done = m->bus_valid && m->bus_ready;
-        m->clk = 1;
-        m->eval();
+        t.high();
         if (done) m->bus_valid = 0;
     }
     CHECK(!m->bus_valid, "stalled NOTIFY never completed");
     CHECK(got.size() == 9, "%zu notifications reached the host, want 9", got.size());
-    for (unsigned i = 0; i < 9; i++)
+    for (unsigned i = 0; i < 8; i++)
         CHECK(QPNIC_FIELD_GET(&got[i], QPNIC_NOTIFY_CQN) == i, "notification %u has cqn %u", i,
               QPNIC_FIELD_GET(&got[i], QPNIC_NOTIFY_CQN));
+    CHECK(QPNIC_FIELD_GET(&got[8], QPNIC_NOTIFY_CQN) == 200, "CQ number 200 did not pass whole");
     CHECK(QPNIC_FIELD_GET(&got[8], QPNIC_NOTIFY_STATUS) == QPNIC_NTF_STATUS_OVERFLOW, "status lost");
     CHECK(t.notified - n0 == 9, "counted %u notifications, want 9", t.notified - n0);
     CHECK(m->ntf_empty, "notification FIFO not empty after draining");
@@ -210,15 +289,17 @@ void test_notify(Tb &t) {
 void test_regs(Tb &t) {
     auto *m = t.m.get();
     // CQ 5: PI 0x1234, CI 0x1200, error mark at 0x1230, no solicited mark
-    m->cq_pi[5 / 2] = 0x1234u << 16;
-    m->cq_ci[5 / 2] = 0x1200u << 16;
-    m->cq_err_valid = 1u << 5;
-    m->cq_err_idx[5 / 2] = 0x1230u << 16;
-    m->cq_sol_valid = 0;
-    m->cq_sol_idx[5 / 2] = 0x7777u << 16;
+    t.view[5] = {0x1234, 0x1200, QPNIC_FIELD(QPNIC_CQ_MARK_VALID, 1) | QPNIC_FIELD(QPNIC_CQ_MARK_INDEX, 0x1230),
+                 QPNIC_FIELD(QPNIC_CQ_MARK_INDEX, 0x7777)};
     t.wr(QPNIC_FWREG_CQ_SEL, 5);
     CHECK(t.rd(QPNIC_FWREG_CQ_SEL) == 5, "CQ_SEL read back");
-    CHECK(t.rd(QPNIC_FWREG_CQ_PI) == 0x1234, "CQ_PI 0x%x", t.rd(QPNIC_FWREG_CQ_PI));
+    size_t ops0 = t.ops.size();
+    int waited = -1;
+    CHECK(t.rd(QPNIC_FWREG_CQ_PI, &waited) == 0x1234, "CQ_PI 0x%x", t.rd(QPNIC_FWREG_CQ_PI));
+    CHECK(waited == ANS_LATENCY, "CQ_PI answered %d cycles after it was asked, want the table's %d", waited,
+          ANS_LATENCY);
+    CHECK(t.ops.size() == ops0 + 1 && t.ops[ops0].op == F_READ && t.ops[ops0].idx == 5,
+          "CQ_PI read: %zu table ops, first op %u idx %u", t.ops.size() - ops0, t.ops[ops0].op, t.ops[ops0].idx);
     CHECK(t.rd(QPNIC_FWREG_CQ_CI) == 0x1200, "CQ_CI 0x%x", t.rd(QPNIC_FWREG_CQ_CI));
     uint32_t err = t.rd(QPNIC_FWREG_CQ_LAST_ERR), sol = t.rd(QPNIC_FWREG_CQ_LAST_SOL);
     CHECK(QPNIC_FIELD_GET(&err, QPNIC_CQ_MARK_VALID) == 1 && QPNIC_FIELD_GET(&err, QPNIC_CQ_MARK_INDEX) == 0x1230,
@@ -226,70 +307,34 @@ void test_regs(Tb &t) {
     CHECK(QPNIC_FIELD_GET(&sol, QPNIC_CQ_MARK_VALID) == 0, "CQ_LAST_SOL valid without a mark: 0x%08x", sol);
     t.wr(QPNIC_FWREG_CQ_SEL, 4);
     CHECK(t.rd(QPNIC_FWREG_CQ_PI) == 0, "CQ_SEL 4 shows CQ 5's PI");
+    // the table holds the READ off: the bus waits, the READ is asked once
+    t.t_take = false;
+    ops0 = t.ops.size();
+    t.offer(QPNIC_FWREG_CQ_CI, 0);
+    t.held(10, "CQ_CI answered before the table took the READ");
+    t.t_take = true;
+    m->bus_valid = 0;
+    t.rd(QPNIC_FWREG_CQ_CI);
+    CHECK(t.ops.size() == ops0 + 1, "%zu READs for one CQ_CI read", t.ops.size() - ops0);
 
     CHECK(!m->fw_ready, "fw_ready before FW_READY");
     t.wr(QPNIC_FWREG_FW_READY, 1);
     CHECK(m->fw_ready, "FW_READY write did not set fw_ready");
     m->cycles_lo = 0xDEADBEEF;
     CHECK(t.rd(QPNIC_FWREG_CYCLES) == 0xDEADBEEF, "CYCLES");
-    CHECK(t.rd(QPNIC_FWREG_NUM_CQ) == 8, "NUM_CQ");
+    CHECK(t.rd(QPNIC_FWREG_NUM_CQ) == NUM_CQ, "NUM_CQ");
     CHECK(t.rd(0xFC) == 0, "unmapped offset");
-    PASS("fw_if_cq_sel_view_ready_cycles_num_cq");
+    PASS("fw_if_cq_sel_view_through_table_ready_cycles_num_cq");
 }
 
+// ---- the armed bits: table ops the firmware's accesses make ------------------
 
-// ---- armed bits (docs/internals.md, "Firmware and its hardware") ----------
-// The ARM event sets its CQ's armed bit as it enters the event FIFO;
-// ARMED_CLR clears it only while no ARM of that CQ is still queued.
-
-struct Step {
-    bool arm_took, cqe_took, bus_done;
-    bool bus_acts;         // a bus access takes effect on this cycle's edge
-    uint32_t rdata;
-    uint32_t armed_after;
-};
-
-// One clock with the inputs as they are. A source or bus access that
-// completed drops its valid afterwards.
-Step step(Tb &t) {
-    auto *m = t.m.get();
-    Step s{};
-    m->clk = 0;
-    m->eval();
-    s.arm_took = m->arm_evt_valid && m->arm_evt_ready;
-    s.cqe_took = m->cqe_evt_valid && m->cqe_evt_ready;
-    s.bus_done = m->bus_valid && m->bus_ready;
-    s.bus_acts = m->bus_valid && m->bus_ready;   // it acts as it completes
-    s.rdata = m->bus_rdata;
-    if (m->cnt_notify) t.notified++;
-    m->clk = 1;
-    m->eval();
-    s.armed_after = m->cq_armed;
-    if (s.arm_took) m->arm_evt_valid = 0;
-    if (s.cqe_took) m->cqe_evt_valid = 0;
-    if (s.bus_done) {
-        m->bus_valid = 0;
-        m->bus_wstrb = 0;
-    }
-    return s;
-}
-
-uint32_t arm_word(unsigned cqn, unsigned index) {
-    return ev_word(QPNIC_EVT_TYPE_ARM, cqn, QPNIC_CQ_TRIGGER_SOLICITED) | QPNIC_FIELD(QPNIC_EVENT_INDEX, index);
-}
-
-uint32_t cqe_word(unsigned cqn, unsigned index) {
-    return ev_word(QPNIC_EVT_TYPE_CQE, cqn, 0) | QPNIC_FIELD(QPNIC_EVENT_INDEX, index);
-}
-
-bool armed(Tb &t, unsigned cqn) { return (t.m->cq_armed >> cqn) & 1; }
-
-// Offers one event and clocks until the FIFO takes it; checks that an ARM
-// sets its CQ's armed bit at the very edge that takes it.
+// Offers one event and clocks until the FIFO takes it. An ARM is made by
+// the table: its op counted it before the event is offered.
 void push(Tb &t, bool is_arm, uint32_t w) {
     auto *m = t.m.get();
-    unsigned cqn = QPNIC_FIELD_GET(&w, QPNIC_EVENT_CQN);
     if (is_arm) {
+        t.table_arm(QPNIC_FIELD_GET(&w, QPNIC_EVENT_CQN));
         m->arm_evt_valid = 1;
         m->arm_evt_data = w;
     } else {
@@ -298,120 +343,76 @@ void push(Tb &t, bool is_arm, uint32_t w) {
     }
     for (int n = 0;; n++) {
         CHECK(n < 50, "event 0x%08x never taken", w);
-        Step s = step(t);
-        if (is_arm ? s.arm_took : s.cqe_took) {
-            if (is_arm)
-                CHECK((s.armed_after >> cqn) & 1, "ARM of CQ %u taken but its armed bit not set (0x%02x)", cqn,
-                      s.armed_after);
-            return;
-        }
+        t.low();
+        bool took = is_arm ? m->arm_evt_ready : m->cqe_evt_ready;
+        t.high();
+        if (took) break;
     }
-}
-
-// One bus access clocked with step(), so that a source offering an event
-// meanwhile is handled too (its valid drops once taken).
-uint32_t bus(Tb &t, uint32_t off, unsigned wstrb, uint32_t wdata) {
-    auto *m = t.m.get();
-    m->bus_valid = 1;
-    m->bus_addr = off;
-    m->bus_wstrb = wstrb;
-    m->bus_wdata = wdata;
-    for (int n = 0;; n++) {
-        CHECK(n < 50, "bus access to +0x%02x never answered", off);
-        Step s = step(t);
-        if (s.bus_done) return s.rdata;
-    }
+    m->arm_evt_valid = 0;
+    m->cqe_evt_valid = 0;
 }
 
 // Pops one event and checks it is `want` (with valid set).
 void pop_expect(Tb &t, uint32_t want) {
-    uint32_t got = bus(t, QPNIC_FWREG_EVT_POP, 0, 0);
+    uint32_t got = t.rd(QPNIC_FWREG_EVT_POP);
     uint32_t w = want | (1u << QPNIC_EVENT_VALID_SHIFT);
     CHECK(got == w, "popped 0x%08x, want 0x%08x", got, w);
 }
 
-void clr(Tb &t, unsigned cqn) { bus(t, QPNIC_FWREG_ARMED_CLR, 0xF, cqn); }
+void clr(Tb &t, unsigned cqn) { t.wr(QPNIC_FWREG_ARMED_CLR, cqn); }
 
-void test_arm_sets_armed(Tb &t) {
+void test_pop_and_clr_ops(Tb &t) {
     auto *m = t.m.get();
     CHECK(m->evt_empty, "event FIFO not empty at the start");
-    // the earlier cases pushed ARM events for CQ 4 and CQ 1 and nothing else
-    CHECK(m->cq_armed == ((1u << 4) | (1u << 1)), "armed 0x%02x after ARMs of CQ 1 and 4, want 0x12",
-          m->cq_armed);
-    for (unsigned c = 0; c < 8; c++) clr(t, c);
-    CHECK(m->cq_armed == 0, "armed 0x%02x after ARMED_CLR of every CQ with nothing queued", m->cq_armed);
-    clr(t, 200);   // beyond NUM_CQ: nothing
-    CHECK(m->cq_armed == 0, "ARMED_CLR 200 set something: 0x%02x", m->cq_armed);
+    for (unsigned c = 0; c < NUM_CQ; c++) clr(t, c);
+    // every clear is one ARMED_CLR of its CQ (the low 8 bits of the word)
+    size_t ops0 = t.ops.size();
+    clr(t, 200);
+    clr(t, 0x103);
+    CHECK(t.ops.size() == ops0 + 2 && t.ops[ops0].op == F_ARMED_CLR && t.ops[ops0].idx == 200 &&
+              t.ops[ops0 + 1].idx == 3,
+          "ARMED_CLR 200 and 0x103 made %zu ops (first idx %u)", t.ops.size() - ops0, t.ops[ops0].idx);
 
-    // fill the FIFO with CQE events; an ARM offered now waits, and a waiting
-    // ARM does not arm its CQ yet
-    for (unsigned i = 0; i < 16; i++) push(t, false, cqe_word(6, i));
-    m->arm_evt_valid = 1;
-    m->arm_evt_data = arm_word(6, 0x1234);
-    for (int n = 0; n < 10; n++) {
-        Step s = step(t);
-        CHECK(!s.arm_took, "ARM taken into a full FIFO");
-        CHECK(!armed(t, 6), "an ARM still waiting outside the FIFO armed CQ 6");
-    }
-    // one pop makes room: the ARM enters on that edge or the next, and the
-    // bit rises on the edge it enters, not earlier
-    m->bus_valid = 1;
-    m->bus_addr = QPNIC_FWREG_EVT_POP;
-    m->bus_wstrb = 0;
-    bool took = false;
-    for (int n = 0; n < 10 && !took; n++) {
-        Step s = step(t);
-        took = s.arm_took;
-        CHECK(((s.armed_after >> 6) & 1) == (took ? 1u : 0u), "CQ 6 armed %u on a cycle the ARM %s taken",
-              (s.armed_after >> 6) & 1, took ? "was" : "was not");
-        if (s.bus_done)
-            CHECK(s.rdata == (cqe_word(6, 0) | (1u << QPNIC_EVENT_VALID_SHIFT)), "first pop 0x%08x", s.rdata);
-    }
-    CHECK(took, "the ARM never entered after a pop made room");
-    CHECK(!m->bus_valid, "the pop did not complete");
-    // it stays armed while the CQEs ahead drain and while the ARM is popped
-    for (unsigned i = 1; i < 16; i++) {
-        pop_expect(t, cqe_word(6, i));
-        CHECK(armed(t, 6), "CQ 6 disarmed by popping a CQE event");
-    }
-    pop_expect(t, arm_word(6, 0x1234));   // index carried through the FIFO
-    CHECK(armed(t, 6), "popping the ARM cleared its armed bit");
-    CHECK(m->evt_empty, "events left");
-    clr(t, 6);
-    CHECK(!armed(t, 6), "ARMED_CLR with no ARM queued did not clear CQ 6");
-    PASS("fw_if_arm_event_sets_armed_bit_as_it_enters_fifo");
-}
+    // a CQE event pops at once, with no table op
+    push(t, false, cqe_word(6, 9));
+    ops0 = t.ops.size();
+    int waited = -1;
+    uint32_t e = t.rd(QPNIC_FWREG_EVT_POP, &waited);
+    CHECK(e == (cqe_word(6, 9) | (1u << QPNIC_EVENT_VALID_SHIFT)) && waited == 0 && t.ops.size() == ops0,
+          "CQE pop: 0x%08x after %d cycles, %zu table ops", e, waited, t.ops.size() - ops0);
 
-void test_clr_while_arm_queued(Tb &t) {
-    auto *m = t.m.get();
+    // an ARM pops only when the table takes its ARM_POPPED: the event stays
+    // in the FIFO meanwhile
     push(t, true, arm_word(3, 5));
-    CHECK(m->cq_armed == (1u << 3), "armed 0x%02x after an ARM of CQ 3", m->cq_armed);
-    clr(t, 3);
-    CHECK(armed(t, 3), "ARMED_CLR cleared CQ 3 while its ARM is still queued");
-    clr(t, 2);   // another CQ's clear does not touch CQ 3
-    CHECK(m->cq_armed == (1u << 3), "armed 0x%02x after ARMED_CLR of CQ 2", m->cq_armed);
+    CHECK(t.armed[3] && t.queued[3] == 1, "setup");
+    t.t_take = false;
+    t.offer(QPNIC_FWREG_EVT_POP, 0);
+    t.low();
+    CHECK(m->t_valid && m->t_op == F_ARM_POPPED && m->t_idx == 3, "ARM_POPPED of CQ 3 not offered");
+    t.high();
+    t.held(10, "ARM popped before the table took its ARM_POPPED");
+    CHECK(!m->evt_empty, "the ARM left the FIFO without its op");
+    t.t_take = true;
+    m->bus_valid = 0;
+    ops0 = t.ops.size();
     pop_expect(t, arm_word(3, 5));
-    CHECK(armed(t, 3), "popping the ARM cleared CQ 3");
+    CHECK(t.ops.size() == ops0 + 1 && t.ops[ops0].op == F_ARM_POPPED && t.ops[ops0].idx == 3,
+          "the ARM's pop made %zu ops", t.ops.size() - ops0);
+    CHECK(m->evt_empty && t.queued[3] == 0, "FIFO %s, %u ARMs of CQ 3 counted", m->evt_empty ? "empty" : "not empty",
+          t.queued[3]);
+    CHECK(t.armed[3], "popping the ARM cleared its armed bit");
+    // the clear the firmware writes after the pop comes after it: it clears
     clr(t, 3);
-    CHECK(!armed(t, 3), "ARMED_CLR after the ARM was popped did not clear CQ 3");
-
-    // an ARMED_CLR in the very cycle an ARM of that CQ enters: the ARM wins
-    m->arm_evt_valid = 1;
-    m->arm_evt_data = arm_word(3, 6);
-    m->bus_valid = 1;
-    m->bus_addr = QPNIC_FWREG_ARMED_CLR;
-    m->bus_wstrb = 0xF;
-    m->bus_wdata = 3;
-    Step s = step(t);
-    CHECK(s.arm_took && s.bus_acts, "setup: the ARM and the clear did not meet in one cycle");
-    CHECK(armed(t, 3), "an ARMED_CLR in the cycle an ARM of CQ 3 entered left it unarmed");
-    for (int n = 0; n < 5 && m->bus_valid; n++) step(t);
-    CHECK(!m->bus_valid && armed(t, 3), "CQ 3 unarmed after the clear completed");
+    CHECK(!t.armed[3], "ARMED_CLR after the ARM was popped did not clear CQ 3");
+    // a clear while the ARM is still queued is ignored by the table
+    push(t, true, arm_word(3, 6));
+    clr(t, 3);
+    clr(t, 2);
+    CHECK(t.armed[3], "ARMED_CLR cleared CQ 3 while its ARM is still queued");
     pop_expect(t, arm_word(3, 6));
     clr(t, 3);
-    CHECK(m->cq_armed == 0 && m->evt_empty, "armed 0x%02x, FIFO %s at the end", m->cq_armed,
-          m->evt_empty ? "empty" : "not empty");
-    PASS("fw_if_armed_clr_ignored_while_arm_of_that_cq_queued");
+    CHECK(!t.armed[3] && m->evt_empty, "CQ 3 armed at the end");
+    PASS("fw_if_arm_pop_and_armed_clr_are_table_ops_in_order");
 }
 
 void test_counts_per_cq(Tb &t) {
@@ -422,14 +423,14 @@ void test_counts_per_cq(Tb &t) {
         {false, cqe_word(2, 10)}, {true, arm_word(5, 21)}, {true, arm_word(2, 12)},
     };
     const size_t n = sizeof seq / sizeof seq[0];
-    unsigned left[8] = {0};
+    unsigned left[NUM_CQ] = {0};
     for (size_t i = 0; i < n; i++) {
         push(t, seq[i].arm, seq[i].w);
         if (seq[i].arm) left[QPNIC_FIELD_GET(&seq[i].w, QPNIC_EVENT_CQN)]++;
     }
     clr(t, 2);
     clr(t, 5);
-    CHECK(m->cq_armed == ((1u << 2) | (1u << 5)), "armed 0x%02x with ARMs of CQ 2 and 5 queued", m->cq_armed);
+    CHECK(t.armed[2] && t.armed[5], "cleared with ARMs of CQ 2 and 5 queued");
     // pop one at a time; after each, try to clear both: a CQ's bit goes only
     // when its own last ARM has left
     for (size_t i = 0; i < n; i++) {
@@ -437,117 +438,158 @@ void test_counts_per_cq(Tb &t) {
         if (seq[i].arm) left[QPNIC_FIELD_GET(&seq[i].w, QPNIC_EVENT_CQN)]--;
         clr(t, 2);
         clr(t, 5);
-        CHECK(armed(t, 2) == (left[2] > 0) && armed(t, 5) == (left[5] > 0),
-              "after pop %zu: CQ 2 armed %d with %u ARMs queued, CQ 5 armed %d with %u", i, armed(t, 2), left[2],
-              armed(t, 5), left[5]);
+        CHECK(t.armed[2] == (left[2] > 0) && t.armed[5] == (left[5] > 0),
+              "after pop %zu: CQ 2 armed %d with %u ARMs queued, CQ 5 armed %d with %u", i, t.armed[2], left[2],
+              t.armed[5], left[5]);
     }
-    // the counter holds a whole FIFO of one CQ's ARMs (16), plus one waiting
-    for (unsigned i = 0; i < 16; i++) push(t, true, arm_word(1, 100 + i));
+    // a whole FIFO of one CQ's ARMs, plus one waiting
+    for (unsigned i = 0; i < EVT_FIFO; i++) push(t, true, arm_word(1, 100 + i));
+    t.table_arm(1);
     m->arm_evt_valid = 1;
-    m->arm_evt_data = arm_word(1, 116);
-    for (unsigned i = 0; i < 17; i++) {
+    m->arm_evt_data = arm_word(1, 100 + EVT_FIFO);
+    CHECK(t.queued[1] == EVT_FIFO + 1, "setup: %u ARMs of CQ 1", t.queued[1]);
+    for (unsigned i = 0; i <= EVT_FIFO; i++) {
         pop_expect(t, arm_word(1, 100 + i));
-        for (int k = 0; k < 3; k++) step(t);   // the waiting ARM enters
-        CHECK(!m->arm_evt_valid, "the 17th ARM did not enter after a pop");
+        for (int k = 0; k < 3; k++) {   // the waiting ARM enters
+            t.low();
+            bool took = m->arm_evt_valid && m->arm_evt_ready;
+            t.high();
+            if (took) m->arm_evt_valid = 0;
+        }
+        CHECK(!m->arm_evt_valid, "the waiting ARM did not enter after a pop");
         clr(t, 1);
-        CHECK(armed(t, 1) == (i < 16), "after popping %u of 17 ARMs of CQ 1: armed %d", i + 1, armed(t, 1));
+        CHECK(t.armed[1] == (i < EVT_FIFO), "after popping %u of %u ARMs of CQ 1: armed %d", i + 1, EVT_FIFO + 1,
+              t.armed[1]);
     }
-    CHECK(m->evt_empty && m->cq_armed == 0, "FIFO %s, armed 0x%02x at the end",
-          m->evt_empty ? "empty" : "not empty", m->cq_armed);
+    CHECK(m->evt_empty && t.queued[1] == 0, "FIFO %s, %u ARMs of CQ 1 counted at the end",
+          m->evt_empty ? "empty" : "not empty", t.queued[1]);
     PASS("fw_if_queued_arm_count_per_cq_interleaved_and_full_fifo");
 }
 
-// Random pushes from both sources, pops and ARMED_CLR writes, against a
-// model: every event arrives once, in order, and the armed bits follow the
-// rule every cycle.
-void test_armed_random(Tb &t, unsigned seed) {
+// Random pushes from both sources, pops, ARMED_CLR writes and CQ reads, the
+// table taking ops at random: every event arrives once, in order; the
+// table's count of each CQ's ARMs is always what is in the FIFO or waiting
+// to enter it; the armed bits follow the rule.
+void test_armed_random(Tb &t, const unsigned seed) {
     auto *m = t.m.get();
+    unsigned state = seed;
+    auto rnd = [&](unsigned n) { return (unsigned)(rand_r(&state) % n); };
     std::deque<uint32_t> q;
     std::vector<uint32_t> pushed, popped;
-    unsigned queued[16] = {0};
-    uint32_t model = 0;
+    bool armed_model[NUM_CQ] = {};
+    for (unsigned c = 0; c < NUM_CQ; c++) armed_model[c] = t.armed[c];
     uint32_t expect_rd = 0;
-    bool rd_pending = false;
-    unsigned clr_ignored = 0, clr_cleared = 0, full_seen = 0, empty_pops = 0;
+    bool arm_rest = false;
+    unsigned clr_ignored = 0, clr_cleared = 0, full_seen = 0, empty_pops = 0, held = 0;
     for (int cyc = 0; cyc < 20000; cyc++) {
         // phases: sources busier or slower than the firmware
         unsigned offer = (cyc / 500) % 2 ? 1 : 12;   // in 16
-        if (!m->arm_evt_valid && (unsigned)(rand_r(&seed) % 16) < offer) {
+        if (!m->arm_evt_valid && !arm_rest && rnd(16) < offer) {
+            unsigned c = rnd(NUM_CQ);
+            t.table_arm(c);   // the table's ARM op, then its event
+            armed_model[c] = true;
             m->arm_evt_valid = 1;
-            m->arm_evt_data = arm_word(rand_r(&seed) % 8, rand_r(&seed) & 0xFFFF);
+            m->arm_evt_data = arm_word(c, rand_r(&state) & 0xFFFF);
         }
-        if (!m->cqe_evt_valid && (unsigned)(rand_r(&seed) % 16) < offer) {
+        if (!m->cqe_evt_valid && rnd(16) < offer) {
             m->cqe_evt_valid = 1;
-            m->cqe_evt_data = rand_r(&seed) % 4 ? cqe_word(rand_r(&seed) % 8, rand_r(&seed) & 0xFFFF)
-                                                : ev_word(QPNIC_EVT_TYPE_OVERRUN, rand_r(&seed) % 8, 0);
+            m->cqe_evt_data = rnd(4) ? cqe_word(rnd(NUM_CQ), rand_r(&state) & 0xFFFF)
+                                     : ev_word(QPNIC_EVT_TYPE_OVERRUN, rnd(NUM_CQ), 0);
         }
         if (!m->bus_valid) {
-            unsigned r = rand_r(&seed) % 4;
-            if (r == 0 || r == 1) {
-                m->bus_valid = 1;
-                m->bus_addr = QPNIC_FWREG_EVT_POP;
-                m->bus_wstrb = 0;
-            } else if (r == 2) {
-                m->bus_valid = 1;
-                m->bus_addr = QPNIC_FWREG_ARMED_CLR;
-                m->bus_wstrb = 0xF;
-                m->bus_wdata = rand_r(&seed) % 9;   // 8: beyond NUM_CQ
-            }
+            unsigned r = rnd(8);
+            if (r < 4)
+                t.offer(QPNIC_FWREG_EVT_POP, 0);
+            else if (r < 6)
+                t.offer(QPNIC_FWREG_ARMED_CLR, 0xF, rnd(NUM_CQ + 1));   // NUM_CQ: beyond the table
+            else if (r == 6)
+                t.offer(QPNIC_FWREG_CQ_PI, 0);
         }
+        t.t_take = rnd(4) != 0;
         uint32_t arm_data = m->arm_evt_data, cqe_data = m->cqe_evt_data;
         bool is_pop = m->bus_addr == QPNIC_FWREG_EVT_POP && m->bus_wstrb == 0;
+        bool is_clr = m->bus_addr == QPNIC_FWREG_ARMED_CLR && m->bus_wstrb != 0;
         unsigned clr_cqn = m->bus_wdata & 0xFF;
         size_t before = q.size();
-        Step s = step(t);
-        if (before == 16) full_seen++;
-        CHECK(!(s.arm_took || s.cqe_took) || before < 16, "cycle %d: an event taken into a full FIFO", cyc);
-        // the model, as of this cycle (queued counts from before it)
-        uint32_t next = model;
-        if (s.bus_acts && !is_pop && clr_cqn < 8) {
-            if (queued[clr_cqn]) {
+        if (before == EVT_FIFO) full_seen++;
+        t.low();
+        bool arm_took = m->arm_evt_valid && m->arm_evt_ready;
+        bool cqe_took = m->cqe_evt_valid && m->cqe_evt_ready;
+        bool bus_done = m->bus_valid && m->bus_ready;
+        if (m->bus_valid && !m->bus_ready && (is_pop || is_clr)) held++;
+        uint32_t rdata = m->bus_rdata;
+        t.high();
+        CHECK(!(arm_took || cqe_took) || before < EVT_FIFO, "cycle %d: an event taken into a full FIFO", cyc);
+        if (bus_done && is_clr && clr_cqn < NUM_CQ) {
+            if (t.queued[clr_cqn]) {
                 clr_ignored++;
             } else {
-                if (model >> clr_cqn & 1) clr_cleared++;
-                next &= ~(1u << clr_cqn);
+                if (armed_model[clr_cqn]) clr_cleared++;
+                armed_model[clr_cqn] = false;
             }
         }
-        if (s.bus_acts && is_pop) {
-            CHECK(!rd_pending, "a second pop before the first returned");
-            rd_pending = true;
+        if (bus_done && is_pop) {
             expect_rd = 0;
             if (q.empty()) empty_pops++;
             if (!q.empty()) {
                 expect_rd = q.front() | (1u << QPNIC_EVENT_VALID_SHIFT);
-                if (QPNIC_FIELD_GET(&q.front(), QPNIC_EVENT_TYPE) == QPNIC_EVT_TYPE_ARM)
-                    queued[QPNIC_FIELD_GET(&q.front(), QPNIC_EVENT_CQN)]--;
                 popped.push_back(q.front());
                 q.pop_front();
             }
+            CHECK(rdata == expect_rd, "seed %u cycle %d: popped 0x%08x, want 0x%08x", seed, cyc, rdata, expect_rd);
         }
-        if (s.arm_took) {
-            unsigned c = QPNIC_FIELD_GET(&arm_data, QPNIC_EVENT_CQN);
-            next |= 1u << c;   // the ARM wins over a clear in the same cycle
-            queued[c]++;
+        arm_rest = false;
+        if (arm_took) {
             q.push_back(arm_data);
             pushed.push_back(arm_data);
+            m->arm_evt_valid = 0;
+            arm_rest = true;
         }
-        if (s.cqe_took) {
+        if (cqe_took) {
             q.push_back(cqe_data);
             pushed.push_back(cqe_data);
+            m->cqe_evt_valid = 0;
         }
-        model = next;
-        CHECK(s.armed_after == model, "seed %u cycle %d: armed 0x%02x, model 0x%02x", seed, cyc, s.armed_after,
-              model);
-        if (s.bus_done && rd_pending) {
-            CHECK(s.rdata == expect_rd, "seed %u cycle %d: popped 0x%08x, want 0x%08x", seed, cyc, s.rdata,
-                  expect_rd);
-            rd_pending = false;
+        if (bus_done) {
+            m->bus_valid = 0;
+            m->bus_wstrb = 0;
+        }
+        // the table's counts: the ARMs in the FIFO plus the one waiting
+        for (unsigned c = 0; c < NUM_CQ; c++) {
+            unsigned want = 0;
+            for (uint32_t w : q)
+                if (QPNIC_FIELD_GET(&w, QPNIC_EVENT_TYPE) == QPNIC_EVT_TYPE_ARM && QPNIC_FIELD_GET(&w, QPNIC_EVENT_CQN) == c)
+                    want++;
+            uint32_t a = m->arm_evt_data;
+            if (m->arm_evt_valid && QPNIC_FIELD_GET(&a, QPNIC_EVENT_CQN) == c) want++;
+            CHECK(t.queued[c] == want, "seed %u cycle %d: the table counts %u ARMs of CQ %u, the FIFO holds %u",
+                  seed, cyc, t.queued[c], c, want);
+            CHECK(t.armed[c] == armed_model[c], "seed %u cycle %d: CQ %u armed %d, rule says %d", seed, cyc, c,
+                  t.armed[c], armed_model[c]);
         }
     }
     // drain: stop the sources, pop everything
+    t.t_take = true;
+    for (int n = 0; m->arm_evt_valid; n++) {   // let the waiting ARM in
+        CHECK(n < 50, "the waiting ARM never entered");
+        t.low();
+        bool took = m->arm_evt_ready;
+        if (took) {
+            q.push_back(m->arm_evt_data);
+            pushed.push_back(m->arm_evt_data);
+        }
+        t.high();
+        if (took) m->arm_evt_valid = 0;
+    }
     m->arm_evt_valid = 0;
     m->cqe_evt_valid = 0;
-    for (int n = 0; n < 10 && m->bus_valid; n++) step(t);
+    for (int n = 0; n < 10 && m->bus_valid; n++) {
+        t.low();
+        bool done = m->bus_ready;
+        t.high();
+        if (done) m->bus_valid = 0;
+    }
+    CHECK(!m->bus_valid, "a bus access stuck at the end");
     while (!q.empty()) {
         pop_expect(t, q.front());
         popped.push_back(q.front());
@@ -557,13 +599,17 @@ void test_armed_random(Tb &t, unsigned seed) {
     CHECK(popped.size() == pushed.size(), "%zu events popped of %zu pushed", popped.size(), pushed.size());
     for (size_t i = 0; i < pushed.size(); i++)
         CHECK(popped[i] == pushed[i], "event %zu popped 0x%08x, pushed 0x%08x", i, popped[i], pushed[i]);
-    CHECK(clr_ignored > 50 && clr_cleared > 50 && full_seen > 50 && empty_pops > 50,
-          "seed %u exercised too little: %u clears ignored, %u clears that cleared, %u full cycles, %u empty pops",
-          seed, clr_ignored, clr_cleared, full_seen, empty_pops);
-    for (unsigned c = 0; c < 8; c++) clr(t, c);
-    CHECK(m->cq_armed == 0, "armed 0x%02x after clearing all with nothing queued", m->cq_armed);
-    std::printf("  %zu events, %u clears ignored, %u cleared, %u full cycles, %u empty pops\n", pushed.size(),
-                clr_ignored, clr_cleared, full_seen, empty_pops);
+    CHECK(clr_ignored > 50 && clr_cleared > 50 && full_seen > 50 && empty_pops > 50 && held > 50,
+          "seed %u exercised too little: %u clears ignored, %u clears that cleared, %u full cycles, %u empty pops, "
+          "%u accesses held by the table",
+          seed, clr_ignored, clr_cleared, full_seen, empty_pops, held);
+    for (unsigned c = 0; c < NUM_CQ; c++) {
+        CHECK(t.queued[c] == 0, "CQ %u: %u ARMs still counted with the FIFO empty", c, t.queued[c]);
+        clr(t, c);
+        CHECK(!t.armed[c], "CQ %u armed after clearing with nothing queued", c);
+    }
+    std::printf("  %zu events, %u clears ignored, %u cleared, %u full cycles, %u empty pops, %u held\n",
+                pushed.size(), clr_ignored, clr_cleared, full_seen, empty_pops, held);
     PASS("fw_if_armed_bits_and_events_random_against_model");
 }
 
@@ -580,8 +626,7 @@ int main(int argc, char **argv) {
     test_merge_full(t);
     test_notify(t);
     test_regs(t);
-    test_arm_sets_armed(t);
-    test_clr_while_arm_queued(t);
+    test_pop_and_clr_ops(t);
     test_counts_per_cq(t);
     const char *s = std::getenv("TB_SEED");
     unsigned seed = s ? (unsigned)std::strtoul(s, nullptr, 0) : 12345u;

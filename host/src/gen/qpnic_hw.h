@@ -33,6 +33,8 @@
 #define QPNIC_MAX_DMA_BYTES 512u /* largest single DMA read or write request the NIC issues */
 #define QPNIC_MAX_MSG_BYTES 2147483647u /* largest message (sum of SGE lengths) */
 #define QPNIC_TOKEN_INDEX_BITS 10u /* a token's low bits select the token table entry (up to 1024 entries); the rest is a tag */
+#define QPNIC_CQN_BITS 8u /* bits of a CQ number (QP CFG send_cq and recv_cq, event and notify cqn, the RTL's CQ number ports): NUM_CQ <= 2^CQN_BITS */
+#define QPNIC_EVT_LOG_DEPTH 4u /* log2 of the firmware event FIFO's depth (16 events); cq_ctx.arms_queued counts up to that depth + 1 */
 #define QPNIC_WQE_SGE_WORD 4u /* WQE word where SGE 0 starts; SGE n starts at word 4 + 4n */
 #define QPNIC_DMA_DATA_BYTES 4u /* bytes per beat on the DMA and port streams (32-bit datapath) */
 #define QPNIC_NOTIFY_RING 256u /* entries of the simulator's notification ring */
@@ -232,36 +234,36 @@
 
 /* struct event (1 words): One event as the firmware reads it from EVT_POP. */
 #define QPNIC_EVENT_WORDS 1u
-/* cqn: the CQ it concerns */
+/* index: CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md) */
+#define QPNIC_EVENT_INDEX_WORD 0u
+#define QPNIC_EVENT_INDEX_SHIFT 0u
+#define QPNIC_EVENT_INDEX_WIDTH 16u
+#define QPNIC_EVENT_INDEX_MASK 0xFFFFu
+/* cqn: the CQ it concerns (CQN_BITS) */
 #define QPNIC_EVENT_CQN_WORD 0u
-#define QPNIC_EVENT_CQN_SHIFT 0u
-#define QPNIC_EVENT_CQN_WIDTH 4u
-#define QPNIC_EVENT_CQN_MASK 0xFu
+#define QPNIC_EVENT_CQN_SHIFT 16u
+#define QPNIC_EVENT_CQN_WIDTH 8u
+#define QPNIC_EVENT_CQN_MASK 0xFFu
 /* type: enum evt_type */
 #define QPNIC_EVENT_TYPE_WORD 0u
-#define QPNIC_EVENT_TYPE_SHIFT 4u
-#define QPNIC_EVENT_TYPE_WIDTH 4u
-#define QPNIC_EVENT_TYPE_MASK 0xFu
+#define QPNIC_EVENT_TYPE_SHIFT 24u
+#define QPNIC_EVENT_TYPE_WIDTH 3u
+#define QPNIC_EVENT_TYPE_MASK 0x7u
 /* error: CQE: its status is not SUCCESS */
 #define QPNIC_EVENT_ERROR_WORD 0u
-#define QPNIC_EVENT_ERROR_SHIFT 8u
+#define QPNIC_EVENT_ERROR_SHIFT 27u
 #define QPNIC_EVENT_ERROR_WIDTH 1u
 #define QPNIC_EVENT_ERROR_MASK 0x1u
 /* solicited: CQE: a solicited receive */
 #define QPNIC_EVENT_SOLICITED_WORD 0u
-#define QPNIC_EVENT_SOLICITED_SHIFT 9u
+#define QPNIC_EVENT_SOLICITED_SHIFT 28u
 #define QPNIC_EVENT_SOLICITED_WIDTH 1u
 #define QPNIC_EVENT_SOLICITED_MASK 0x1u
 /* trigger: ARM: enum cq_trigger */
 #define QPNIC_EVENT_TRIGGER_WORD 0u
-#define QPNIC_EVENT_TRIGGER_SHIFT 10u
+#define QPNIC_EVENT_TRIGGER_SHIFT 29u
 #define QPNIC_EVENT_TRIGGER_WIDTH 2u
 #define QPNIC_EVENT_TRIGGER_MASK 0x3u
-/* index: CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md) */
-#define QPNIC_EVENT_INDEX_WORD 0u
-#define QPNIC_EVENT_INDEX_SHIFT 12u
-#define QPNIC_EVENT_INDEX_WIDTH 16u
-#define QPNIC_EVENT_INDEX_MASK 0xFFFFu
 /* valid: 1 when an event was popped */
 #define QPNIC_EVENT_VALID_WORD 0u
 #define QPNIC_EVENT_VALID_SHIFT 31u
@@ -363,16 +365,16 @@
 #define QPNIC_QP_CFG_RQ_LOG_SHIFT 8u
 #define QPNIC_QP_CFG_RQ_LOG_WIDTH 5u
 #define QPNIC_QP_CFG_RQ_LOG_MASK 0x1Fu
-/* send_cq: CQ of SQ completions */
+/* send_cq: CQ of SQ completions (CQN_BITS) */
 #define QPNIC_QP_CFG_SEND_CQ_WORD 0u
 #define QPNIC_QP_CFG_SEND_CQ_SHIFT 16u
-#define QPNIC_QP_CFG_SEND_CQ_WIDTH 4u
-#define QPNIC_QP_CFG_SEND_CQ_MASK 0xFu
-/* recv_cq: CQ of RQ completions */
+#define QPNIC_QP_CFG_SEND_CQ_WIDTH 8u
+#define QPNIC_QP_CFG_SEND_CQ_MASK 0xFFu
+/* recv_cq: CQ of RQ completions (CQN_BITS) */
 #define QPNIC_QP_CFG_RECV_CQ_WORD 0u
 #define QPNIC_QP_CFG_RECV_CQ_SHIFT 24u
-#define QPNIC_QP_CFG_RECV_CQ_WIDTH 4u
-#define QPNIC_QP_CFG_RECV_CQ_MASK 0xFu
+#define QPNIC_QP_CFG_RECV_CQ_WIDTH 8u
+#define QPNIC_QP_CFG_RECV_CQ_MASK 0xFFu
 
 /* struct qp_remote (1 words): Per-QP register REMOTE. */
 #define QPNIC_QP_REMOTE_WORDS 1u
