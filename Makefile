@@ -4,6 +4,7 @@
 #   make test      install what is missing, build, run every test
 #   make wave      run the demo with a waveform dump: build/demo.fst
 #   make lint      verilator --lint-only -Wall over the RTL
+#   make synth TARGET=NAME   the core through Yosys and nextpnr (synth/synth.mk)
 #   make install PREFIX=DIR   headers, libraries, pkg-config, simulator, firmware
 #
 # Everything built goes under build/, laid out like an install prefix
@@ -44,6 +45,7 @@ include sim/sim.mk
 include host/host.mk
 include host/tools/tools.mk
 include bench/bench.mk
+include synth/synth.mk
 include tests/tests.mk
 
 .PHONY: all gen check-gen lint demo wave test install clean
@@ -55,8 +57,10 @@ check-gen:
 	python3 tools/genlayout.py --check
 
 # PicoRV32 is not ours: its warnings are waived in rtl/lint.vlt, nothing else is.
+# The core alone, then inside make synth's top (synth/qpnic_synth_top.v).
 lint:
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_core
+	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) synth/qpnic_synth_top.v --top-module qpnic_synth_top
 
 clean:
 	rm -rf $(BUILD)
