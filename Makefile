@@ -4,6 +4,7 @@
 #   make test      install what is missing, build, run every test
 #   make wave      run the demo with a waveform dump: build/demo.fst
 #   make lint      verilator --lint-only -Wall over the RTL
+#   make synth TARGET=NAME   the core through Yosys and nextpnr (synth/synth.mk)
 #   make install PREFIX=DIR   headers, libraries, pkg-config, simulator, firmware
 #
 # Everything built goes under build/, laid out like an install prefix
@@ -44,6 +45,7 @@ include sim/sim.mk
 include host/host.mk
 include host/tools/tools.mk
 include bench/bench.mk
+include synth/synth.mk
 include tests/tests.mk
 
 .PHONY: all gen check-gen lint demo wave test install clean
@@ -55,14 +57,16 @@ check-gen:
 	python3 tools/genlayout.py --check
 
 # Every build (docs/internals.md "Builds"): the default, the lite and the
-# full one, since widths follow the parameters. rtl/lint.vlt waives PicoRV32
-# (not ours); the few inline waivers in rtl/ each say why.
+# full one, since widths follow the parameters; then the core inside make
+# synth's top (synth/qpnic_synth_top.v). rtl/lint.vlt waives PicoRV32 (not
+# ours); the few inline waivers in rtl/ each say why.
 LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8" "$(SIM_PARAMS)"
 lint:
 	@for p in $(LINT_BUILDS); do \
 	    echo "verilator --lint-only -Wall $$p ... --top-module qpnic_core"; \
 	    verilator --lint-only -Wall $$p $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_core || exit 1; \
 	done
+	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) synth/qpnic_synth_top.v --top-module qpnic_synth_top
 
 clean:
 	rm -rf $(BUILD)

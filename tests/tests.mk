@@ -47,7 +47,7 @@ test-install: $(SIM_BIN) $(FW_HEX)
 
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).
-TEST_LAYERS := check-gen lint test-fw test-fw-core test-rtl test-host test-sim test-e2e test-bench test-install
+TEST_LAYERS := check-gen lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-bench test-install
 .PHONY: test test-layers
 test-layers: $(TEST_LAYERS)
 test:

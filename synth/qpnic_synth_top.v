@@ -1,0 +1,129 @@
+// qpnic_synth_top: a thin top around qpnic_core for `make synth` only
+// (synth/synth.mk, docs/synthesis.md). Not a board top: a board's top, with
+// its link to the host, belongs in boards/.
+//
+// Why it is built so. qpnic_core has about 90 input and 270 output bits
+// (64-bit DMA addresses, 32-bit data on four channels). Placed on pins as
+// they are, they would need more I/O than the packages have, and a top that
+// tied the inputs to constants or left outputs open would let Yosys delete
+// most of the NIC. So the core sees real, unknown inputs and every output
+// bit reaches a pin, through three pins:
+//   - the inputs: one pin, `din`, feeds a shift register as long as all
+//     core inputs together (reset included); each core input is one bit of
+//     it. Nothing is constant, so nothing folds away.
+//   - the outputs: every core output is registered once (out_q), then all of
+//     them are folded into a signature register (a MISR: each bit is the
+//     previous bit XOR one output bit, the last bit wraps to the first),
+//     whose last bit is the pin `dout`. Every output bit reaches `dout`
+//     after a number of cycles, so none of the logic behind it is dead.
+//   - the clock: `clk`, the only pin with a timing constraint.
+// Every wrapper path is one flip-flop to the next through at most one 2-input
+// XOR, and the core's inputs come straight from flip-flops and its outputs
+// go straight into flip-flops, so the wrapper adds no logic level in front
+// of or behind the core: the critical path nextpnr reports is the core's.
+// The price is about 90 + 2 x 270 flip-flops and 270 LUTs of wrapper,
+// counted in the figures (docs/synthesis.md says how much).
+//
+// Parameters: those of qpnic_core, passed through (the flow sets them per
+// target from synth/targets.toml; FW_HEX is always an absolute path there).
+//
+// Ports
+//   clk    the core clock (constrained per target: LPF FREQUENCY or --freq)
+//   din    serial input, shifted into the core's inputs, one bit a cycle
+//   dout   serial output, the last bit of the output signature
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_synth_top #(
+    parameter NUM_QP = 8,
+    parameter NUM_CQ = 8,
+    parameter NUM_MR = 16,
+    parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
+    parameter FW_HEX = "qpnic-fw.hex"
+) (
+    input  wire clk,
+    input  wire din,
+    output wire dout
+);
+    // ---- the core's inputs, from one shift register -------------------------
+    // Width of every input of qpnic_core together, rst first.
+    localparam IN_W = 1 + (1 + 1 + 16 + 32) + (1 + 1 + 32 + 4 + 1) + (1 + 1) + 1;
+
+    reg  [IN_W-1:0] in_sr;
+    always @(posedge clk)
+        in_sr <= {in_sr[IN_W-2:0], din};
+
+    wire        rst;
+    wire        mmio_valid, mmio_we;
+    wire [15:0] mmio_addr;
+    wire [31:0] mmio_wdata;
+    wire        dmar_req_ready, dmar_rsp_valid, dmar_rsp_last;
+    wire [31:0] dmar_rsp_data;
+    wire [3:0]  dmar_rsp_keep;
+    wire        dmaw_req_ready, dmaw_dat_ready, ntf_ready;
+    assign {rst,
+            mmio_valid, mmio_we, mmio_addr, mmio_wdata,
+            dmar_req_ready, dmar_rsp_valid, dmar_rsp_data, dmar_rsp_keep, dmar_rsp_last,
+            dmaw_req_ready, dmaw_dat_ready,
+            ntf_ready} = in_sr;
+
+    // ---- the core -----------------------------------------------------------
+    wire        mmio_ready, mmio_rvalid;
+    wire [31:0] mmio_rdata;
+    wire        dmar_req_valid, dmar_rsp_ready;
+    wire [63:0] dmar_req_addr;
+    wire [15:0] dmar_req_len;
+    wire        dmaw_req_valid, dmaw_dat_valid, dmaw_dat_last;
+    wire [63:0] dmaw_req_addr;
+    wire [15:0] dmaw_req_len;
+    wire [31:0] dmaw_dat_data;
+    wire [3:0]  dmaw_dat_keep;
+    wire        ntf_valid;
+    wire [31:0] ntf_data;
+    wire        idle;
+
+    qpnic_core #(
+        .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR),
+        .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX)
+    ) core (
+        .clk(clk), .rst(rst),
+        .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
+        .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
+        .mmio_rvalid(mmio_rvalid), .mmio_rdata(mmio_rdata),
+        .dmar_req_valid(dmar_req_valid), .dmar_req_ready(dmar_req_ready),
+        .dmar_req_addr(dmar_req_addr), .dmar_req_len(dmar_req_len),
+        .dmar_rsp_valid(dmar_rsp_valid), .dmar_rsp_ready(dmar_rsp_ready),
+        .dmar_rsp_data(dmar_rsp_data), .dmar_rsp_keep(dmar_rsp_keep),
+        .dmar_rsp_last(dmar_rsp_last),
+        .dmaw_req_valid(dmaw_req_valid), .dmaw_req_ready(dmaw_req_ready),
+        .dmaw_req_addr(dmaw_req_addr), .dmaw_req_len(dmaw_req_len),
+        .dmaw_dat_valid(dmaw_dat_valid), .dmaw_dat_ready(dmaw_dat_ready),
+        .dmaw_dat_data(dmaw_dat_data), .dmaw_dat_keep(dmaw_dat_keep),
+        .dmaw_dat_last(dmaw_dat_last),
+        .ntf_valid(ntf_valid), .ntf_ready(ntf_ready), .ntf_data(ntf_data),
+        .idle(idle)
+    );
+
+    // ---- the core's outputs, registered, folded into one signature ----------
+    // Width of every output of qpnic_core together.
+    localparam OUT_W = 2 + 32 + (1 + 64 + 16 + 1) + (1 + 64 + 16) + (1 + 32 + 4 + 1) + (1 + 32) + 1;
+
+    wire [OUT_W-1:0] out_all = {
+        mmio_ready, mmio_rvalid, mmio_rdata,
+        dmar_req_valid, dmar_req_addr, dmar_req_len, dmar_rsp_ready,
+        dmaw_req_valid, dmaw_req_addr, dmaw_req_len,
+        dmaw_dat_valid, dmaw_dat_data, dmaw_dat_keep, dmaw_dat_last,
+        ntf_valid, ntf_data,
+        idle};
+
+    reg [OUT_W-1:0] out_q;
+    reg [OUT_W-1:0] sig;
+    always @(posedge clk) begin
+        out_q <= out_all;
+        sig   <= {sig[OUT_W-2:0], sig[OUT_W-1]} ^ out_q;
+    end
+
+    assign dout = sig[OUT_W-1];
+endmodule
+
+`default_nettype wire
