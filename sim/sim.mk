@@ -12,7 +12,7 @@ SIM_MDIR   ?= $(BUILD)/sim/obj
 SIM_CPP    := $(sort $(wildcard sim/*.cpp))
 SIM_HDR    := $(sort $(wildcard sim/*.h))
 SIM_CXXFLAGS := -std=c++17 -I$(CURDIR)/sim -I$(CURDIR)/host/src/gen
-# The simulator is the full build: every QP and token a build can have
+# The simulator is the full build: every QP, CQ and token a build can have
 # (spec/layout.toml MAX_NUM_QP, MAX_NUM_CQ, 2^TOKEN_INDEX_BITS); the RTL modules'
 # defaults (8 QPs, 8 CQs, 16 tokens) are the unit testbenches' build.
 SIM_PARAMS ?= -GNUM_QP=256 -GNUM_CQ=256 -GNUM_MR=1024
