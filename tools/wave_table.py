@@ -18,7 +18,9 @@ the events below change with them.
 It reads the FST through GTKWave's fst2vcd. The harness dumps twice a cycle:
 cycle N is time 2N (clock low, that cycle's inputs applied), so a handshake
 "at cycle N" means valid and ready are both high at time 2N. Register
-offsets come from rtl/gen/qpnic_layout.vh and state codes from the RTL's
+offsets, the QP table's op codes (enum qp_op) and the fields of its context
+word (struct qp_ctx) come from rtl/gen/qpnic_layout.vh, the CQ table's op
+codes from rtl/qpnic_cq_table.vh, and state codes from the RTL's
 localparams, not from this file.
 """
 import bisect
@@ -47,13 +49,38 @@ def states(module, prefix="S_"):
     return {n: int(v) for n, v in re.findall(r"\b(%s\w+)\s*=\s*\d+'d(\d+)" % prefix, text)}
 
 
+def ctx_fields():
+    """qp_ctx field name -> (hi, lo), from the layout's `_FLAT` bit ranges."""
+    text = (ROOT / "rtl" / "gen" / "qpnic_layout.vh").read_text()
+    return {n: (int(h), int(l)) for n, h, l in
+            re.findall(r"`define QPNIC_QP_CTX_(\w+)_FLAT (\d+):(\d+)", text)}
+
+
 L = layout_macros()
+QP_OP = {v: k[len("QPNIC_QP_OP_"):] for k, v in L.items()
+         if k.startswith("QPNIC_QP_OP_") and k != "QPNIC_QP_OP_BITS"}
+CTX = ctx_fields()
 REQ = states("qpnic_requester")
 REQ_B = states("qpnic_requester", "B_")
 RESP = states("qpnic_responder")
+FETCH = states("qpnic_wqe_fetch")
 CQW = states("qpnic_cqe_writer")
 CQT = {n: int(v) for n, v in re.findall(
     r"`define QPNIC_CQT_(\w+)\s+\d+'d(\d+)", (ROOT / "rtl" / "qpnic_cq_table.vh").read_text())}
+
+def table_port(p, inst):
+    """A QP table client's request port and answer, keys prefixed p."""
+    return {p + "tqv": inst + ".tq_req_valid", p + "tqr": inst + ".tq_req_ready",
+            p + "tqop": inst + ".tq_req_op", p + "tqq": inst + ".tq_req_qpn",
+            p + "tqa": inst + ".tq_rsp_valid", p + "ctx": inst + ".tq_rsp_ctx"}
+
+
+def check_port(p, inst):
+    """A token table client's check request and answer, keys prefixed p."""
+    return {p + "chk": inst + ".chk_valid", p + "chk_tok": inst + ".chk_token",
+            p + "res": inst + ".res_valid", p + "res_ok": inst + ".res_ok",
+            p + "res_dev": inst + ".res_dev"}
+
 
 # The signals the events are built from: short name -> full name in the FST.
 SIG = {
@@ -64,32 +91,47 @@ SIG = {
     "qp_n": C + "csr.qp_n", "qp_off": C + "csr.qp_off",
     "h_v": C + "cq_table.h_valid", "h_r": C + "cq_table.h_ready", "h_we": C + "cq_table.h_we",
     "h_idx": C + "cq_table.h_idx", "h_off": C + "cq_table.h_off",
+    # the QP table: its doorbell queue, and what stage B works on
+    "db_push": D + "u_qpt.u_db.in_valid", "db_in": D + "u_qpt.u_db.in_data",
+    "qt_bop": D + "u_qpt.b_op",
+    # the fetch engine: the queue's head, its FETCH and the answer, the read
+    "f_state": D + "u_fetch.state",
+    "f_dbv": D + "u_fetch.db_valid", "f_dbr": D + "u_fetch.db_ready", "f_dbq": D + "u_fetch.db_qpn",
+    "f_tqa": D + "u_fetch.tq_rsp_valid", "f_tqn": D + "u_fetch.tq_rsp_n",
+    "f_tqptr": D + "u_fetch.claim_ptr",
     "f_rv": D + "u_fetch.rd_req_valid", "f_rr": D + "u_fetch.rd_req_ready",
     "f_addr": D + "u_fetch.rd_req_addr", "f_len": D + "u_fetch.rd_req_len",
     "f_n": D + "u_fetch.req_n", "f_cur": D + "u_fetch.cur_index",
     "w_v": D + "u_fetch.wqe_valid", "w_r": D + "u_fetch.wqe_ready",
     "w_last": D + "u_fetch.wqe_last", "w_idx": D + "u_fetch.wqe_index",
+    # the requester: its QP table requests, check port, entry, job, packet
     "r_state": D + "u_req.state", "r_bstate": D + "u_req.bstate",
     "r_index": D + "u_req.index", "r_hdr_i": D + "u_req.hdr_i",
-    "r_job": D + "u_req.job_valid",
+    "r_job": D + "u_req.job_valid", "r_tqbusy": D + "u_req.tq_busy",
+    "r_tqwait": D + "u_req.tq_wait",
     "r_ov": D + "u_req.out_valid", "r_or": D + "u_req.out_ready",
     "r_od": D + "u_req.out_data", "r_ol": D + "u_req.out_last",
     "r_rv": D + "u_req.rd_req_valid", "r_rr": D + "u_req.rd_req_ready",
     "r_ra": D + "u_req.rd_req_addr", "r_rl": D + "u_req.rd_req_len",
     "ost_v": D + "u_req.ost_valid", "ost_r": D + "u_req.ost_ready",
     "g_sv": D + "u_req.u_gather.start_valid", "g_sr": D + "u_req.u_gather.start_ready",
+    # the responder
     "s_state": D + "u_resp.state", "s_hdr_i": D + "u_resp.hdr_i",
     "s_iv": D + "u_resp.in_valid", "s_ir": D + "u_resp.in_ready", "s_id": D + "u_resp.in_data",
+    "s_chk_rem": D + "u_resp.chk_remote",
     "s_rv": D + "u_resp.rd_req_valid", "s_rr": D + "u_resp.rd_req_ready",
     "s_ra": D + "u_resp.rd_req_addr",
     "s_wv": D + "u_resp.wr_req_valid", "s_wr": D + "u_resp.wr_req_ready",
     "s_wa": D + "u_resp.wr_req_addr", "s_wl": D + "u_resp.wr_req_len",
     "s_cv": D + "u_resp.cqe_valid", "s_cr": D + "u_resp.cqe_ready",
-    "s_rqinc": D + "u_resp.rq_ci_inc_valid",
     "s_ov": D + "u_resp.out_valid", "s_or": D + "u_resp.out_ready",
     "s_od": D + "u_resp.out_data", "s_busy": D + "u_resp.r_busy", "s_ri": D + "u_resp.r_i",
+    # the completer
+    "c_state": D + "u_comp.state",
+    "c_ostv": D + "u_comp.ost_valid", "c_ostr": D + "u_comp.ost_ready",
     "c_eidx": D + "u_comp.e_index", "c_cv": D + "u_comp.cqe_valid",
-    "c_cr": D + "u_comp.cqe_ready", "c_ci": D + "u_comp.sq_ci_inc_valid",
+    "c_cr": D + "u_comp.cqe_ready",
+    # the CQE writer and the CQ table
     "q_state": C + "cqe_writer.state", "q_cqn": C + "cqe_writer.cqe_cqn",
     "q_rv": C + "cqe_writer.dmaw_req_valid", "q_rr": C + "cqe_writer.dmaw_req_ready",
     "q_ra": C + "cqe_writer.dmaw_req_addr",
@@ -100,6 +142,7 @@ SIG = {
     "q_tpi": C + "cqe_writer.t_pi",
     "q_ev": C + "cqe_writer.evt_valid", "q_er": C + "cqe_writer.evt_ready",
     "q_ed": C + "cqe_writer.evt_data",
+    # the firmware's side
     "evt_pop": C + "fw_if.evt_pop", "evt_out": C + "fw_if.evt_out_data",
     "bus_wdata": C + "fw_if.bus_wdata", "ft_v": C + "fw_if.t_valid",
     "ft_r": C + "fw_if.t_ready", "ft_op": C + "fw_if.t_op", "ft_idx": C + "fw_if.t_idx",
@@ -107,6 +150,11 @@ SIG = {
     "ntf_v": "TOP.ntf_valid", "ntf_r": "TOP.ntf_ready", "ntf_d": "TOP.ntf_data",
     "lat_v": C + "cq_table.lat_valid", "lat": C + "cq_table.lat_cycles",
 }
+# the QP table's clients with answers, and the token table's
+for _p, _inst in (("r_", D + "u_req"), ("s_", D + "u_resp"), ("c_", D + "u_comp")):
+    SIG.update(table_port(_p, _inst))
+SIG.update(check_port("r_", D + "u_req"))
+SIG.update(check_port("s_", D + "u_resp"))
 
 
 def vcd_header_and_changes(fst, wanted):
@@ -128,7 +176,12 @@ def vcd_header_and_changes(fst, wanted):
             code_of.setdefault(full, t[3])
         elif t[0] == "$enddefinitions":
             break
-    want_codes = {code_of[n]: n for n in wanted if n in code_of}
+    # Signals that are one net share a code (the requester's tq_rsp_ctx is
+    # the QP table's rsp_ctx): each code feeds every wanted name it has.
+    want_codes = {}
+    for n in wanted:
+        if n in code_of:
+            want_codes.setdefault(code_of[n], []).append(n)
     changes = {n: [] for n in wanted}
     time = 0
     for line in proc.stdout:
@@ -144,12 +197,14 @@ def vcd_header_and_changes(fst, wanted):
             val, code = line[1:].split()
         else:
             continue
-        name = want_codes.get(code)
-        if name is not None:
+        names = want_codes.get(code)
+        if names is not None:
             try:
-                changes[name].append((time, int(val, 2)))
+                value = int(val, 2)
             except ValueError:  # x or z: count as 0
-                changes[name].append((time, 0))
+                value = 0
+            for name in names:
+                changes[name].append((time, value))
     proc.wait()
     return widths, changes
 
@@ -171,9 +226,16 @@ class Wave:
         return self.v[key][i] if i >= 0 else 0
 
 
+def field(word, name):
+    """Field `name` of a qp_ctx word (layout struct qp_ctx)."""
+    hi, lo = CTX[name]
+    return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
+
+
 def events(w):
     """Every event of interest, as (cycle, text), in cycle order."""
     ev = []
+    asked = {}   # QP table client -> the op it was granted last
     for c in range(1, w.end + 1):
         def v(k):
             return w(k, c)
@@ -184,26 +246,62 @@ def events(w):
         def add(text):
             ev.append((c, text))
 
+        def table_ops(who, p):
+            # a client's request granted by the QP table, and the answer
+            if v(p + "tqv") and v(p + "tqr"):
+                op = QP_OP.get(v(p + "tqop"), str(v(p + "tqop")))
+                asked[who] = op
+                add("QP table takes %s's %s: QP %d" % (who, op, v(p + "tqq")))
+            if v(p + "tqa"):
+                ctx = v(p + "ctx")
+                op = asked.get(who, "?")
+                if op == "PSN":
+                    add("QP table answers %s's PSN: psn %d, dest_qp %d"
+                        % (who, field(ctx, "PSN"), field(ctx, "REMOTE_QPN")))
+                else:
+                    add("QP table answers %s's %s: state %d, rq_ci %d, rq_pi %d, send_cq %d, "
+                        "recv_cq %d, comp_err %d"
+                        % (who, op, field(ctx, "STATE"), field(ctx, "RQ_CI"),
+                           field(ctx, "RQ_PI"), field(ctx, "SEND_CQ"), field(ctx, "RECV_CQ"),
+                           field(ctx, "COMP_ERR")))
+
+        def check_ops(who, p, what):
+            # a request on a token table check port, and its answer
+            if v(p + "chk"):
+                add("%s check request: token 0x%08x (%s)" % (who, v(p + "chk_tok"), what))
+            if v(p + "res"):
+                add("%s check answer: ok %d, dev 0x%x" % (who, v(p + "res_ok"), v(p + "res_dev")))
+
         if v("doorbell"):
             kind = "SQ_PI" if v("qp_off") == L["QPNIC_QPREG_SQ_PI"] else "RQ_PI"
             add("%s doorbell: QP %d, %d" % (kind, v("qp_n"), v("mmio_wdata")))
+        if v("db_push"):
+            why = "FETCH left more" if v("qt_bop") == L["QPNIC_QP_OP_FETCH"] else "doorbell"
+            add("doorbell queue: QP %d queued (%s)" % (v("db_in"), why))
         if v("h_v") and v("h_r") and v("h_we") and v("h_off") == L["QPNIC_CQREG_ARM"]:
             add("ARM taken by the CQ table: CQ %d" % v("h_idx"))
         if v("arm_v") and v("arm_r"):
             add("ARM event queued: 0x%08x" % v("arm_d"))
         if v("h_v") and v("h_r") and v("h_we") and v("h_off") == L["QPNIC_CQREG_CI"]:
             add("CI write: CQ %d, %d" % (v("h_idx"), v("mmio_wdata")))
+        if v("f_dbv") and v("f_dbr"):
+            add("fetch engine pops QP %d, QP table takes its FETCH" % v("f_dbq"))
+        if v("f_tqa") and v("f_state") == FETCH["S_CLAIM"]:
+            add("QP table answers the FETCH: n %d from index %d" % (v("f_tqn"), v("f_tqptr")))
         if v("f_rv") and v("f_rr"):
             add("fetch read: 0x%x, %d bytes, %d WQEs from index %d"
                 % (v("f_addr"), v("f_len"), v("f_n"), v("f_cur")))
         if v("w_v") and v("w_r") and v("w_last"):
             add("requester takes the last pair of WQE %d" % v("w_idx"))
+        table_ops("requester", "r_")
+        check_ops("requester", "r_", "WQE %d" % v("r_index"))
         if v("ost_v") and v("ost_r"):
             add("outstanding entry pushed: WQE %d%s"
                 % (v("r_index"), ", gather started" if v("g_sv") and v("g_sr") else ""))
         if v("r_rv") and v("r_rr"):
             add("gather read: 0x%x, %d bytes" % (v("r_ra"), v("r_rl")))
-        if v("r_state") == REQ["S_JOB"] and not v("r_job"):
+        if (v("r_state") == REQ["S_JOB"] and not v("r_tqbusy") and not v("r_tqwait")
+                and not v("r_job")):
             add("job handed to the back end: WQE %d" % v("r_index"))
         if (v("r_ov") and v("r_or") and v("r_bstate") == REQ_B["B_HDR"]
                 and v("r_hdr_i") == 0):
@@ -213,18 +311,22 @@ def events(w):
         if (v("s_iv") and v("s_ir") and v("s_state") == RESP["S_HDR"]
                 and v("s_hdr_i") == 0):
             add("responder takes LRH 0x%08x" % v("s_id"))
+        table_ops("responder", "s_")
         if v("s_rv") and v("s_rr"):
             add("responder read: 0x%x (state %d)" % (v("s_ra"), v("s_state")))
         if v("s_state") == RESP["S_RQ_CHECK"] and prev("s_state") != RESP["S_RQ_CHECK"]:
             add("responder S_RQ_CHECK starts")
+        check_ops("responder", "s_", "RETH" if v("s_chk_rem") else "RQ SGE")
         if v("s_wv") and v("s_wr"):
             add("scatter write: 0x%x, %d bytes" % (v("s_wa"), v("s_wl")))
         if v("s_cv") and v("s_cr"):
             add("responder RQ CQE request done")
-        if v("s_rqinc"):
-            add("responder rq_ci_inc")
         if v("s_ov") and v("s_or") and v("s_busy") and v("s_ri") == 0:
             add("responder response out: 0x%08x" % v("s_od"))
+        if v("c_ostv") and v("c_ostr"):
+            # e_index holds the popped entry's index from the next cycle on
+            add("completer pops the entry of WQE %d" % w("c_eidx", c + 1))
+        table_ops("completer", "c_")
         if v("c_cv") and v("c_cr"):
             add("completer SQ CQE request done: WQE %d" % v("c_eidx"))
         if v("q_rv") and v("q_rr"):
@@ -260,50 +362,79 @@ def find(ev, pattern, after):
 # The table: (step, event, signals, pattern, bold). Patterns find the first
 # matching event at or after the SEND's doorbell (some after another row).
 ROWS = [
-    ("4", "SQ_PI doorbell write (the one doorbell of the chain, D8)",
-     "`csr.doorbell`", r"SQ_PI doorbell: QP 0, 17", True),
+    ("4", "SQ_PI doorbell write (the one doorbell of the chain, D8): the QP table takes it (`HOST_WRITE`)",
+     "`csr.doorbell`, `dp.u_qpt.req_valid[0]` && `req_ready[0]`", r"SQ_PI doorbell: QP 0, 17", True),
+    ("4", "QP 0 joins the doorbell queue", "`dp.u_qpt.u_db.in_valid`, `in_data` 0",
+     r"doorbell queue: QP 0 queued \(doorbell\)", False),
+    ("5", "the fetch engine pops QP 0; the table takes its `FETCH`",
+     "`dp.u_fetch.db_valid` && `db_ready`", r"fetch engine pops QP 0", False),
+    ("5", "`FETCH` answered: 8 WQEs from index 0", "`dp.u_fetch.tq_rsp_valid`, `tq_rsp_n` 8",
+     r"answers the FETCH: n 8 from index 0$", False),
     ("5", "first fetch read: WQEs 0-7, 512 bytes",
      "`dp.u_fetch.rd_req_valid` && `rd_req_ready`", r"fetch read: .* from index 0$", False),
+    ("5", "the third `FETCH` answered: 1 WQE from index 16", "`dp.u_fetch.tq_rsp_valid`, `tq_rsp_n` 1",
+     r"answers the FETCH: n 1 from index 16$", False),
     ("5", "**fetch read of the SEND's WQE**: the third read, 1 WQE, 64 bytes at 0x1000000C00",
      "same, `cur_index` 16", r"fetch read: .* from index 16$", True),
     ("6", "the requester takes the last pair (words 14, 15) of WQE 16",
      "`dp.u_fetch.wqe_last` && `wqe_ready`", r"last pair of WQE 16$", False),
+    ("6", "`READ` of QP 0's context (`S_CTX`)", "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 0",
+     r"QP table takes requester's READ: QP 0$", False),
+    ("6", "the SGE's token check goes to check port 0", "`dp.u_req.chk_valid`",
+     r"requester check request: token 0x[0-9a-f]+ \(WQE 16\)", False),
+    ("6", "its answer: ok, device address 0x1000004000", "`dp.u_req.res_valid`, `res_ok`, `res_dev`",
+     r"requester check answer: ok 1, dev 0x1000004000$", False),
     ("6", "outstanding entry pushed, gather started (front end, `S_OST`)",
      "`dp.u_req.ost_valid` && `ost_ready`, `dp.u_req.u_gather.start_valid`",
      r"outstanding entry pushed: WQE 16, gather", False),
     ("6", "payload gather DMA read (64 bytes at 0x1000004000)",
      "`dp.u_req.rd_req_valid` && `rd_req_ready`", r"gather read: 0x1000004000, 64 bytes", False),
+    ("6", "`PSN` answered (`S_JOB`): PSN 16, dest_qp 1", "`dp.u_req.tq_rsp_valid`, `nxt_psn`",
+     r"answers requester's PSN: psn 16, dest_qp 1$", False),
     ("6", "job handed to the back end (front end `S_JOB`)",
-     "`dp.u_req.state` 5, `job_valid` 0", r"job handed to the back end: WQE 16", False),
+     "`dp.u_req.state` 5, `tq_busy` 0, `tq_wait` 0, `job_valid` 0",
+     r"job handed to the back end: WQE 16", False),
     ("6", "**the packet leaves the requester** (LRH word)",
      "`dp.u_req.out_valid` && `out_ready`, `bstate` 1, `hdr_i` 0",
      r"requester LRH out: payload 64$", True),
-    ("8", "the responder takes the LRH", "`dp.u_resp.in_valid` && `in_ready`",
-     r"responder takes LRH 0x00000040", False),
-    ("8", "RQ WQE DMA read (64 bytes at 0x1000002C00)",
-     "`dp.u_resp.rd_req_valid` && `rd_req_ready`", r"responder read: 0x1000002c00", False),
     ("6", "the packet's last beat leaves the requester", "`dp.u_req.out_last`",
      r"requester last beat out", False),
-    ("8", "MR check of the receive's SGE", "`dp.u_resp.state` 4, `chk_sge`",
-     r"S_RQ_CHECK starts", False),
+    ("8", "the responder takes the LRH", "`dp.u_resp.in_valid` && `in_ready`",
+     r"responder takes LRH 0x00000040", False),
+    ("8", "`READ` of QP 1's context, as the dest_qp word arrives",
+     "`dp.u_resp.tq_req_valid` && `tq_req_ready`", r"QP table takes responder's READ: QP 1$", False),
+    ("8", "its answer: QP 1 is RTS, RQ_CI 0, RQ_PI 1", "`dp.u_resp.tq_rsp_valid`",
+     r"answers responder's READ: state 1, rq_ci 0, rq_pi 1,", False),
+    ("8", "RQ WQE DMA read (64 bytes at 0x1000002C00)",
+     "`dp.u_resp.rd_req_valid` && `rd_req_ready`", r"responder read: 0x1000002c00", False),
+    ("8", "the receive's SGE goes to check port 1 (`S_RQ_CHECK`)", "`dp.u_resp.chk_valid`, `chk_remote` 0",
+     r"responder check request: .*\(RQ SGE\)", False),
+    ("8", "its answer: ok, device address 0x1000006000", "`dp.u_resp.res_valid`, `res_ok`, `res_dev`",
+     r"responder check answer: ok 1, dev 0x1000006000", False),
     ("8", "scatter DMA write (64 bytes at 0x1000006000)",
      "`dp.u_resp.wr_req_valid` && `wr_req_ready`", r"scatter write: 0x1000006000, 64", False),
     ("9", "**RQ CQE write**: DMA write request, CQ 1 slot 0 at 0x1000000400",
      "`cqe_writer.dmaw_req_valid` && `dmaw_req_ready`", r"CQE write: CQ 1 at 0x1000000400", True),
-    ("9", "word 3 with the phase bit, `last`", "`cqe_writer.dmaw_dat_last` (data 80000001)",
-     r"CQE word 3: 0x80000001, CQ 1", False),
-    ("9", "WRITTEN: the CQ table moves CQ 1's PI 0 → 1, stamps the CQE",
+    ("9", "word 3 with the phase bit, `last`", "`cqe_writer.dmaw_dat_last` (data 80010000)",
+     r"CQE word 3: 0x80010000, CQ 1", False),
+    ("9", "`WRITTEN`: the CQ table moves CQ 1's PI 0 → 1, stamps the CQE",
      "`cqe_writer.t_valid` && `t_ready` (`S_WR`)", r"WRITTEN taken: CQ 1", False),
     ("9", "its answer: CQ 1 was armed, the CQE went to index 0",
      "`cqe_writer.t_rvalid`, `t_armed` 1, `t_pi` 0", r"WRITTEN answered: armed 1, index 0, CQ 1", False),
     ("9", "**CQE event** into the firmware's event FIFO (02010000)",
      "`cqe_writer.evt_valid` && `evt_ready`", r"CQE event pushed: 0x02010000", True),
+    ("8", "`RQ_CI_INC`: QP 1's RQ_CI 0 → 1", "`dp.u_resp.tq_req_valid` && `tq_req_ready`, `tq_req_op` 7",
+     r"QP table takes responder's RQ_CI_INC: QP 1$", False),
     ("8", "the ACK leaves the responder (its emitter, word 0)",
      "`dp.u_resp.out_valid` && `out_ready`, `r_busy`, `r_i` 0",
      r"responder response out", False),
     ("11", "the firmware pops the event", "`fw_if.evt_pop`", r"EVT_POP pops 0x02010000", False),
+    ("10", "the completer pops the SEND's outstanding entry, then `READ`s QP 0",
+     "`dp.u_comp.ost_valid` && `ost_ready`", r"completer pops the entry of WQE 16$", False),
     ("10", "the SEND's own SQ CQE: CQ 0 slot 16 at 0x1000000100",
      "`cqe_writer.dmaw_req_valid`, `cqe_cqn` 0", r"CQE write: CQ 0 at 0x1000000100", False),
+    ("10", "`SQ_CI_INC`: QP 0's SQ_CI 16 → 17", "`dp.u_comp.tq_req_valid` && `tq_req_ready`, `tq_req_op` 8",
+     r"QP table takes completer's SQ_CI_INC: QP 0$", False),
     ("12", "**`NOTIFY` write** (00000001: CQ 1, SUCCESS)",
      "`fw_if.ntf_push` && `ntf_in_ready`", r"NOTIFY write: 0x00000001", True),
     ("13", "**`ntf_valid`** && `ntf_ready`: the harness takes it",
@@ -313,10 +444,16 @@ ROWS = [
 ]
 
 # Rows whose event must come after another row's (the first match after the
-# doorbell would be an earlier packet's).
+# doorbell would be an earlier packet's or an earlier WQE's).
 AFTER = {
-    "the ACK leaves the responder (its emitter, word 0)": "MR check of the receive's SGE",
+    "`READ` of QP 0's context (`S_CTX`)":
+        "the requester takes the last pair (words 14, 15) of WQE 16",
+    "`PSN` answered (`S_JOB`): PSN 16, dest_qp 1": "outstanding entry pushed, gather started (front end, `S_OST`)",
     "the packet's last beat leaves the requester": "**the packet leaves the requester** (LRH word)",
+    "`READ` of QP 1's context, as the dest_qp word arrives": "the responder takes the LRH",
+    "its answer: QP 1 is RTS, RQ_CI 0, RQ_PI 1": "the responder takes the LRH",
+    "the ACK leaves the responder (its emitter, word 0)": "the receive's SGE goes to check port 1 (`S_RQ_CHECK`)",
+    "`SQ_CI_INC`: QP 0's SQ_CI 16 → 17": "the SEND's own SQ CQE: CQ 0 slot 16 at 0x1000000100",
 }
 
 
