@@ -351,17 +351,33 @@ module qpnic_qp_table #(
     end
 
     localparam LOG_Q = AW;
+    // The push leaves stage B through a register, so that the queue's
+    // write is not at the end of the read-modify-write's path (the QP joins
+    // the queue a cycle after its sched mark is written; nothing looks at
+    // the queue in between).
+    reg            push_r;
+    reg  [QW-1:0]  push_qpn;
+    always @(posedge clk) begin
+        if (rst) begin
+            push_r   <= 1'b0;
+            push_qpn <= {QW{1'b0}};
+        end else begin
+            push_r   <= push;
+            push_qpn <= b_qpn;
+        end
+    end
+
     wire [LOG_Q:0] db_count;
     wire           db_in_ready;
     qpnic_fifo #(.WIDTH(QW), .LOG_DEPTH(LOG_Q)) u_db (
         .clk(clk), .rst(rst),
-        .in_valid(push), .in_ready(db_in_ready), .in_data(b_qpn),
+        .in_valid(push_r), .in_ready(db_in_ready), .in_data(push_qpn),
         .out_valid(db_valid), .out_ready(db_ready), .out_data(db_qpn),
         .count(db_count));
 
-    assign idle = !b_valid && (db_count == 0) && !clearing;
+    assign idle = !b_valid && !push_r && (db_count == 0) && !clearing;
 
-    // in_ready is always high when push is: the queue holds each QP at most
+    // in_ready is always high when push_r is: the queue holds each QP at most
     // once (the sched bit), and it is NUM_QP (rounded up) deep.
     wire unused = &{1'b0, db_in_ready};
 endmodule

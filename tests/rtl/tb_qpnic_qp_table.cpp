@@ -114,6 +114,7 @@ struct Tb {
     int pop_db() {
         tick();
         tick();
+        tick();
         m->clk = 0;
         m->eval();
         if (!m->db_valid) return -1;
