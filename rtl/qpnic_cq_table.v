@@ -85,12 +85,12 @@
 //   arm_evt_valid/ready/data     ARM events towards the firmware event FIFO
 //                                (struct event, valid bit 0): a register,
 //                                loaded by the ARM's op
-//   c_valid/ready, c_op, c_idx   CQE writer port (ops in qpnic_cq_table.vh)
+//   c_valid/ready, c_op, c_idx   CQE writer port (ops: layout enum cq_wr_op)
 //   c_err, c_sol                 WRITTEN: the CQE is an error / solicited
 //   c_rvalid                     an answer: c_base, c_log, c_en, c_ovr,
 //                                c_pi, c_ci, c_armed, the context as the op
 //                                found it; they hold until the next answer
-//   f_valid/ready, f_op, f_idx   firmware port (ops in qpnic_cq_table.vh)
+//   f_valid/ready, f_op, f_idx   firmware port (ops: layout enum cq_fw_op)
 //   f_rvalid, f_pi, f_ci, f_err, f_sol   a READ's answer (marks as struct
 //                                cq_mark); hold until the next answer
 //   ntf_valid, ntf_cqn           a notification leaves, for that CQ
@@ -106,7 +106,6 @@
 // from registers.
 `default_nettype none
 `include "qpnic_layout.vh"
-`include "qpnic_cq_table.vh"
 
 module qpnic_cq_table #(
     parameter NUM_CQ = 8
@@ -305,7 +304,7 @@ module qpnic_cq_table #(
         wr_op = 1'b0;
         case (b_cl)
         CL_CQE: case (b_op)
-            `QPNIC_CQT_C_WRITTEN: begin
+            `QPNIC_CQ_WR_OP_WRITTEN: begin
                 wr_op = 1'b1;
                 nxt[`QPNIC_CQ_CTX_PI_FLAT]        = cur_pi + 1'b1;
                 nxt[`QPNIC_CQ_CTX_NTF_STAMP_FLAT] = b_data;
@@ -318,19 +317,19 @@ module qpnic_cq_table #(
                     nxt[`QPNIC_CQ_CTX_SOL_IDX_FLAT]   = cur_pi;
                 end
             end
-            `QPNIC_CQT_C_OVERRUN: begin
+            `QPNIC_CQ_WR_OP_OVERRUN: begin
                 wr_op = 1'b1;
                 nxt[`QPNIC_CQ_CTX_OVERRUN_FLAT] = 1'b1;
             end
             default: ;
             endcase
         CL_FW: case (b_op)
-            `QPNIC_CQT_F_ARMED_CLR: begin
+            `QPNIC_CQ_FW_OP_ARMED_CLR: begin
                 wr_op = 1'b1;
                 if (cur_aq == {QW{1'b0}})
                     nxt[`QPNIC_CQ_CTX_ARMED_FLAT] = 1'b0;
             end
-            `QPNIC_CQT_F_ARM_POPPED: begin
+            `QPNIC_CQ_FW_OP_ARM_POPPED: begin
                 wr_op = 1'b1;
                 nxt[`QPNIC_CQ_CTX_ARMS_QUEUED_FLAT] = cur_aq - 1'b1;
             end
@@ -424,8 +423,8 @@ module qpnic_cq_table #(
 
     // ---- answers ---------------------------------------------------------------------
     wire h_ans = b_valid && b_cl == CL_HOST && !b_we;
-    wire c_ans = b_valid && b_cl == CL_CQE && b_op != `QPNIC_CQT_C_OVERRUN;
-    wire f_ans = b_valid && b_cl == CL_FW && b_op == `QPNIC_CQT_F_READ;
+    wire c_ans = b_valid && b_cl == CL_CQE && b_op != `QPNIC_CQ_WR_OP_OVERRUN;
+    wire f_ans = b_valid && b_cl == CL_FW && b_op == `QPNIC_CQ_FW_OP_READ;
     wire l_ans = b_valid && b_cl == CL_LAT;
 
     always @(posedge clk) begin

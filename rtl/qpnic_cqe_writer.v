@@ -58,7 +58,6 @@
 // CQE.
 `default_nettype none
 `include "qpnic_layout.vh"
-`include "qpnic_cq_table.vh"
 
 module qpnic_cqe_writer (
     input  wire                  clk,
@@ -127,9 +126,9 @@ module qpnic_cqe_writer (
     assign t_valid = (state == S_IDLE && cqe_valid) || state == S_WR || state == S_OVR;
     always @* begin
         case (state)
-        S_WR:    t_op = `QPNIC_CQT_C_WRITTEN;
-        S_OVR:   t_op = `QPNIC_CQT_C_OVERRUN;
-        default: t_op = `QPNIC_CQT_C_READ;
+        S_WR:    t_op = `QPNIC_CQ_WR_OP_WRITTEN;
+        S_OVR:   t_op = `QPNIC_CQ_WR_OP_OVERRUN;
+        default: t_op = `QPNIC_CQ_WR_OP_READ;
         endcase
     end
     assign t_idx = cqe_cqn;

@@ -79,7 +79,6 @@
 //   fw_waiting, evt_empty, ntf_empty   for the core's idle
 `default_nettype none
 `include "qpnic_layout.vh"
-`include "qpnic_cq_table.vh"
 
 module qpnic_fw_if #(
     parameter NUM_CQ = 8,
@@ -174,13 +173,13 @@ module qpnic_fw_if #(
     assign t_valid = bus_valid && (op_pop || op_clr || op_rd);
     always @* begin
         if (op_pop) begin
-            t_op  = `QPNIC_CQT_F_ARM_POPPED;
+            t_op  = `QPNIC_CQ_FW_OP_ARM_POPPED;
             t_idx = evt_out_data[`QPNIC_EVENT_CQN];
         end else if (op_clr) begin
-            t_op  = `QPNIC_CQT_F_ARMED_CLR;
+            t_op  = `QPNIC_CQ_FW_OP_ARMED_CLR;
             t_idx = bus_wdata[CW-1:0];
         end else begin
-            t_op  = `QPNIC_CQT_F_READ;
+            t_op  = `QPNIC_CQ_FW_OP_READ;
             t_idx = cq_sel[CW-1:0];
         end
     end

@@ -15,6 +15,16 @@
 #define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1 */
 #define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1 */
 
+/* enum cq_wr_op: Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx). */
+#define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */
+#define QPNIC_CQ_WR_OP_WRITTEN 0x1u /* a CQE was written: PI + 1, the marks, the latency stamp; answered with the armed bit as the op found it */
+#define QPNIC_CQ_WR_OP_OVERRUN 0x2u /* the CQ was full: set overrun; not answered */
+
+/* enum cq_fw_op: Operations on qpnic_cq_table's firmware port (f_op). */
+#define QPNIC_CQ_FW_OP_READ 0x0u /* answer PI, CI and the marks */
+#define QPNIC_CQ_FW_OP_ARMED_CLR 0x1u /* clear armed unless an ARM is still queued; not answered */
+#define QPNIC_CQ_FW_OP_ARM_POPPED 0x2u /* an ARM event was popped: arms_queued - 1; not answered */
+
 /* struct mr_ctx (8 words, 228 bits stored): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i. */
 #define QPNIC_MR_CTX_WORDS 8u
 #define QPNIC_MR_CTX_BITS 228u

@@ -99,6 +99,18 @@
 `define QPNIC_QP_OP_RQ_CI_INC 4'd7
 `define QPNIC_QP_OP_SQ_CI_INC 4'd8
 
+// enum cq_wr_op (2 bits): Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx).
+`define QPNIC_CQ_WR_OP_BITS 2
+`define QPNIC_CQ_WR_OP_READ 2'd0
+`define QPNIC_CQ_WR_OP_WRITTEN 2'd1
+`define QPNIC_CQ_WR_OP_OVERRUN 2'd2
+
+// enum cq_fw_op (2 bits): Operations on qpnic_cq_table's firmware port (f_op).
+`define QPNIC_CQ_FW_OP_BITS 2
+`define QPNIC_CQ_FW_OP_READ 2'd0
+`define QPNIC_CQ_FW_OP_ARMED_CLR 2'd1
+`define QPNIC_CQ_FW_OP_ARM_POPPED 2'd2
+
 // enum evt_type (3 bits): Type of an event the hardware hands to the firmware (EVT_POP).
 `define QPNIC_EVT_TYPE_BITS 3
 `define QPNIC_EVT_TYPE_NONE 3'd0

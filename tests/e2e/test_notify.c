@@ -10,6 +10,7 @@
 #include "e2e.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -328,6 +329,105 @@ static void V9_wait_blocks_until_the_notification(void)
     e2e_pair_close(&p);
 }
 
+/* C1: the consumer serializes GetCqResults, GetCqResultsEx and ArmCq on one
+ * CQ; the provider need not lock them against each other. Three consumer
+ * threads take turns under the consumer's own mutex, each with another of
+ * the three calls, on one CQ while the NIC completes C1_OPS WRITEs: every
+ * completion is taken exactly once, by whichever call came, in posting
+ * order, and none is lost or doubled. */
+#define C1_OPS 512u
+typedef struct {
+    ndk_cq *cq;
+    pthread_mutex_t lock;            /* the consumer's serialization (C1) */
+    unsigned seen[C1_OPS];           /* completions taken, per request */
+    unsigned taken, next, bad_order, bad_status;
+    int stop;
+} c1_state;
+
+static void c1_take(c1_state *st, ndk_status status, void *ctx)
+{
+    uintptr_t i = (uintptr_t)ctx - 1;
+    if (i < C1_OPS) st->seen[i]++;
+    if (i != st->next) st->bad_order++;  /* completions are in posting order */
+    if (status != NDK_STATUS_SUCCESS) st->bad_status++;
+    st->next = (unsigned)i + 1;
+    st->taken++;
+}
+
+typedef struct { c1_state *st; int call; } c1_arg;
+
+static void *c1_consumer(void *a)
+{
+    c1_arg *arg = a;
+    c1_state *st = arg->st;
+    for (;;) {
+        pthread_mutex_lock(&st->lock);
+        if (st->stop) {
+            pthread_mutex_unlock(&st->lock);
+            return NULL;
+        }
+        if (arg->call == 0) {
+            ndk_result r[3];
+            uint32_t n = ndk_get_cq_results(st->cq, r, 3);
+            for (uint32_t k = 0; k < n; k++) c1_take(st, r[k].status, r[k].request_context);
+        } else {
+            if (arg->call == 2) ndk_arm_cq(st->cq, NDK_CQ_NOTIFY_ANY);
+            ndk_result_ex r[2];
+            uint32_t n = ndk_get_cq_results_ex(st->cq, r, 2);
+            for (uint32_t k = 0; k < n; k++) c1_take(st, r[k].status, r[k].request_context);
+        }
+        pthread_mutex_unlock(&st->lock);
+        sched_yield();
+    }
+}
+
+static void C1_consumer_serialized_calls_from_three_threads(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    static c1_state st;
+    memset(&st, 0, sizeof st);
+    st.cq = p.a.icq;
+    pthread_mutex_init(&st.lock, NULL);
+    pthread_t th[3];
+    c1_arg args[3];
+    for (int t = 0; t < 3; t++) {
+        args[t] = (c1_arg){&st, t};
+        EXPECT(pthread_create(&th[t], NULL, c1_consumer, &args[t]) == 0, "thread %d not started", t);
+    }
+    ndk_sge g = e2e_sge(&p.a, 0, 64);
+    uint64_t t0 = e2e_now_ms();
+    for (uint32_t i = 0; i < C1_OPS;) {
+        ndk_status s = ndk_write(p.a.qp, (void *)(uintptr_t)(i + 1), &g, 1, e2e_remote_addr(&p.b, 0),
+                                 ndk_mr_remote_token(p.b.mr), 0);
+        if (s == NDK_STATUS_INSUFFICIENT_RESOURCES) {   /* SQ full: the consumers free it */
+            EXPECT(e2e_now_ms() - t0 < 30000, "SQ stayed full: completions not taken");
+            sched_yield();
+            continue;
+        }
+        EXPECT_STATUS(s, NDK_STATUS_SUCCESS);
+        i++;
+    }
+    for (;;) {
+        pthread_mutex_lock(&st.lock);
+        unsigned taken = st.taken;
+        pthread_mutex_unlock(&st.lock);
+        if (taken >= C1_OPS || e2e_now_ms() - t0 > 30000) break;
+        usleep(1000);
+    }
+    pthread_mutex_lock(&st.lock);
+    st.stop = 1;
+    pthread_mutex_unlock(&st.lock);
+    for (int t = 0; t < 3; t++) pthread_join(th[t], NULL);
+    EXPECT(st.taken == C1_OPS, "%u of %u completions taken", st.taken, C1_OPS);
+    for (uint32_t i = 0; i < C1_OPS; i++)
+        EXPECT(st.seen[i] == 1, "request %u completed %u times", i, st.seen[i]);
+    EXPECT(st.bad_order == 0, "%u completions out of posting order", st.bad_order);
+    EXPECT(st.bad_status == 0, "%u completions not SUCCESS", st.bad_status);
+    pthread_mutex_destroy(&st.lock);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
 #define C(f) {#f, f}
@@ -349,6 +449,7 @@ int main(int argc, char **argv)
         C(N7_any_trigger_fires_on_success),
         C(N8_V2_overrun_is_reported_never_silent),
         C(V9_wait_blocks_until_the_notification),
+        C(C1_consumer_serialized_calls_from_three_threads),
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

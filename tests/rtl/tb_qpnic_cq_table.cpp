@@ -30,6 +30,7 @@
 #include "verilated.h"
 #include "tb_util.h"
 #include "qpnic_hw.h"
+#include "qpnic_internal.h"
 
 namespace {
 
@@ -41,9 +42,9 @@ constexpr unsigned NUM_CQ = TB_NUM_CQ;
 constexpr int ANS_LATENCY = 2;
 constexpr unsigned EVT_FIFO = 1u << QPNIC_EVT_LOG_DEPTH;
 
-// Op codes of rtl/qpnic_cq_table.vh.
-enum { C_READ = 0, C_WRITTEN = 1, C_OVERRUN = 2 };
-enum { F_READ = 0, F_ARMED_CLR = 1, F_ARM_POPPED = 2 };
+// Op codes of the CQ table ports (layout enums cq_wr_op, cq_fw_op).
+enum { C_READ = QPNIC_CQ_WR_OP_READ, C_WRITTEN = QPNIC_CQ_WR_OP_WRITTEN, C_OVERRUN = QPNIC_CQ_WR_OP_OVERRUN };
+enum { F_READ = QPNIC_CQ_FW_OP_READ, F_ARMED_CLR = QPNIC_CQ_FW_OP_ARMED_CLR, F_ARM_POPPED = QPNIC_CQ_FW_OP_ARM_POPPED };
 
 uint32_t cq_cfg(bool enable, unsigned log_depth) {
     return QPNIC_FIELD(QPNIC_CQ_CFG_ENABLE, enable) | QPNIC_FIELD(QPNIC_CQ_CFG_LOG_DEPTH, log_depth);

@@ -27,11 +27,12 @@
 #include "verilated.h"
 #include "tb_util.h"
 #include "../../host/src/gen/qpnic_hw.h"
+#include "qpnic_internal.h"
 
 namespace {
 
 constexpr unsigned NUM_CQ = 8;   // what the played table has
-enum { C_READ = 0, C_WRITTEN = 1, C_OVERRUN = 2 };   // rtl/qpnic_cq_table.vh
+enum { C_READ = QPNIC_CQ_WR_OP_READ, C_WRITTEN = QPNIC_CQ_WR_OP_WRITTEN, C_OVERRUN = QPNIC_CQ_WR_OP_OVERRUN };
 
 struct Cq {
     uint64_t base = 0;

@@ -33,13 +33,14 @@
 #include "verilated.h"
 #include "tb_util.h"
 #include "../../fw/gen/qpnic_fw_hw.h"
+#include "qpnic_internal.h"
 
 namespace {
 
 constexpr unsigned NUM_CQ = 8;
 constexpr int ANS_LATENCY = 2;
 constexpr unsigned EVT_FIFO = 1u << QPNIC_EVT_LOG_DEPTH;
-enum { F_READ = 0, F_ARMED_CLR = 1, F_ARM_POPPED = 2 };   // rtl/qpnic_cq_table.vh
+enum { F_READ = QPNIC_CQ_FW_OP_READ, F_ARMED_CLR = QPNIC_CQ_FW_OP_ARMED_CLR, F_ARM_POPPED = QPNIC_CQ_FW_OP_ARM_POPPED };
 
 struct TableOp {
     unsigned op, idx;
