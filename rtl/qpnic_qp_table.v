@@ -20,15 +20,20 @@
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR unless RESET
 //   RQ_CI_INC, SQ_CI_INC   rq_ci + 1, sq_ci + 1
 // The arbiter takes one request a cycle, round robin over the clients
-// (req_ready is the grant, combinational from req_valid). A request taken in
-// cycle t reads its word (t), is applied and written back (t+1), and, for
-// the operations that are asked something (READ, HOST_READ, FETCH, PSN), its
-// answer is on rsp_* in cycle t+2: rsp_valid[c] pulses for the client that
-// asked, with the word as it was before the operation (rsp_ctx) and rsp_n,
-// rsp_rdata. The others (HOST_WRITE, SET_ERR, COMP_FAIL, *_CI_INC) are done
-// when granted and answer nothing; a client's later request sees them. Two
-// operations on the same QP in consecutive cycles see each other: the
-// second takes the first's written word (forwarding).
+// (req_ready is the grant, combinational from req_valid). Pipeline:
+//   A  (cycle t)    grant; the RAM reads the QP's word
+//   B  (cycle t+1)  the word is registered (the RAM's output is not on the
+//                   path of the operation: block RAM clock-to-out is long)
+//   C  (cycle t+2)  the operation is applied and the word written back
+//   answer (t+3)    for the operations that are asked something (READ,
+//                   HOST_READ, FETCH, PSN): rsp_valid[c] pulses for the
+//                   client that asked, with the word as it was before the
+//                   operation (rsp_ctx) and rsp_n, rsp_rdata.
+// The others (HOST_WRITE, SET_ERR, COMP_FAIL, *_CI_INC) answer nothing; a
+// client's later request sees them. A request for a QP that an operation in
+// B or C holds waits (req_ready low) until that one is written back, so
+// every operation reads the word its predecessors wrote: no forwarding
+// path, and the RAM's read-before-write in one cycle never matters.
 //
 // The doorbell queue: a QP whose SQ has WQEs the fetch engine has not
 // claimed is in the queue once (its sched bit marks it). A doorbell (or a
@@ -53,7 +58,7 @@
 //   clk, rst                          clock, synchronous active-high reset
 //   req_valid/ready [CLIENTS]         one request per client
 //   req_op [4], req_qpn [QW], req_arg [32], req_off [QP_OFFSET_BITS]   its fields
-//   rsp_valid [CLIENTS]               the answer, two cycles after the grant
+//   rsp_valid [CLIENTS]               the answer, three cycles after the grant
 //   rsp_ctx [QP_CTX_BITS], rsp_n [16], rsp_rdata [32]   shared answer fields
 //   db_valid/ready, db_qpn            the doorbell queue, towards the fetch engine
 //   idle                              nothing in the pipeline, nothing queued
@@ -95,6 +100,18 @@ module qpnic_qp_table #(
     wire clearing;
 
     // ---- stage A: round-robin grant, RAM read --------------------------------
+    // the QPs in B and C: a request for one of them waits (see above)
+    reg          b_valid, c_valid;
+    reg [QW-1:0] b_qpn, c_qpn;
+    reg [CLIENTS-1:0] eligible;
+    integer e;
+    always @* begin
+        for (e = 0; e < CLIENTS; e = e + 1)
+            eligible[e] = req_valid[e] && !clearing &&
+                !(b_valid && req_qpn[e*QW +: QW] == b_qpn) &&
+                !(c_valid && req_qpn[e*QW +: QW] == c_qpn);
+    end
+
     reg [CW-1:0] rr_last;     // client granted last
     reg          grant;
     reg [CW-1:0] g;
@@ -108,7 +125,7 @@ module qpnic_qp_table #(
         for (k = 1; k <= CLIENTS; k = k + 1) begin
             cand = {1'b0, rr_last} + k[CW:0];
             if (cand >= NCLI) cand = cand - NCLI;
-            if (!grant && req_valid[cand[CW-1:0]] && !clearing) begin
+            if (!grant && eligible[cand[CW-1:0]]) begin
                 grant = 1'b1;
                 g     = cand[CW-1:0];
             end
@@ -119,52 +136,51 @@ module qpnic_qp_table #(
     wire [QW-1:0] g_qpn = req_qpn[g*QW +: QW];
     wire          g_in  = ({{(32-QW){1'b0}}, g_qpn} < NUM_QP);
 
-    reg          b_valid, b_in;
-    reg [CW-1:0] b_client;
-    reg [3:0]    b_op;
-    reg [QW-1:0] b_qpn;
-    reg [31:0]   b_arg;
-    reg [OB-1:0] b_off;
+    // the request as it moves through B and C
+    reg          b_in, c_in;
+    reg [CW-1:0] b_client, c_client;
+    reg [3:0]    b_op, c_op;
+    reg [31:0]   b_arg, c_arg;
+    reg [OB-1:0] b_off, c_off;
     always @(posedge clk) begin
         if (rst) begin
             rr_last  <= {CW{1'b0}};
             b_valid  <= 1'b0;
-            b_in     <= 1'b0;
-            b_client <= {CW{1'b0}};
-            b_op     <= 4'd0;
-            b_qpn    <= {QW{1'b0}};
-            b_arg    <= 32'd0;
-            b_off    <= {OB{1'b0}};
+            c_valid  <= 1'b0;
         end else begin
             b_valid <= grant;
-            if (grant) begin
-                rr_last  <= g;
-                b_in     <= g_in;
-                b_client <= g;
-                b_op     <= req_op[g*4 +: 4];
-                b_qpn    <= g_qpn;
-                b_arg    <= req_arg[g*32 +: 32];
-                b_off    <= req_off[g*OB +: OB];
-            end
+            c_valid <= b_valid;
+            if (grant) rr_last <= g;
         end
+        // the fields need no reset: b_valid and c_valid say when they count
+        b_in     <= g_in;
+        b_client <= g;
+        b_op     <= req_op[g*4 +: 4];
+        b_qpn    <= g_qpn;
+        b_arg    <= req_arg[g*32 +: 32];
+        b_off    <= req_off[g*OB +: OB];
+        c_in     <= b_in;
+        c_client <= b_client;
+        c_op     <= b_op;
+        c_qpn    <= b_qpn;
+        c_arg    <= b_arg;
+        c_off    <= b_off;
     end
 
-    // ---- the RAM, and the word stage B works on --------------------------------
+    // ---- the RAM; stage B registers its word --------------------------------
     wire [EB-1:0] ram_q;
     reg           wr_en;
     reg  [EB-1:0] new_word;
-    // the word written last cycle, for an operation on the same QP now
-    reg           fw_valid;
-    reg  [QW-1:0] fw_qpn;
-    reg  [EB-1:0] fw_word;
-    wire [EB-1:0] cur = (fw_valid && fw_qpn == b_qpn) ? fw_word : ram_q;
+    reg  [EB-1:0] cur;        // the word of the operation in C
 
     qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
         .clk(clk), .rst(rst), .busy(clearing),
-        .wr_en(wr_en), .wr_addr(b_qpn[AW-1:0]), .wr_data(new_word),
+        .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(new_word),
         .rd_en(grant), .rd_addr(g_qpn[AW-1:0]), .rd_data(ram_q));
 
-    // ---- stage B: the operation ------------------------------------------------
+    always @(posedge clk) cur <= ram_q;
+
+    // ---- stage C: the operation ------------------------------------------------
     // fields of the current word
     wire [`QPNIC_QP_STATE_BITS-1:0] st = cur[`QPNIC_QP_CTX_STATE_FLAT];
     wire        sched   = cur[`QPNIC_QP_CTX_SCHED_FLAT];
@@ -173,19 +189,31 @@ module qpnic_qp_table #(
     wire [4:0]  sq_log  = cur[`QPNIC_QP_CTX_SQ_LOG_FLAT];
     wire        in_reset = (st == `QPNIC_QP_STATE_RESET);
 
-    // FETCH: n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end)
-    wire [16:0] depth   = 17'd1 << sq_log;
-    wire [16:0] to_end  = depth - {1'b0, ptr & (depth[15:0] - 16'd1)};
+    // FETCH: n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end), and
+    // the new fetch pointer ptr + n, chosen from three candidates computed
+    // side by side (SQ_PI itself, the ring's end, ptr + arg), so that no
+    // adder waits for a comparison
+    wire [15:0] mask    = (16'd1 << sq_log) - 16'd1;   // sq_log 16: all ones
+    wire [16:0] to_end  = {1'b0, ~ptr & mask} + 17'd1;
     wire [15:0] avail   = sq_pi - ptr;
-    reg  [16:0] fetch_n;
-    always @* begin
-        fetch_n = {1'b0, avail};
-        if (fetch_n > to_end) fetch_n = to_end;
-        if (fetch_n > {1'b0, b_arg[15:0]}) fetch_n = {1'b0, b_arg[15:0]};
-        if (in_reset) fetch_n = 17'd0;
-    end
+    wire [15:0] arg_n   = c_arg[15:0];
+    wire        e_lt_a  = to_end < {1'b0, avail};       // the ring's end first
+    wire        r_lt_a  = arg_n < avail;                 // the burst first
+    wire        r_lt_e  = {1'b0, arg_n} < to_end;
+    wire        end_min = e_lt_a && !r_lt_e;
+    wire        arg_min = r_lt_a && (r_lt_e || !e_lt_a);
+    wire [15:0] fetch_n = in_reset ? 16'd0 :
+                          arg_min  ? arg_n :
+                          end_min  ? to_end[15:0] : avail;
+    wire [15:0] ptr_end = (ptr | mask) + 16'd1;
+    wire [15:0] ptr_arg = ptr + arg_n;
+    wire [15:0] fetch_ptr_new = in_reset ? ptr :
+                          arg_min  ? ptr_arg :
+                          end_min  ? ptr_end : sq_pi;
+    // WQEs left behind: the QP goes back to the queue
+    wire        fetch_more = !in_reset && (e_lt_a || r_lt_a);
 
-    // the host's view of register b_off; a register field may be narrower
+    // the host's view of register c_off; a register field may be narrower
     // than the context's (CQ and QP numbers), the context holds what the
     // host wrote
     /* verilator lint_off UNUSEDSIGNAL */
@@ -196,7 +224,7 @@ module qpnic_qp_table #(
     reg [31:0] rdata;
     always @* begin
         rdata = 32'd0;
-        case (b_off)
+        case (c_off)
         `QPNIC_QPREG_SQ_BASE_LO: rdata = cur[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT];
         `QPNIC_QPREG_SQ_BASE_HI: rdata = cur[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT];
         `QPNIC_QPREG_RQ_BASE_LO: rdata = cur[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT];
@@ -215,7 +243,7 @@ module qpnic_qp_table #(
         `QPNIC_QPREG_RQ_CI:   rdata[15:0] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
         default: ;
         endcase
-        if (!b_in) rdata = 32'd0;
+        if (!c_in) rdata = 32'd0;
     end
 
     // register fields written into (possibly wider) context fields
@@ -226,9 +254,9 @@ module qpnic_qp_table #(
         w_scq  = 0;
         w_rcq  = 0;
         w_rqpn = 0;
-        w_scq[`QPNIC_QP_CFG_SEND_CQ_WIDTH-1:0]   = b_arg[`QPNIC_QP_CFG_SEND_CQ];
-        w_rcq[`QPNIC_QP_CFG_RECV_CQ_WIDTH-1:0]   = b_arg[`QPNIC_QP_CFG_RECV_CQ];
-        w_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0]   = b_arg[`QPNIC_QP_REMOTE_QPN];
+        w_scq[`QPNIC_QP_CFG_SEND_CQ_WIDTH-1:0]   = c_arg[`QPNIC_QP_CFG_SEND_CQ];
+        w_rcq[`QPNIC_QP_CFG_RECV_CQ_WIDTH-1:0]   = c_arg[`QPNIC_QP_CFG_RECV_CQ];
+        w_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0]   = c_arg[`QPNIC_QP_REMOTE_QPN];
     end
 
     // new_word, whether it is written, and whether the QP joins the queue
@@ -242,25 +270,25 @@ module qpnic_qp_table #(
         w_pi     = sq_pi;
         w_ptr    = ptr;
         w_state  = st;
-        if (b_valid && b_in) begin
-            case (b_op)
+        if (c_valid && c_in) begin
+            case (c_op)
             `QPNIC_QP_OP_HOST_WRITE: begin
                 wr_en = 1'b1;
-                case (b_off)
-                `QPNIC_QPREG_SQ_BASE_LO: new_word[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = b_arg;
-                `QPNIC_QPREG_SQ_BASE_HI: new_word[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = b_arg;
-                `QPNIC_QPREG_RQ_BASE_LO: new_word[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = b_arg;
-                `QPNIC_QPREG_RQ_BASE_HI: new_word[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = b_arg;
+                case (c_off)
+                `QPNIC_QPREG_SQ_BASE_LO: new_word[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = c_arg;
+                `QPNIC_QPREG_SQ_BASE_HI: new_word[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = c_arg;
+                `QPNIC_QPREG_RQ_BASE_LO: new_word[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = c_arg;
+                `QPNIC_QPREG_RQ_BASE_HI: new_word[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = c_arg;
                 `QPNIC_QPREG_CFG: begin
-                    new_word[`QPNIC_QP_CTX_SQ_LOG_FLAT]  = b_arg[`QPNIC_QP_CFG_SQ_LOG];
-                    new_word[`QPNIC_QP_CTX_RQ_LOG_FLAT]  = b_arg[`QPNIC_QP_CFG_RQ_LOG];
+                    new_word[`QPNIC_QP_CTX_SQ_LOG_FLAT]  = c_arg[`QPNIC_QP_CFG_SQ_LOG];
+                    new_word[`QPNIC_QP_CTX_RQ_LOG_FLAT]  = c_arg[`QPNIC_QP_CFG_RQ_LOG];
                     new_word[`QPNIC_QP_CTX_SEND_CQ_FLAT] = w_scq;
                     new_word[`QPNIC_QP_CTX_RECV_CQ_FLAT] = w_rcq;
                 end
                 `QPNIC_QPREG_REMOTE:
                     new_word[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = w_rqpn;
                 `QPNIC_QPREG_STATE: begin
-                    w_state = b_arg[`QPNIC_QP_CTX_STATE_WIDTH-1:0];
+                    w_state = c_arg[`QPNIC_QP_CTX_STATE_WIDTH-1:0];
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = w_state;
                     if (w_state == `QPNIC_QP_STATE_RESET) begin
                         w_pi  = 16'd0;
@@ -275,10 +303,10 @@ module qpnic_qp_table #(
                     end
                 end
                 `QPNIC_QPREG_SQ_PI: begin
-                    w_pi = b_arg[15:0];
+                    w_pi = c_arg[15:0];
                     new_word[`QPNIC_QP_CTX_SQ_PI_FLAT] = w_pi;
                 end
-                `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = b_arg[15:0];
+                `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = c_arg[15:0];
                 default: wr_en = 1'b0;   // read-only or unmapped
                 endcase
                 // a doorbell or a state out of RESET may leave WQEs to fetch
@@ -290,11 +318,10 @@ module qpnic_qp_table #(
             end
             `QPNIC_QP_OP_FETCH: begin
                 wr_en = 1'b1;
-                w_ptr = ptr + fetch_n[15:0];
-                new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = w_ptr;
+                new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = fetch_ptr_new;
                 // more behind: back to the tail of the queue; else dequeued
-                push = !in_reset && (sq_pi != w_ptr);
-                new_word[`QPNIC_QP_CTX_SCHED_FLAT] = push;
+                push = fetch_more;
+                new_word[`QPNIC_QP_CTX_SCHED_FLAT] = fetch_more;
             end
             `QPNIC_QP_OP_PSN: begin
                 wr_en = 1'b1;
@@ -308,7 +335,7 @@ module qpnic_qp_table #(
             `QPNIC_QP_OP_COMP_FAIL: begin
                 wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_COMP_ERR_FLAT] = 1'b1;
-                if (b_arg[0] && !in_reset)
+                if (c_arg[0] && !in_reset)
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
             end
             `QPNIC_QP_OP_RQ_CI_INC: begin
@@ -324,34 +351,28 @@ module qpnic_qp_table #(
         end
     end
 
-    // ---- the answer, forwarding, the doorbell queue -------------------------------
-    wire asked = (b_op == `QPNIC_QP_OP_READ) || (b_op == `QPNIC_QP_OP_HOST_READ) ||
-                 (b_op == `QPNIC_QP_OP_FETCH) || (b_op == `QPNIC_QP_OP_PSN);
+    // ---- the answer, the doorbell queue ------------------------------------------
+    wire asked = (c_op == `QPNIC_QP_OP_READ) || (c_op == `QPNIC_QP_OP_HOST_READ) ||
+                 (c_op == `QPNIC_QP_OP_FETCH) || (c_op == `QPNIC_QP_OP_PSN);
     always @(posedge clk) begin
         if (rst) begin
             rsp_valid <= {CLIENTS{1'b0}};
             rsp_ctx   <= {EB{1'b0}};
             rsp_n     <= 16'd0;
             rsp_rdata <= 32'd0;
-            fw_valid  <= 1'b0;
-            fw_qpn    <= {QW{1'b0}};
-            fw_word   <= {EB{1'b0}};
         end else begin
             rsp_valid <= {CLIENTS{1'b0}};
-            if (b_valid && asked) begin
-                rsp_valid[b_client] <= 1'b1;
-                rsp_ctx   <= b_in ? cur : {EB{1'b0}};
-                rsp_n     <= (b_in && b_op == `QPNIC_QP_OP_FETCH) ? fetch_n[15:0] : 16'd0;
+            if (c_valid && asked) begin
+                rsp_valid[c_client] <= 1'b1;
+                rsp_ctx   <= c_in ? cur : {EB{1'b0}};
+                rsp_n     <= (c_in && c_op == `QPNIC_QP_OP_FETCH) ? fetch_n[15:0] : 16'd0;
                 rsp_rdata <= rdata;
             end
-            fw_valid <= b_valid && wr_en;
-            fw_qpn   <= b_qpn;
-            fw_word  <= new_word;
         end
     end
 
     localparam LOG_Q = AW;
-    // The push leaves stage B through a register, so that the queue's
+    // The push leaves stage C through a register, so that the queue's
     // write is not at the end of the read-modify-write's path (the QP joins
     // the queue a cycle after its sched mark is written; nothing looks at
     // the queue in between).
@@ -363,7 +384,7 @@ module qpnic_qp_table #(
             push_qpn <= {QW{1'b0}};
         end else begin
             push_r   <= push;
-            push_qpn <= b_qpn;
+            push_qpn <= c_qpn;
         end
     end
 
@@ -375,7 +396,7 @@ module qpnic_qp_table #(
         .out_valid(db_valid), .out_ready(db_ready), .out_data(db_qpn),
         .count(db_count));
 
-    assign idle = !b_valid && !push_r && (db_count == 0) && !clearing;
+    assign idle = !b_valid && !c_valid && !push_r && (db_count == 0) && !clearing;
 
     // in_ready is always high when push_r is: the queue holds each QP at most
     // once (the sched bit), and it is NUM_QP (rounded up) deep.

@@ -127,7 +127,7 @@ module qpnic_requester #(
                      S_OST    = 3'd3,  // push the outstanding entry, start the gather
                      S_ERR    = 3'd4,  // QP to ERROR (local failures)
                      S_JOB    = 3'd5,  // take the PSN, hand the header fields to the back end
-                     S_CTX    = 3'd6,  // READ the WQE's QP context
+                     S_CTX    = 3'd6,  // wait for the READ of the WQE's QP context
                      S_SEG    = 3'd7;  // a READ's segments into the segment RAM
     // back end
     localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
@@ -153,6 +153,7 @@ module qpnic_requester #(
     // the QP context of this WQE (its READ's answer) and of the table
     // request in flight
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
+    reg          ctx_have;      // ctx_state is the answer for this WQE
     reg          tq_busy;       // a request is up (until granted)
     reg          tq_wait;       // its answer is awaited
     // the job: what the back end needs of a WQE for its packet's header
@@ -203,7 +204,7 @@ module qpnic_requester #(
     wire [`QPNIC_QP_STATE_BITS-1:0] cur_state = ctx_state;
     wire       cur_in_err = (cur_state == `QPNIC_QP_STATE_ERROR);
 
-    // --- the table request: READ in S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---
+    // --- the table request: READ in S_LOAD/S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---
     assign tq_req_valid = tq_busy;
     assign tq_req_qpn   = qpn;
     always @* begin
@@ -379,6 +380,7 @@ module qpnic_requester #(
             ld_pair    <= 3'd0;
             qpn        <= {QW{1'b0}};
             ctx_state  <= `QPNIC_QP_STATE_RESET;
+            ctx_have   <= 1'b0;
             tq_busy    <= 1'b0;
             tq_wait    <= 1'b0;
             index      <= 16'd0;
@@ -406,19 +408,21 @@ module qpnic_requester #(
                 if (wqe_valid) begin
                     wqe[64*ld_pair +: 64] <= wqe_data;
                     ld_pair <= ld_pair + 3'd1;
+                    // the WQE's QP is known with its first pair: READ its
+                    // context while the rest of the WQE comes in
+                    if (ld_pair == 3'd0) begin
+                        qpn      <= wqe_qpn;
+                        tq_busy  <= 1'b1;
+                        ctx_have <= 1'b0;
+                    end
                     if (wqe_last) begin
                         ld_pair <= 3'd0;
-                        qpn     <= wqe_qpn;
                         index   <= wqe_index;
-                        tq_busy <= 1'b1;      // READ its QP's context
                         state   <= S_CTX;
                     end
                 end
             S_CTX:
-                if (tq_answer) begin
-                    ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
-                    state     <= S_DECODE;
-                end
+                if (ctx_have || tq_answer) state <= S_DECODE;
             S_DECODE: begin
                 is_local <= 1'b0;
                 status   <= `QPNIC_CQE_STATUS_SUCCESS;
@@ -476,6 +480,11 @@ module qpnic_requester #(
                 tq_wait <= (state != S_ERR);
             end
             if (tq_answer) tq_wait <= 1'b0;
+            // the READ's answer, in S_LOAD or S_CTX
+            if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
+                ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
+                ctx_have  <= 1'b1;
+            end
             if (state == S_JOB && tq_answer) begin
                 nxt_psn <= rsp_psn;
                 nxt_dqp <= rsp_dqp;

@@ -93,7 +93,7 @@ SIG = {
     "h_idx": C + "cq_table.h_idx", "h_off": C + "cq_table.h_off",
     # the QP table: its doorbell queue, and what stage B works on
     "db_push": D + "u_qpt.u_db.in_valid", "db_in": D + "u_qpt.u_db.in_data",
-    "qt_bop": D + "u_qpt.b_op",
+    "qt_bop": D + "u_qpt.c_op",
     # the fetch engine: the queue's head, its FETCH and the answer, the read
     "f_state": D + "u_fetch.state",
     "f_dbv": D + "u_fetch.db_valid", "f_dbr": D + "u_fetch.db_ready", "f_dbq": D + "u_fetch.db_qpn",

@@ -5,11 +5,12 @@
 // cases that were tb_qpnic_csr's while the contexts lived there: read-back,
 // neighbours untouched, CI increments, SET_ERR, RESET zeroing the indices
 // and ignoring a late error), then what the table adds: the answer's timing
-// (two cycles after the grant), the doorbell queue (a QP queued once
+// (three cycles after the grant), the doorbell queue (a QP queued once
 // however many doorbells, FETCH claiming bursts up to the ring's end and
 // requeueing while more wait, a QP in RESET claiming nothing), PSN and
-// COMP_FAIL, back-to-back operations on one QP seeing each other, round
-// robin between clients, and the table empty and busy while it clears after
+// COMP_FAIL, back-to-back operations on one QP seeing each other (each
+// waits until the one before is written back), one grant a cycle on
+// different QPs, round robin between clients, and the table empty and busy while it clears after
 // reset. Not for: the engines that use it (tb_qpnic_datapath, e2e).
 #include <cstdint>
 #include <deque>
@@ -85,7 +86,7 @@ struct Tb {
         setb(m->req_valid, c, 1, 0);
         return cycle - 1;
     }
-    // A request that is answered: the answer, checked to come two cycles
+    // A request that is answered: the answer, checked to come three cycles
     // after the grant.
     Answer ask(int c, unsigned op, unsigned qpn, uint32_t arg = 0, unsigned off = 0) {
         answers.clear();
@@ -94,7 +95,7 @@ struct Tb {
         CHECK(!answers.empty(), "client %d op %u: no answer", c, op);
         Answer a = answers.front();
         CHECK(a.client == c, "answer went to client %d, asked by %d", a.client, c);
-        CHECK(a.cycle == g + 2, "answer %llu cycles after the grant, want 2",
+        CHECK(a.cycle == g + 3, "answer %llu cycles after the grant, want 3",
               (unsigned long long)(a.cycle - g));
         answers.clear();
         return a;
@@ -289,8 +290,9 @@ void test_doorbells(Tb &t) {
     PASS("qp_table_doorbell_queue_and_fetch");
 }
 
-// Every client asks at once, in consecutive cycles, all on one QP: round
-// robin, and each increment sees the last.
+// Every client asks at once, all on one QP: round robin, one grant every
+// three cycles (each waits until the one before is written back), and each
+// increment sees the last. Then on four different QPs: a grant every cycle.
 void test_back_to_back(Tb &t) {
     const int q = 7;
     t.write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RTS);
@@ -301,24 +303,51 @@ void test_back_to_back(Tb &t) {
     t.drive(COMP, QPNIC_QP_OP_SQ_CI_INC, q);
     t.drive(FETCH, QPNIC_QP_OP_READ, q);
     int granted[CLIENTS] = {0};
-    for (int c = 0; c < 40; c++) {
+    int last = -3;
+    for (int c = 0; c < 60; c++) {
         t.m->clk = 0;
         t.m->eval();
         int n = 0;
         for (int k = 0; k < CLIENTS; k++)
             if (getb(t.m->req_ready, k, 1)) { granted[k]++; n++; }
         CHECK(n <= 1, "%d grants in one cycle", n);
+        if (n) {
+            CHECK(c - last >= 3, "grants on one QP in cycles %d and %d: the first not yet written back",
+                  last, c);
+            last = c;
+        }
         t.tick();
     }
     t.m->req_valid = 0;
     for (int k = 1; k < CLIENTS; k++)
-        CHECK(granted[k] == 10, "client %d granted %d of 40 cycles, want 10 (round robin)", k, granted[k]);
+        CHECK(granted[k] == 5, "client %d granted %d times in 60 cycles on one QP, want 5 (round robin, one in 3 cycles)",
+              k, granted[k]);
+    t.tick();
     t.tick();
     t.tick();
     Answer a = t.ask(COMP, QPNIC_QP_OP_READ, q);
-    CHECK(CTX(a, QPNIC_QP_CTX_PSN) == 10 && CTX(a, QPNIC_QP_CTX_RQ_CI) == 10 && CTX(a, QPNIC_QP_CTX_SQ_CI) == 10,
-          "after 10 of each, back to back: psn %u rq_ci %u sq_ci %u", CTX(a, QPNIC_QP_CTX_PSN),
+    CHECK(CTX(a, QPNIC_QP_CTX_PSN) == 5 && CTX(a, QPNIC_QP_CTX_RQ_CI) == 5 && CTX(a, QPNIC_QP_CTX_SQ_CI) == 5,
+          "after 5 of each, back to back: psn %u rq_ci %u sq_ci %u", CTX(a, QPNIC_QP_CTX_PSN),
           CTX(a, QPNIC_QP_CTX_RQ_CI), CTX(a, QPNIC_QP_CTX_SQ_CI));
+
+    // four clients, four QPs: nothing waits
+    t.answers.clear();
+    t.drive(REQ, QPNIC_QP_OP_READ, 1);
+    t.drive(RESP, QPNIC_QP_OP_READ, 2);
+    t.drive(COMP, QPNIC_QP_OP_READ, 3);
+    t.drive(FETCH, QPNIC_QP_OP_READ, 4);
+    int grants = 0;
+    for (int c = 0; c < 4; c++) {
+        t.m->clk = 0;
+        t.m->eval();
+        int took = -1;
+        for (int k = 0; k < CLIENTS; k++)
+            if (getb(t.m->req_ready, k, 1)) { grants++; took = k; }
+        t.tick();
+        if (took >= 0) setb(t.m->req_valid, took, 1, 0);   // each asks once
+    }
+    t.m->req_valid = 0;
+    CHECK(grants == 4, "four requests on four QPs: %d grants in 4 cycles, want 4", grants);
     PASS("qp_table_back_to_back_round_robin");
 }
 
