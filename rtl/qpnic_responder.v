@@ -283,10 +283,19 @@ module qpnic_responder #(
     // S_DISPATCH, with the checked RETH as its one segment.
     wire        s_start_ready, s_done, s_idle;
     wire        s_in_ready;
-    wire [31:0] w_total   = (payload < reth_len) ? payload : reth_len;
+    // w_total, the bytes a WRITE puts down, is registered while S_DISPATCH
+    // waits for the RETH's check (at least three cycles, the header
+    // complete from the first), so neither its comparison nor its test for
+    // zero sits on the path from the check's answer to the scatter's start.
+    reg  [31:0] w_total;
+    reg         w_total_nz;
+    always @(posedge clk) begin
+        w_total    <= (payload < reth_len) ? payload : reth_len;
+        w_total_nz <= (payload != 32'd0) && (reth_len != 32'd0);
+    end
     wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts &&
                             is_write && reth_ok &&
-                            has_payload && (w_total != 32'd0) && s_start_ready;
+                            has_payload && w_total_nz && s_start_ready;
     wire [MAX_SGE*64-1:0] wf_addr = {{(MAX_SGE*64-64){1'b0}}, mr_dev};
     wire [MAX_SGE*32-1:0] wf_len  = {{(MAX_SGE*32-32){1'b0}}, reth_len};
     qpnic_scatter u_scatter (

@@ -64,7 +64,8 @@ module qpnic_scatter #(
                      S_NEXT  = 3'd1,  // choose the next write (or finish)
                      S_REQ   = 3'd2,  // DMA write request out
                      S_DATA  = 3'd3,  // stream bytes into the write
-                     S_DRAIN = 3'd4;  // all written: drop the rest up to last
+                     S_DRAIN = 3'd4,  // all written: drop the rest up to last
+                     S_FIRST = 3'd5;  // the job is in: its first write
 
     reg [2:0]            state;
     reg [MAX_SGE*64-1:0] seg_addr;
@@ -112,9 +113,10 @@ module qpnic_scatter #(
     wire [15:0] next_len  = (lim_a < MAX_DMA_BYTES) ? lim_a[15:0] : MAX_DMA_BYTES[15:0];
     // The first write of a job whose segment 0 is not empty is chosen as the
     // job is taken, without a pass through S_NEXT.
-    wire [31:0] start_len0  = start_len[31:0];
-    wire [31:0] start_lim   = (start_len0 < start_total) ? start_len0 : start_total;
-    wire [15:0] start_first = (start_lim < MAX_DMA_BYTES) ? start_lim[15:0] : MAX_DMA_BYTES[15:0];
+    // S_FIRST: segment 0 and the first write, from the job's registers
+    wire [31:0] seg0_len    = seg_len[31:0];
+    wire [31:0] first_lim   = (seg0_len < total_rem) ? seg0_len : total_rem;
+    wire [15:0] first_len   = (first_lim < MAX_DMA_BYTES) ? first_lim[15:0] : MAX_DMA_BYTES[15:0];
     // The stream's last beat is consumed by now (or in this cycle's beat).
     wire        last_in     = seen_last || (beat_fits && in_last);
 
@@ -153,6 +155,9 @@ module qpnic_scatter #(
         end else begin
             case (state)
             S_IDLE:
+                // the job only goes into registers here: nothing is
+                // computed from the start_* inputs (they come from the
+                // requester's or responder's own decisions of this cycle)
                 if (start_valid) begin
                     seg_addr   <= start_addr;
                     seg_len    <= start_len;
@@ -161,16 +166,18 @@ module qpnic_scatter #(
                     total_rem  <= start_total;
                     used       <= 4'd0;
                     seen_last  <= 1'b0;
-                    if (start_lim != 32'd0) begin
-                        cur_addr   <= start_addr[63:0];
-                        cur_rem    <= start_len0;
-                        cur_loaded <= 1'b1;
-                        chunk_len  <= start_first;
-                        chunk_rem  <= start_first;
-                        state      <= S_REQ;
-                    end else
-                        state <= S_NEXT;
+                    state      <= S_FIRST;
                 end
+            S_FIRST:
+                if (first_lim != 32'd0) begin
+                    cur_addr   <= seg_addr[63:0];
+                    cur_rem    <= seg0_len;
+                    cur_loaded <= 1'b1;
+                    chunk_len  <= first_len;
+                    chunk_rem  <= first_len;
+                    state      <= S_REQ;
+                end else
+                    state <= S_NEXT;
             S_NEXT:
                 if (total_rem == 32'd0) begin
                     if (seen_last) begin
