@@ -199,13 +199,19 @@ module qpnic_csr #(
                       mmio_wdata[1:0] == `QPNIC_MR_CMD_INVALIDATE);
     assign mr_upd_valid  = mmio_valid && mmio_we && is_mr_cmd;
     assign mr_upd_write  = (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE);
+    wire own_ready = !mmio_we || !is_mr_cmd || mr_upd_ready;
     assign mmio_ready    = !tbl_rd_pending &&
-                           (qp_hit ? qph_ready : cq_hit ? cqt_ready :
-                            (!mmio_we || !is_mr_cmd || mr_upd_ready));
+                           (qp_hit ? qph_ready : cq_hit ? cqt_ready : own_ready);
 
-    wire acc = mmio_valid && mmio_ready;
-    wire wr  = acc && mmio_we;
-    wire rd  = acc && !mmio_we;
+    // The accesses the csr answers itself are decoded without the tables'
+    // ready (combinational from their arbiters): the csr's own registers
+    // are not at the end of the tables' grant paths.
+    wire own_acc = mmio_valid && !tbl_rd_pending && !qp_hit && !cq_hit && own_ready;
+    wire own_rd  = own_acc && !mmio_we;
+    wire hw_wr   = own_acc && mmio_we;
+    wire tbl_rd  = mmio_valid && !mmio_we && !tbl_rd_pending &&
+                   ((qp_hit && qph_ready) || (cq_hit && cqt_ready));
+    wire qp_wr   = mmio_valid && mmio_we && !tbl_rd_pending && qp_hit && qph_ready;
 
     // Read replies: the csr's own registers the cycle after the read, a
     // table's when it answers.
@@ -218,7 +224,7 @@ module qpnic_csr #(
     always @(posedge clk) begin
         if (rst)
             tbl_rd_pending <= 1'b0;
-        else if (rd && (qp_hit || cq_hit))
+        else if (tbl_rd)
             tbl_rd_pending <= 1'b1;
         else if (tbl_rvalid)
             tbl_rd_pending <= 1'b0;
@@ -315,8 +321,8 @@ module qpnic_csr #(
             csr_rdata  <= 32'd0;
             hi_latch   <= 32'd0;
         end else begin
-            csr_rvalid <= rd && !qp_hit && !cq_hit;
-            if (rd && !qp_hit && !cq_hit) begin
+            csr_rvalid <= own_rd;
+            if (own_rd) begin
                 csr_rdata <= rd_word;
                 if (rd_latch) hi_latch <= rd_hi;
             end
@@ -324,8 +330,6 @@ module qpnic_csr #(
     end
 
     // ---- host writes: decoded strobes -------------------------------------
-    wire qp_wr = wr && qp_hit;
-    wire hw_wr = wr && !qp_hit && !cq_hit;
 
     wire        doorbell = qp_wr && (qp_off == `QPNIC_QPREG_SQ_PI ||
                                      qp_off == `QPNIC_QPREG_RQ_PI);

@@ -35,8 +35,8 @@
 //   cnt_fetch_read       one-cycle strobe: a WQE fetch read was issued
 //   cnt_wqes_fetched     WQEs that read fetches (valid with the strobe, else 0)
 //   idle                 nothing queued, nothing in flight, buffer empty
-// Combinational path: db_valid -> tq_req_valid, tq_req_ready -> db_ready
-// (the head of the queue is offered to the table and popped when granted).
+// The queue's head is popped into a register, then offered to the table
+// (no combinational path from the queue to the table).
 `default_nettype none
 `include "qpnic_layout.vh"
 
@@ -90,12 +90,13 @@ module qpnic_wqe_fetch #(
     localparam [3:0] LAST_WORD = WQE_WORDS_5[3:0] - 4'd1;
     localparam [2:0] LAST_PAIR = LAST_WORD[3:1];
 
-    localparam [1:0] S_PICK  = 2'd0,  // offer the queue's head QP to the table
-                     S_CLAIM = 2'd1,  // wait for the table's answer: n, the ring
-                     S_REQ   = 2'd2,  // DMA read request out
-                     S_DATA  = 2'd3;  // response into the buffer
+    localparam [2:0] S_PICK  = 3'd0,  // take the queue's head QP
+                     S_CLAIM = 3'd1,  // wait for the table's answer: n, the ring
+                     S_REQ   = 3'd2,  // DMA read request out
+                     S_DATA  = 3'd3,  // response into the buffer
+                     S_ASK   = 3'd4;  // FETCH for that QP, until the table grants it
 
-    reg [1:0]            state;
+    reg [2:0]            state;
     reg [QW-1:0]         cur_qpn;
     reg [15:0]           cur_index;   // index of the next WQE word 0 to arrive
     reg [63:0]           req_addr;
@@ -111,11 +112,14 @@ module qpnic_wqe_fetch #(
     // reads go out as full as the SQ allows: fewer, fuller reads (D8).
     localparam [LOG_SLOTS:0] BURST = FETCH_BURST_WQES;
     wire               burst_fits = (free_slots >= BURST);
-    assign tq_req_valid = (state == S_PICK) && db_valid && burst_fits;
+    // The head is popped into cur_qpn first and asked for from there: the
+    // queue's output (a block RAM read) is not on the path into the table's
+    // arbiter. Its sched mark keeps the QP out of the queue meanwhile.
+    assign db_ready     = (state == S_PICK) && db_valid && burst_fits;
+    assign tq_req_valid = (state == S_ASK);
     assign tq_req_op    = `QPNIC_QP_OP_FETCH;
-    assign tq_req_qpn   = db_qpn;
+    assign tq_req_qpn   = cur_qpn;
     assign tq_req_arg   = FETCH_BURST_WQES;
-    assign db_ready     = tq_req_valid && tq_req_ready;
 
     // the table's answer: n claimed, from fetch_ptr on, in the QP's ring
     wire [15:0] claim_ptr = tq_rsp_ctx[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
@@ -180,8 +184,10 @@ module qpnic_wqe_fetch #(
             S_PICK:
                 if (db_ready) begin
                     cur_qpn <= db_qpn;
-                    state   <= S_CLAIM;
+                    state   <= S_ASK;
                 end
+            S_ASK:
+                if (tq_req_ready) state <= S_CLAIM;
             S_CLAIM:
                 if (tq_rsp_valid) begin
                     cur_index <= claim_ptr;

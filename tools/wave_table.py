@@ -97,6 +97,7 @@ SIG = {
     # the fetch engine: the queue's head, its FETCH and the answer, the read
     "f_state": D + "u_fetch.state",
     "f_dbv": D + "u_fetch.db_valid", "f_dbr": D + "u_fetch.db_ready", "f_dbq": D + "u_fetch.db_qpn",
+    "f_tqv": D + "u_fetch.tq_req_valid", "f_tqr": D + "u_fetch.tq_req_ready", "f_cq": D + "u_fetch.cur_qpn",
     "f_tqa": D + "u_fetch.tq_rsp_valid", "f_tqn": D + "u_fetch.tq_rsp_n",
     "f_tqptr": D + "u_fetch.claim_ptr",
     "f_rv": D + "u_fetch.rd_req_valid", "f_rr": D + "u_fetch.rd_req_ready",
@@ -285,7 +286,9 @@ def events(w):
         if v("h_v") and v("h_r") and v("h_we") and v("h_off") == L["QPNIC_CQREG_CI"]:
             add("CI write: CQ %d, %d" % (v("h_idx"), v("mmio_wdata")))
         if v("f_dbv") and v("f_dbr"):
-            add("fetch engine pops QP %d, QP table takes its FETCH" % v("f_dbq"))
+            add("fetch engine pops QP %d" % v("f_dbq"))
+        if v("f_tqv") and v("f_tqr"):
+            add("QP table takes the fetch engine's FETCH: QP %d" % v("f_cq"))
         if v("f_tqa") and v("f_state") == FETCH["S_CLAIM"]:
             add("QP table answers the FETCH: n %d from index %d" % (v("f_tqn"), v("f_tqptr")))
         if v("f_rv") and v("f_rr"):
@@ -366,8 +369,10 @@ ROWS = [
      "`csr.doorbell`, `dp.u_qpt.req_valid[0]` && `req_ready[0]`", r"SQ_PI doorbell: QP 0, 17", True),
     ("4", "QP 0 joins the doorbell queue", "`dp.u_qpt.u_db.in_valid`, `in_data` 0",
      r"doorbell queue: QP 0 queued \(doorbell\)", False),
-    ("5", "the fetch engine pops QP 0; the table takes its `FETCH`",
+    ("5", "the fetch engine pops QP 0 (`S_PICK`)",
      "`dp.u_fetch.db_valid` && `db_ready`", r"fetch engine pops QP 0", False),
+    ("5", "the table takes its `FETCH` (`S_ASK`)",
+     "`dp.u_fetch.tq_req_valid` && `tq_req_ready`", r"takes the fetch engine's FETCH: QP 0", False),
     ("5", "`FETCH` answered: 8 WQEs from index 0", "`dp.u_fetch.tq_rsp_valid`, `tq_rsp_n` 8",
      r"answers the FETCH: n 8 from index 0$", False),
     ("5", "first fetch read: WQEs 0-7, 512 bytes",
@@ -376,10 +381,11 @@ ROWS = [
      r"answers the FETCH: n 1 from index 16$", False),
     ("5", "**fetch read of the SEND's WQE**: the third read, 1 WQE, 64 bytes at 0x1000000C00",
      "same, `cur_index` 16", r"fetch read: .* from index 16$", True),
+    ("6", "`READ` of QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)",
+     "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 0",
+     r"QP table takes requester's READ: QP 0$", False),
     ("6", "the requester takes the last pair (words 14, 15) of WQE 16",
      "`dp.u_fetch.wqe_last` && `wqe_ready`", r"last pair of WQE 16$", False),
-    ("6", "`READ` of QP 0's context (`S_CTX`)", "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 0",
-     r"QP table takes requester's READ: QP 0$", False),
     ("6", "the SGE's token check goes to check port 0", "`dp.u_req.chk_valid`",
      r"requester check request: token 0x[0-9a-f]+ \(WQE 16\)", False),
     ("6", "its answer: ok, device address 0x1000004000", "`dp.u_req.res_valid`, `res_ok`, `res_dev`",
@@ -446,8 +452,8 @@ ROWS = [
 # Rows whose event must come after another row's (the first match after the
 # doorbell would be an earlier packet's or an earlier WQE's).
 AFTER = {
-    "`READ` of QP 0's context (`S_CTX`)":
-        "the requester takes the last pair (words 14, 15) of WQE 16",
+    "`READ` of QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)":
+        "**fetch read of the SEND's WQE**: the third read, 1 WQE, 64 bytes at 0x1000000C00",
     "`PSN` answered (`S_JOB`): PSN 16, dest_qp 1": "outstanding entry pushed, gather started (front end, `S_OST`)",
     "the packet's last beat leaves the requester": "**the packet leaves the requester** (LRH word)",
     "`READ` of QP 1's context, as the dest_qp word arrives": "the responder takes the LRH",
