@@ -111,7 +111,7 @@ module qpnic_completer #(
     reg          tq_busy;         // a table request is up (until granted)
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
-    wire [15:0] e_index  = ent[`QPNIC_OST_INDEX];
+    wire [`QPNIC_INDEX_BITS-1:0] e_index  = ent[`QPNIC_OST_INDEX];
     wire [`QPNIC_CQE_TYPE_WIDTH-1:0] e_type = ent[`QPNIC_OST_TYPE];
     wire        e_read   = ent[`QPNIC_OST_READ];
     wire [31:0] e_bytes  = ent[`QPNIC_OST_BYTES];

@@ -132,7 +132,7 @@ module qpnic_datapath #(
     wire [NC*QW-1:0] tq_req_qpn;
     wire [NC*32-1:0] tq_req_arg;
     wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx;
-    wire [15:0]      tq_rsp_n;
+    wire [`QPNIC_INDEX_BITS-1:0] tq_rsp_n;
     wire [31:0]      tq_rsp_rdata;
     wire             db_valid, db_ready;
     wire [QW-1:0]    db_qpn;
@@ -164,7 +164,7 @@ module qpnic_datapath #(
     wire        wqe_valid, wqe_ready, wqe_last;
     wire [63:0] wqe_data;
     wire [QW-1:0] wqe_qpn;
-    wire [15:0] wqe_index;
+    wire [`QPNIC_INDEX_BITS-1:0] wqe_index;
     wire        fetch_idle;
     wire        sq_fetch_read;
     wire [3:0]  sq_wqes_fetched;

@@ -82,7 +82,7 @@ module qpnic_qp_table #(
 
     output reg  [CLIENTS-1:0]      rsp_valid,
     output reg  [`QPNIC_QP_CTX_BITS-1:0] rsp_ctx,
-    output reg  [15:0]             rsp_n,
+    output reg  [`QPNIC_INDEX_BITS-1:0] rsp_n,
     output reg  [31:0]             rsp_rdata,
 
     output wire                    db_valid,
@@ -94,6 +94,7 @@ module qpnic_qp_table #(
     localparam EB  = `QPNIC_QP_CTX_BITS;
     localparam OB  = `QPNIC_QP_OFFSET_BITS;
     localparam AW  = (NUM_QP > 1) ? $clog2(NUM_QP) : 1;
+    localparam IW  = `QPNIC_INDEX_BITS;   // a ring index
     localparam CW  = (CLIENTS > 1) ? $clog2(CLIENTS) : 1;
 
     // the RAM clears itself after reset; no request is taken meanwhile
@@ -184,8 +185,8 @@ module qpnic_qp_table #(
     // fields of the current word
     wire [`QPNIC_QP_STATE_BITS-1:0] st = cur[`QPNIC_QP_CTX_STATE_FLAT];
     wire        sched   = cur[`QPNIC_QP_CTX_SCHED_FLAT];
-    wire [15:0] sq_pi   = cur[`QPNIC_QP_CTX_SQ_PI_FLAT];
-    wire [15:0] ptr     = cur[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
+    wire [IW-1:0] sq_pi   = cur[`QPNIC_QP_CTX_SQ_PI_FLAT];
+    wire [IW-1:0] ptr     = cur[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
     wire [4:0]  sq_log  = cur[`QPNIC_QP_CTX_SQ_LOG_FLAT];
     wire        in_reset = (st == `QPNIC_QP_STATE_RESET);
 
@@ -193,21 +194,21 @@ module qpnic_qp_table #(
     // the new fetch pointer ptr + n, chosen from three candidates computed
     // side by side (SQ_PI itself, the ring's end, ptr + arg), so that no
     // adder waits for a comparison
-    wire [15:0] mask    = (16'd1 << sq_log) - 16'd1;   // sq_log 16: all ones
-    wire [16:0] to_end  = {1'b0, ~ptr & mask} + 17'd1;
-    wire [15:0] avail   = sq_pi - ptr;
-    wire [15:0] arg_n   = c_arg[15:0];
+    wire [IW-1:0] mask    = ({{(IW-1){1'b0}}, 1'b1} << sq_log) - 1'b1;   // sq_log >= IW: all ones
+    wire [IW:0] to_end  = {1'b0, ~ptr & mask} + 1'b1;
+    wire [IW-1:0] avail   = sq_pi - ptr;
+    wire [IW-1:0] arg_n   = c_arg[IW-1:0];
     wire        e_lt_a  = to_end < {1'b0, avail};       // the ring's end first
     wire        r_lt_a  = arg_n < avail;                 // the burst first
     wire        r_lt_e  = {1'b0, arg_n} < to_end;
     wire        end_min = e_lt_a && !r_lt_e;
     wire        arg_min = r_lt_a && (r_lt_e || !e_lt_a);
-    wire [15:0] fetch_n = in_reset ? 16'd0 :
+    wire [IW-1:0] fetch_n = in_reset ? {IW{1'b0}} :
                           arg_min  ? arg_n :
-                          end_min  ? to_end[15:0] : avail;
-    wire [15:0] ptr_end = (ptr | mask) + 16'd1;
-    wire [15:0] ptr_arg = ptr + arg_n;
-    wire [15:0] fetch_ptr_new = in_reset ? ptr :
+                          end_min  ? to_end[IW-1:0] : avail;
+    wire [IW-1:0] ptr_end = (ptr | mask) + 1'b1;
+    wire [IW-1:0] ptr_arg = ptr + arg_n;
+    wire [IW-1:0] fetch_ptr_new = in_reset ? ptr :
                           arg_min  ? ptr_arg :
                           end_min  ? ptr_end : sq_pi;
     // WQEs left behind: the QP goes back to the queue
@@ -237,10 +238,10 @@ module qpnic_qp_table #(
         end
         `QPNIC_QPREG_REMOTE:  rdata[`QPNIC_QP_REMOTE_QPN] = cur_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0];
         `QPNIC_QPREG_STATE:   rdata[`QPNIC_QP_CTX_STATE_WIDTH-1:0] = st;
-        `QPNIC_QPREG_SQ_PI:   rdata[15:0] = sq_pi;
-        `QPNIC_QPREG_RQ_PI:   rdata[15:0] = cur[`QPNIC_QP_CTX_RQ_PI_FLAT];
-        `QPNIC_QPREG_SQ_CI:   rdata[15:0] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
-        `QPNIC_QPREG_RQ_CI:   rdata[15:0] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
+        `QPNIC_QPREG_SQ_PI:   rdata[IW-1:0] = sq_pi;
+        `QPNIC_QPREG_RQ_PI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_RQ_PI_FLAT];
+        `QPNIC_QPREG_SQ_CI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
+        `QPNIC_QPREG_RQ_CI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
         default: ;
         endcase
         if (!c_in) rdata = 32'd0;
@@ -261,7 +262,7 @@ module qpnic_qp_table #(
 
     // new_word, whether it is written, and whether the QP joins the queue
     reg        push;
-    reg [15:0] w_pi, w_ptr;
+    reg [IW-1:0] w_pi, w_ptr;
     reg [`QPNIC_QP_STATE_BITS-1:0] w_state;
     always @* begin
         new_word = cur;
@@ -291,22 +292,22 @@ module qpnic_qp_table #(
                     w_state = c_arg[`QPNIC_QP_CTX_STATE_WIDTH-1:0];
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = w_state;
                     if (w_state == `QPNIC_QP_STATE_RESET) begin
-                        w_pi  = 16'd0;
-                        w_ptr = 16'd0;
-                        new_word[`QPNIC_QP_CTX_SQ_PI_FLAT]     = 16'd0;
-                        new_word[`QPNIC_QP_CTX_RQ_PI_FLAT]     = 16'd0;
-                        new_word[`QPNIC_QP_CTX_SQ_CI_FLAT]     = 16'd0;
-                        new_word[`QPNIC_QP_CTX_RQ_CI_FLAT]     = 16'd0;
-                        new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = 16'd0;
+                        w_pi  = {IW{1'b0}};
+                        w_ptr = {IW{1'b0}};
+                        new_word[`QPNIC_QP_CTX_SQ_PI_FLAT]     = {IW{1'b0}};
+                        new_word[`QPNIC_QP_CTX_RQ_PI_FLAT]     = {IW{1'b0}};
+                        new_word[`QPNIC_QP_CTX_SQ_CI_FLAT]     = {IW{1'b0}};
+                        new_word[`QPNIC_QP_CTX_RQ_CI_FLAT]     = {IW{1'b0}};
+                        new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = {IW{1'b0}};
                         new_word[`QPNIC_QP_CTX_PSN_FLAT]       = 0;
                         new_word[`QPNIC_QP_CTX_COMP_ERR_FLAT]  = 1'b0;
                     end
                 end
                 `QPNIC_QPREG_SQ_PI: begin
-                    w_pi = c_arg[15:0];
+                    w_pi = c_arg[IW-1:0];
                     new_word[`QPNIC_QP_CTX_SQ_PI_FLAT] = w_pi;
                 end
-                `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = c_arg[15:0];
+                `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = c_arg[IW-1:0];
                 default: wr_en = 1'b0;   // read-only or unmapped
                 endcase
                 // a doorbell or a state out of RESET may leave WQEs to fetch
@@ -340,11 +341,11 @@ module qpnic_qp_table #(
             end
             `QPNIC_QP_OP_RQ_CI_INC: begin
                 wr_en = 1'b1;
-                new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT] + 16'd1;
+                new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT] + 1'b1;
             end
             `QPNIC_QP_OP_SQ_CI_INC: begin
                 wr_en = 1'b1;
-                new_word[`QPNIC_QP_CTX_SQ_CI_FLAT] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT] + 16'd1;
+                new_word[`QPNIC_QP_CTX_SQ_CI_FLAT] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT] + 1'b1;
             end
             default: ;   // READ, HOST_READ
             endcase
@@ -358,14 +359,14 @@ module qpnic_qp_table #(
         if (rst) begin
             rsp_valid <= {CLIENTS{1'b0}};
             rsp_ctx   <= {EB{1'b0}};
-            rsp_n     <= 16'd0;
+            rsp_n     <= {IW{1'b0}};
             rsp_rdata <= 32'd0;
         end else begin
             rsp_valid <= {CLIENTS{1'b0}};
             if (c_valid && asked) begin
                 rsp_valid[c_client] <= 1'b1;
                 rsp_ctx   <= c_in ? cur : {EB{1'b0}};
-                rsp_n     <= (c_in && c_op == `QPNIC_QP_OP_FETCH) ? fetch_n[15:0] : 16'd0;
+                rsp_n     <= (c_in && c_op == `QPNIC_QP_OP_FETCH) ? fetch_n[IW-1:0] : {IW{1'b0}};
                 rsp_rdata <= rdata;
             end
         end

@@ -85,7 +85,7 @@ module qpnic_requester #(
     input  wire [63:0]          wqe_data,
     input  wire                 wqe_last,
     input  wire [QW-1:0]        wqe_qpn,
-    input  wire [15:0]          wqe_index,
+    input  wire [`QPNIC_INDEX_BITS-1:0] wqe_index,
     output wire                 rd_req_valid,
     input  wire                 rd_req_ready,
     output wire [63:0]          rd_req_addr,
@@ -139,7 +139,7 @@ module qpnic_requester #(
     reg [511:0]  wqe;           // the WQE, word w at [32w +: 32]
     reg [2:0]    ld_pair;
     reg [QW-1:0] qpn;
-    reg [15:0]   index;
+    reg [`QPNIC_INDEX_BITS-1:0] index;
     reg          is_local;
     reg [7:0]    status;
     // from qpnic_sge_check: the checked SGEs
@@ -383,7 +383,7 @@ module qpnic_requester #(
             ctx_have   <= 1'b0;
             tq_busy    <= 1'b0;
             tq_wait    <= 1'b0;
-            index      <= 16'd0;
+            index      <= 0;
             is_local   <= 1'b0;
             status     <= `QPNIC_CQE_STATUS_SUCCESS;
             hdr_i      <= 4'd0;

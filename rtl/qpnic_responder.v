@@ -148,7 +148,7 @@ module qpnic_responder #(
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg [63:0]   ctx_rq_base;
     reg [4:0]    ctx_rq_log;
-    reg [15:0]   ctx_rq_pi, ctx_rq_ci;
+    reg [`QPNIC_INDEX_BITS-1:0] ctx_rq_pi, ctx_rq_ci;
     reg [`QPNIC_CQN_BITS-1:0] ctx_rcq;
     reg [23:0]   ctx_remote;
     reg          tq_busy;      // a table request is up (until granted)
@@ -239,8 +239,8 @@ module qpnic_responder #(
     wire   ctx_wait     = tq_busy || tq_wait;
 
     wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS);
-    wire [15:0] rq_ci   = ctx_rq_ci;
-    wire [15:0] rq_mask = 16'hFFFF >> (16 - ctx_rq_log);
+    wire [`QPNIC_INDEX_BITS-1:0] rq_ci   = ctx_rq_ci;
+    wire [`QPNIC_INDEX_BITS-1:0] rq_mask = {`QPNIC_INDEX_BITS{1'b1}} >> (`QPNIC_INDEX_BITS - ctx_rq_log);
     wire [63:0] rq_addr = ctx_rq_base + {42'd0, rq_ci & rq_mask, 6'd0};
 
     // --- RQ WQE fields ---
@@ -428,8 +428,8 @@ module qpnic_responder #(
             ctx_state   <= `QPNIC_QP_STATE_RESET;
             ctx_rq_base <= 64'd0;
             ctx_rq_log  <= 5'd0;
-            ctx_rq_pi   <= 16'd0;
-            ctx_rq_ci   <= 16'd0;
+            ctx_rq_pi   <= 0;
+            ctx_rq_ci   <= 0;
             ctx_rcq     <= 0;
             ctx_remote  <= 24'd0;
             tq_busy     <= 1'b0;

@@ -61,7 +61,7 @@ module qpnic_wqe_fetch #(
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [15:0]          tq_rsp_n,
+    input  wire [`QPNIC_INDEX_BITS-1:0] tq_rsp_n,
     output wire                 rd_req_valid,
     input  wire                 rd_req_ready,
     output wire [63:0]          rd_req_addr,
@@ -76,7 +76,7 @@ module qpnic_wqe_fetch #(
     output wire [63:0]          wqe_data,
     output wire                 wqe_last,
     output wire [QW-1:0]        wqe_qpn,
-    output wire [15:0]          wqe_index,
+    output wire [`QPNIC_INDEX_BITS-1:0] wqe_index,
     output wire                 cnt_fetch_read,
     output wire [3:0]           cnt_wqes_fetched,
     output wire                 idle
@@ -94,11 +94,12 @@ module qpnic_wqe_fetch #(
                      S_CLAIM = 3'd1,  // wait for the table's answer: n, the ring
                      S_REQ   = 3'd2,  // DMA read request out
                      S_DATA  = 3'd3,  // response into the buffer
-                     S_ASK   = 3'd4;  // FETCH for that QP, until the table grants it
+                     S_ASK   = 3'd4,  // FETCH for that QP, until the table grants it
+                     S_HOLD  = 3'd5;  // the popped QP into ask_qpn
 
     reg [2:0]            state;
     reg [QW-1:0]         cur_qpn;
-    reg [15:0]           cur_index;   // index of the next WQE word 0 to arrive
+    reg [`QPNIC_INDEX_BITS-1:0] cur_index;   // index of the next WQE word 0 to arrive
     reg [63:0]           req_addr;
     reg [15:0]           req_len;
     reg [3:0]            req_n;
@@ -112,23 +113,27 @@ module qpnic_wqe_fetch #(
     // reads go out as full as the SQ allows: fewer, fuller reads (D8).
     localparam [LOG_SLOTS:0] BURST = FETCH_BURST_WQES;
     wire               burst_fits = (free_slots >= BURST);
-    // The head is popped into cur_qpn first and asked for from there: the
-    // queue's output (a block RAM read) is not on the path into the table's
-    // arbiter. Its sched mark keeps the QP out of the queue meanwhile.
+    // The head is popped into cur_qpn, copied to ask_qpn and asked for
+    // from there, so that the queue's block RAM is not on the path into the
+    // table's arbiter: Yosys merges cur_qpn, the register right at the
+    // queue's (asynchronous) read, into the RAM as its synchronous read
+    // port, whose clock-to-out on the ECP5 is 5.8 ns; ask_qpn stays a
+    // flip-flop. The QP's sched mark keeps it out of the queue meanwhile.
+    reg [QW-1:0] ask_qpn;
     assign db_ready     = (state == S_PICK) && db_valid && burst_fits;
     assign tq_req_valid = (state == S_ASK);
     assign tq_req_op    = `QPNIC_QP_OP_FETCH;
-    assign tq_req_qpn   = cur_qpn;
+    assign tq_req_qpn   = ask_qpn;
     assign tq_req_arg   = FETCH_BURST_WQES;
 
     // the table's answer: n claimed, from fetch_ptr on, in the QP's ring
-    wire [15:0] claim_ptr = tq_rsp_ctx[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
+    wire [`QPNIC_INDEX_BITS-1:0] claim_ptr = tq_rsp_ctx[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
     wire [63:0] ring_base = {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT],
                              tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
     wire [4:0]  ring_log  = tq_rsp_ctx[`QPNIC_QP_CTX_SQ_LOG_FLAT];
-    wire [15:0] ring_mask = 16'hFFFF >> (16 - ring_log);
-    wire        claimed   = (state == S_CLAIM) && tq_rsp_valid && tq_rsp_n != 16'd0;
-    wire [15:0] burst_n   = tq_rsp_n;   // <= FETCH_BURST_WQES
+    wire [`QPNIC_INDEX_BITS-1:0] ring_mask = {`QPNIC_INDEX_BITS{1'b1}} >> (`QPNIC_INDEX_BITS - ring_log);
+    wire        claimed   = (state == S_CLAIM) && tq_rsp_valid && tq_rsp_n != 0;
+    wire [`QPNIC_INDEX_BITS-1:0] burst_n   = tq_rsp_n;   // <= FETCH_BURST_WQES
 
     // --- the WQE buffer: word pairs, plus one (qpn, index) entry per WQE ---
     wire [LOG_PAIRS:0] words_count;
@@ -171,7 +176,8 @@ module qpnic_wqe_fetch #(
         if (rst) begin
             state     <= S_PICK;
             cur_qpn   <= {QW{1'b0}};
-            cur_index <= 16'd0;
+            ask_qpn   <= {QW{1'b0}};
+            cur_index <= 0;
             req_addr  <= 64'd0;
             req_len   <= 16'd0;
             req_n     <= 4'd0;
@@ -184,8 +190,12 @@ module qpnic_wqe_fetch #(
             S_PICK:
                 if (db_ready) begin
                     cur_qpn <= db_qpn;
-                    state   <= S_ASK;
+                    state   <= S_HOLD;
                 end
+            S_HOLD: begin
+                ask_qpn <= cur_qpn;
+                state   <= S_ASK;
+            end
             S_ASK:
                 if (tq_req_ready) state <= S_CLAIM;
             S_CLAIM:
@@ -204,7 +214,7 @@ module qpnic_wqe_fetch #(
                 if (rsp_fire) begin
                     in_word <= in_word + 4'd1;
                     if (!in_word[0]) even_word <= rd_rsp_data;
-                    if (in_word == LAST_WORD) cur_index <= cur_index + 16'd1;
+                    if (in_word == LAST_WORD) cur_index <= cur_index + 1'b1;
                     if (rd_rsp_last) state <= S_PICK;
                 end
             default: state <= S_PICK;
