@@ -62,6 +62,9 @@
 // Choices the layout leaves open:
 //   - one _HI latch is shared by all counters: read a counter's _LO, then its
 //     _HI, with no other counter _LO read in between;
+//   - the engines' events (cnt_*, lat_*) are registered and counted a cycle
+//     after they happen (timing: see "counters" below); DOORBELLS counts
+//     the csr's own accepted writes in their cycle;
 //   - notification latency (NTF_LATENCY_SUM, NTF_LATENCY_MAX): each
 //     latency the CQ table hands over (lat_valid) is added to the sum and
 //     raises the max (the table's choices: see qpnic_cq_table); the max is
@@ -371,6 +374,40 @@ module qpnic_csr #(
     end
 
     // ---- counters -----------------------------------------------------------
+    // The events from the engines are registered first and counted a cycle
+    // later: they come out of arbiters and handshakes (combinational paths
+    // across the core), and a 64-bit add behind them made the 85F's worst
+    // path. A host read lags an event by at most that cycle; the events a
+    // host waits for (a CQE, a notification) are seen in memory later
+    // than that. The doorbell count is the csr's own and stays exact.
+    reg [1:0]  ev_fetch_read;
+    reg [4:0]  ev_wqes;
+    reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid;
+    reg [15:0] ev_rd_bytes, ev_wr_bytes;
+    reg [31:0] ev_lat_cycles;
+    always @(posedge clk) begin
+        if (rst) begin
+            ev_fetch_read <= 2'd0;
+            ev_wqes       <= 5'd0;
+            ev_rd_valid   <= 1'b0;
+            ev_wr_valid   <= 1'b0;
+            ev_cqe        <= 1'b0;
+            ev_notify     <= 1'b0;
+            ev_lat_valid  <= 1'b0;
+        end else begin
+            ev_fetch_read <= cnt_fetch_read;
+            ev_wqes       <= cnt_wqes_fetched;
+            ev_rd_valid   <= cnt_rd_valid;
+            ev_wr_valid   <= cnt_wr_valid;
+            ev_cqe        <= cnt_cqe;
+            ev_notify     <= cnt_notify;
+            ev_lat_valid  <= lat_valid;
+        end
+        ev_rd_bytes   <= cnt_rd_bytes;
+        ev_wr_bytes   <= cnt_wr_bytes;
+        ev_lat_cycles <= lat_cycles;
+    end
+
     always @(posedge clk) begin
         if (rst) begin
             cnt_doorbells   <= 64'd0;
@@ -384,12 +421,12 @@ module qpnic_csr #(
         end else begin
             cnt_cycles <= cnt_cycles + 64'd1;
             if (doorbell)       cnt_doorbells   <= cnt_doorbells + 64'd1;
-            cnt_fetch_reads <= cnt_fetch_reads + {62'd0, cnt_fetch_read};
-            cnt_wqes        <= cnt_wqes + {59'd0, cnt_wqes_fetched};
-            if (cnt_rd_valid)   cnt_rd_total    <= cnt_rd_total + {48'd0, cnt_rd_bytes};
-            if (cnt_wr_valid)   cnt_wr_total    <= cnt_wr_total + {48'd0, cnt_wr_bytes};
-            if (cnt_cqe)        cnt_cqes        <= cnt_cqes + 64'd1;
-            if (cnt_notify)     cnt_ntf         <= cnt_ntf + 64'd1;
+            cnt_fetch_reads <= cnt_fetch_reads + {62'd0, ev_fetch_read};
+            cnt_wqes        <= cnt_wqes + {59'd0, ev_wqes};
+            if (ev_rd_valid)    cnt_rd_total    <= cnt_rd_total + {48'd0, ev_rd_bytes};
+            if (ev_wr_valid)    cnt_wr_total    <= cnt_wr_total + {48'd0, ev_wr_bytes};
+            if (ev_cqe)         cnt_cqes        <= cnt_cqes + 64'd1;
+            if (ev_notify)      cnt_ntf         <= cnt_ntf + 64'd1;
         end
     end
 
@@ -398,9 +435,9 @@ module qpnic_csr #(
         if (rst) begin
             cnt_lat_sum <= 64'd0;
             cnt_lat_max <= 32'd0;
-        end else if (lat_valid) begin
-            cnt_lat_sum <= cnt_lat_sum + {32'd0, lat_cycles};
-            if (lat_cycles > cnt_lat_max) cnt_lat_max <= lat_cycles;
+        end else if (ev_lat_valid) begin
+            cnt_lat_sum <= cnt_lat_sum + {32'd0, ev_lat_cycles};
+            if (ev_lat_cycles > cnt_lat_max) cnt_lat_max <= ev_lat_cycles;
         end
     end
 endmodule

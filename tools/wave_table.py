@@ -20,7 +20,7 @@ cycle N is time 2N (clock low, that cycle's inputs applied), so a handshake
 "at cycle N" means valid and ready are both high at time 2N. Register
 offsets, the QP table's op codes (enum qp_op) and the fields of its context
 word (struct qp_ctx) come from rtl/gen/qpnic_layout.vh, the CQ table's op
-codes from rtl/qpnic_cq_table.vh, and state codes from the RTL's
+codes (enum cq_fw_op) too, and state codes from the RTL's
 localparams, not from this file.
 """
 import bisect
@@ -65,8 +65,9 @@ REQ_B = states("qpnic_requester", "B_")
 RESP = states("qpnic_responder")
 FETCH = states("qpnic_wqe_fetch")
 CQW = states("qpnic_cqe_writer")
-CQT = {n: int(v) for n, v in re.findall(
-    r"`define QPNIC_CQT_(\w+)\s+\d+'d(\d+)", (ROOT / "rtl" / "qpnic_cq_table.vh").read_text())}
+# the CQ table's firmware op codes (layout enum cq_fw_op)
+CQ_FW_OP = {k[len("QPNIC_CQ_FW_OP_"):]: v for k, v in L.items()
+            if k.startswith("QPNIC_CQ_FW_OP_") and k != "QPNIC_CQ_FW_OP_BITS"}
 
 def table_port(p, inst):
     """A QP table client's request port and answer, keys prefixed p."""
@@ -253,6 +254,10 @@ def events(w):
                 op = QP_OP.get(v(p + "tqop"), str(v(p + "tqop")))
                 asked[who] = op
                 add("QP table takes %s's %s: QP %d" % (who, op, v(p + "tqq")))
+                if who == "requester" and op == "READ":
+                    # asked as the WQE's first pair arrives: the fetch
+                    # engine's head entry is that WQE
+                    add("requester READs the context for WQE %d" % v("w_idx"))
             if v(p + "tqa"):
                 ctx = v(p + "ctx")
                 op = asked.get(who, "?")
@@ -346,7 +351,7 @@ def events(w):
             add("EVT_POP pops 0x%08x" % v("evt_out"))
         if v("ntf_push") and v("ntf_in_r"):
             add("NOTIFY write: 0x%08x" % v("bus_wdata"))
-        if v("ft_v") and v("ft_r") and v("ft_op") == CQT["F_ARMED_CLR"]:
+        if v("ft_v") and v("ft_r") and v("ft_op") == CQ_FW_OP["ARMED_CLR"]:
             add("ARMED_CLR write: %d" % v("ft_idx"))
         if v("ntf_v") and v("ntf_r"):
             add("ntf handshake: 0x%08x" % v("ntf_d"))
@@ -383,7 +388,7 @@ ROWS = [
      "same, `cur_index` 16", r"fetch read: .* from index 16$", True),
     ("6", "`READ` of QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)",
      "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 0",
-     r"QP table takes requester's READ: QP 0$", False),
+     r"requester READs the context for WQE 16$", False),
     ("6", "the requester takes the last pair (words 14, 15) of WQE 16",
      "`dp.u_fetch.wqe_last` && `wqe_ready`", r"last pair of WQE 16$", False),
     ("6", "the SGE's token check goes to check port 0", "`dp.u_req.chk_valid`",
