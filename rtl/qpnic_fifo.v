@@ -11,6 +11,10 @@
 //   count                         entries held (0 .. depth)
 // No combinational path from in_* to out_* or back: both sides see only
 // registered state, so a producer and a consumer never form a loop through it.
+// The count is a register of its own (kept equal to the pointers'
+// difference), so count, in_ready and out_valid come straight from
+// flip-flops: no subtraction at the start of a user's path (a gather's room
+// check, for one, goes on through an arbiter).
 `default_nettype none
 
 module qpnic_fifo #(
@@ -36,9 +40,10 @@ module qpnic_fifo #(
     wire do_write = in_valid && in_ready;
     wire do_read  = out_valid && out_ready;
 
-    assign count     = wr_ptr - rd_ptr;
-    assign in_ready  = (count != DEPTH[LOG_DEPTH:0]);
-    assign out_valid = (count != 0);
+    reg [LOG_DEPTH:0] held;     // wr_ptr - rd_ptr
+    assign count     = held;
+    assign in_ready  = (held != DEPTH[LOG_DEPTH:0]);
+    assign out_valid = (held != 0);
     assign out_data  = mem[rd_ptr[LOG_DEPTH-1:0]];
 
     always @(posedge clk) begin
@@ -50,9 +55,12 @@ module qpnic_fifo #(
         if (rst) begin
             wr_ptr <= 0;
             rd_ptr <= 0;
+            held   <= 0;
         end else begin
             if (do_write) wr_ptr <= wr_ptr + 1'b1;
             if (do_read)  rd_ptr <= rd_ptr + 1'b1;
+            if (do_write && !do_read)      held <= held + 1'b1;
+            else if (do_read && !do_write) held <= held - 1'b1;
         end
     end
 endmodule

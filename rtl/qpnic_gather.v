@@ -86,7 +86,12 @@ module qpnic_gather #(
     wire [15:0] start_first = (start_len0 < MAX_DMA_BYTES) ? start_len0[15:0] : MAX_DMA_BYTES[15:0];
 
     wire [15:0] next_len   = (cur_rem < MAX_DMA_BYTES) ? cur_rem[15:0] : MAX_DMA_BYTES[15:0];
-    wire [15:0] chunk_words = (chunk_len + 16'd3) >> 2;
+    // chunk_words, the words a read of chunk_len bytes brings, is a register
+    // set with chunk_len: the room check has no adder in front of it
+    function [15:0] words_of(input [15:0] bytes);
+        words_of = (bytes + 16'd3) >> 2;
+    endfunction
+    reg [15:0] chunk_words;
 
     assign start_ready  = (state == S_IDLE);
     assign idle         = (state == S_IDLE);
@@ -112,6 +117,7 @@ module qpnic_gather #(
             cur_rem     <= 32'd0;
             cur_loaded  <= 1'b0;
             chunk_len   <= 16'd0;
+            chunk_words <= 16'd0;
             final_chunk <= 1'b0;
         end else begin
             case (state)
@@ -125,6 +131,7 @@ module qpnic_gather #(
                         cur_rem     <= start_len0;
                         cur_loaded  <= 1'b1;
                         chunk_len   <= start_first;
+                        chunk_words <= words_of(start_first);
                         final_chunk <= ({16'd0, start_first} == start_len0) && start_later_zero;
                         state       <= S_REQ;
                     end else begin
@@ -146,6 +153,7 @@ module qpnic_gather #(
                     end
                 end else begin
                     chunk_len   <= next_len;
+                    chunk_words <= words_of(next_len);
                     final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
                     state       <= S_REQ;
                 end
@@ -161,6 +169,7 @@ module qpnic_gather #(
                         state <= S_IDLE;
                     else if (cur_rem != 32'd0) begin  // the segment's next read
                         chunk_len   <= next_len;
+                        chunk_words <= words_of(next_len);
                         final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
                         state       <= S_REQ;
                     end else
