@@ -253,14 +253,13 @@ module qpnic_datapath #(
     wire [31:0] rs_out_data;
     wire [3:0]  rs_out_keep;
     wire [PORT_LOG_DEPTH:0] rsp_port_count;
-    wire [15:0] rsp_port_room = PORT_DEPTH[15:0] - {{(15-PORT_LOG_DEPTH){1'b0}}, rsp_port_count};
     wire        rs_cqe_valid, rs_cqe_ready;
     wire [`QPNIC_CQN_BITS-1:0] rs_cqe_cqn;
     wire [127:0] rs_cqe_data;
     wire        rs_idle;
     wire        rq_fetch_read;
 
-    qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW)) u_resp (
+    qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW), .OUT_DEPTH(PORT_DEPTH)) u_resp (
         .clk(clk), .rst(rst),
         .tq_req_valid(tq_req_valid[3]), .tq_req_ready(tq_req_ready[3]),
         .tq_req_op(tq_req_op[3*4 +: 4]), .tq_req_qpn(tq_req_qpn[3*QW +: QW]),
@@ -272,7 +271,7 @@ module qpnic_datapath #(
         .in_valid(rs_in_valid), .in_ready(rs_in_ready), .in_data(rs_in_data),
         .in_keep(rs_in_keep), .in_last(rs_in_last),
         .out_valid(rs_out_valid), .out_ready(rs_out_ready), .out_data(rs_out_data),
-        .out_keep(rs_out_keep), .out_last(rs_out_last), .out_room(rsp_port_room),
+        .out_keep(rs_out_keep), .out_last(rs_out_last), .out_count({{(15-PORT_LOG_DEPTH){1'b0}}, rsp_port_count}),
         .rd_req_valid(rd_req_valid[2]), .rd_req_ready(rd_req_ready[2]),
         .rd_req_addr(rd_req_addr[2*64 +: 64]), .rd_req_len(rd_req_len[2*16 +: 16]),
         .rd_rsp_valid(rd_rsp_valid[2]), .rd_rsp_ready(rd_rsp_ready[2]),

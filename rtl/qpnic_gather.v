@@ -5,18 +5,19 @@
 // lengths sum to at least one byte. Each DMA read's response goes straight
 // to the output, so the stream's beats are packed from lane 0 within a read
 // and a read's final beat may be partial (keep says which bytes count). The
-// deadlock rule of docs/internals.md: a read is issued only when `room`, the
-// words the sink can still take, holds its whole response; the sink must not
-// be filled by anyone else while a job runs.
+// deadlock rule of docs/internals.md: a read is issued only when the sink
+// (SINK_WORDS deep, sink_count words in it now) can take its whole response;
+// the sink must not be filled by anyone else while a job runs.
 //
 // Parameters
 //   MAX_SGE        segments a job can name
 //   MAX_DMA_BYTES  largest DMA read issued
+//   SINK_WORDS     the sink's depth in words (at least one whole read)
 // Ports
 //   start_valid/start_ready  a job; start_ready is high only while idle
 //   start_addr   segment n's device address at [n*64 +: 64]
 //   start_len    segment n's length at [n*32 +: 32]
-//   room         free words in the sink (a FIFO's depth minus its count)
+//   sink_count   words in the sink now (a FIFO's count)
 //   rd_req_*     DMA read request (addr, len 1..MAX_DMA_BYTES)
 //   rd_rsp_*     its response (valid/ready, data, keep, last)
 //   out_*        the gathered stream; out_last marks the job's final beat
@@ -27,7 +28,8 @@
 
 module qpnic_gather #(
     parameter MAX_SGE       = `QPNIC_MAX_SGE,
-    parameter MAX_DMA_BYTES = `QPNIC_MAX_DMA_BYTES
+    parameter MAX_DMA_BYTES = `QPNIC_MAX_DMA_BYTES,
+    parameter SINK_WORDS    = 128
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -35,7 +37,7 @@ module qpnic_gather #(
     output wire                  start_ready,
     input  wire [MAX_SGE*64-1:0] start_addr,
     input  wire [MAX_SGE*32-1:0] start_len,
-    input  wire [15:0]           room,
+    input  wire [15:0]           sink_count,
     output wire                  rd_req_valid,
     input  wire                  rd_req_ready,
     output wire [63:0]           rd_req_addr,
@@ -54,7 +56,7 @@ module qpnic_gather #(
 );
     localparam [1:0] S_IDLE = 2'd0,  // waiting for a job
                      S_NEXT = 2'd1,  // choose the next read
-                     S_REQ  = 2'd2,  // read request out (once room allows)
+                     S_REQ  = 2'd2,  // read request out (once the sink has room)
                      S_DATA = 2'd3;  // pass the response on
 
     reg [1:0]            state;
@@ -86,18 +88,27 @@ module qpnic_gather #(
     wire [15:0] start_first = (start_len0 < MAX_DMA_BYTES) ? start_len0[15:0] : MAX_DMA_BYTES[15:0];
 
     wire [15:0] next_len   = (cur_rem < MAX_DMA_BYTES) ? cur_rem[15:0] : MAX_DMA_BYTES[15:0];
-    // chunk_words, the words a read of chunk_len bytes brings, is a register
-    // set with chunk_len: the room check has no adder in front of it
-    function [15:0] words_of(input [15:0] bytes);
-        words_of = (bytes + 16'd3) >> 2;
+    // count_max, the most words the sink may hold for a read of chunk_len
+    // bytes to fit (SINK_WORDS minus the read's words), is a register set
+    // with chunk_len: the room check is one comparison of two registers.
+    // Negative (bit 16) never fits; the deadlock rule rules that out.
+    localparam [31:0] SINK_W32 = SINK_WORDS;
+    localparam [16:0] SINK_W17 = SINK_W32[16:0];
+    function [16:0] count_max_of(input [15:0] bytes);
+        reg [15:0] words;
+        begin
+            words        = (bytes + 16'd3) >> 2;
+            count_max_of = SINK_W17 - {1'b0, words};
+        end
     endfunction
-    reg [15:0] chunk_words;
+    reg [16:0] count_max;
 
     assign start_ready  = (state == S_IDLE);
     assign idle         = (state == S_IDLE);
-    // room only grows while we wait (nobody else fills the sink), so valid
+    // the sink only drains while we wait (nobody else fills it), so valid
     // stays high once raised.
-    assign rd_req_valid = (state == S_REQ) && (room >= chunk_words);
+    assign rd_req_valid = (state == S_REQ) && !count_max[16] &&
+                          ({1'b0, sink_count} <= count_max);
     assign rd_req_addr  = cur_addr;
     assign rd_req_len   = chunk_len;
 
@@ -117,7 +128,7 @@ module qpnic_gather #(
             cur_rem     <= 32'd0;
             cur_loaded  <= 1'b0;
             chunk_len   <= 16'd0;
-            chunk_words <= 16'd0;
+            count_max   <= 17'd0;
             final_chunk <= 1'b0;
         end else begin
             case (state)
@@ -131,7 +142,7 @@ module qpnic_gather #(
                         cur_rem     <= start_len0;
                         cur_loaded  <= 1'b1;
                         chunk_len   <= start_first;
-                        chunk_words <= words_of(start_first);
+                        count_max   <= count_max_of(start_first);
                         final_chunk <= ({16'd0, start_first} == start_len0) && start_later_zero;
                         state       <= S_REQ;
                     end else begin
@@ -153,7 +164,7 @@ module qpnic_gather #(
                     end
                 end else begin
                     chunk_len   <= next_len;
-                    chunk_words <= words_of(next_len);
+                    count_max   <= count_max_of(next_len);
                     final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
                     state       <= S_REQ;
                 end
@@ -169,7 +180,7 @@ module qpnic_gather #(
                         state <= S_IDLE;
                     else if (cur_rem != 32'd0) begin  // the segment's next read
                         chunk_len   <= next_len;
-                        chunk_words <= words_of(next_len);
+                        count_max   <= count_max_of(next_len);
                         final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
                         state       <= S_REQ;
                     end else

@@ -312,12 +312,11 @@ module qpnic_requester #(
     wire [3:0]  g_out_keep;
     wire        g_start_ready;
     wire [STAGE_LOG_DEPTH:0] st_count;
-    wire [15:0] st_room = STAGE_DEPTH[15:0] - {{(15-STAGE_LOG_DEPTH){1'b0}}, st_count};
-    qpnic_gather u_gather (
+    qpnic_gather #(.SINK_WORDS(STAGE_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
         .start_valid(ost_go && ost_ready && !is_local && has_payload),
         .start_ready(g_start_ready),
-        .start_addr(seg_addr), .start_len(seg_len), .room(st_room),
+        .start_addr(seg_addr), .start_len(seg_len), .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(rd_req_addr), .rd_req_len(rd_req_len),
         .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(rd_rsp_ready),

@@ -33,13 +33,15 @@
 // Parameters
 //   NUM_QP           queue pairs (a dest_qp at or above is absent)
 //   QW               bits of a QP number
+//   OUT_DEPTH        words the completer's port FIFO holds (at least one
+//                    whole MAX_DMA_BYTES read plus a header)
 // Ports
 //   tq_req_*, tq_rsp_*   request port of qpnic_qp_table: READ, RQ_CI_INC
 //   chk_*, res_*     check port of qpnic_mr_table (request in, answer a
 //                    fixed number of cycles later)
 //   in_*             packets from the requester's port FIFO
-//   out_*            responses to the completer's port FIFO; out_room is
-//                    that FIFO's free words (deadlock rule)
+//   out_*            responses to the completer's port FIFO; out_count is
+//                    the words in it now (deadlock rule)
 //   rd_req_*, rd_rsp_*   DMA read master (index 2): RQ WQEs and READ data
 //   wr_req_*, wr_dat_*   DMA write master (index 0): SEND and WRITE payloads
 //   cqe_valid/ready, cqe_cqn, cqe_data   RQ CQE requests (phase bit 0)
@@ -50,8 +52,9 @@
 `include "qpnic_layout.vh"
 
 module qpnic_responder #(
-    parameter NUM_QP = 8,
-    parameter QW     = 8
+    parameter NUM_QP    = 8,
+    parameter QW        = 8,
+    parameter OUT_DEPTH = 256
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -84,7 +87,7 @@ module qpnic_responder #(
     output reg  [31:0]          out_data,
     output reg  [3:0]           out_keep,
     output reg                  out_last,
-    input  wire [15:0]          out_room,
+    input  wire [15:0]          out_count,
     output reg                  rd_req_valid,
     input  wire                 rd_req_ready,
     output reg  [63:0]          rd_req_addr,
@@ -320,10 +323,10 @@ module qpnic_responder #(
     wire        g_out_valid, g_out_last;
     wire [31:0] g_out_data;
     wire [3:0]  g_out_keep;
-    qpnic_gather u_gather (
+    qpnic_gather #(.SINK_WORDS(OUT_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
         .start_valid(state == S_GSTART), .start_ready(g_start_ready),
-        .start_addr(seg_addr), .start_len(seg_len), .room(out_room),
+        .start_addr(seg_addr), .start_len(seg_len), .sink_count(out_count),
         .rd_req_valid(g_rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(g_rd_req_addr), .rd_req_len(g_rd_req_len),
         .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(g_rd_rsp_ready),
@@ -454,7 +457,7 @@ module qpnic_responder #(
             r_len       <= 32'd0;
         end else begin
             // the destination QP's READ: requested as its word arrives,
-            // answered two cycles after the grant; RQ_CI_INC in S_RQINC
+            // answered three cycles after the grant; RQ_CI_INC in S_RQINC
             if (dqp_word && {8'd0, in_dqp} < NUM_QP) begin
                 tq_busy <= 1'b1;
                 dq      <= in_dqp[QW-1:0];

@@ -282,7 +282,9 @@ def events(w):
             kind = "SQ_PI" if v("qp_off") == L["QPNIC_QPREG_SQ_PI"] else "RQ_PI"
             add("%s doorbell: QP %d, %d" % (kind, v("qp_n"), v("mmio_wdata")))
         if v("db_push"):
-            why = "FETCH left more" if v("qt_bop") == L["QPNIC_QP_OP_FETCH"] else "doorbell"
+            # the push leaves stage C through a register: the op that pushed
+            # was in C the cycle before
+            why = "FETCH left more" if prev("qt_bop") == L["QPNIC_QP_OP_FETCH"] else "doorbell"
             add("doorbell queue: QP %d queued (%s)" % (v("db_in"), why))
         if v("h_v") and v("h_r") and v("h_we") and v("h_off") == L["QPNIC_CQREG_ARM"]:
             add("ARM taken by the CQ table: CQ %d" % v("h_idx"))
