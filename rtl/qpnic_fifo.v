@@ -34,31 +34,41 @@ module qpnic_fifo #(
     localparam DEPTH = 1 << LOG_DEPTH;
 
     reg [WIDTH-1:0]   mem [0:DEPTH-1];
-    reg [LOG_DEPTH:0] wr_ptr;
-    reg [LOG_DEPTH:0] rd_ptr;
+    reg [LOG_DEPTH-1:0] wr_ptr;   // wraps: held tells full from empty
+    reg [LOG_DEPTH-1:0] rd_ptr;
 
     wire do_write = in_valid && in_ready;
     wire do_read  = out_valid && out_ready;
 
-    reg [LOG_DEPTH:0] held;     // wr_ptr - rd_ptr
+    reg [LOG_DEPTH:0] held;     // entries held (0 .. DEPTH)
+    // rd_ptr + 1, kept in a register: in a block RAM Yosys makes the read
+    // address a register of the RAM, so the next read address (rd_ptr or
+    // rd_ptr + 1, chosen by out_ready) is at the end of the consumer's path
+    // from out_data to out_ready; with rd_next it is a multiplexer between
+    // two registers, no adder.
+    reg [LOG_DEPTH-1:0] rd_next;
     assign count     = held;
     assign in_ready  = (held != DEPTH[LOG_DEPTH:0]);
     assign out_valid = (held != 0);
-    assign out_data  = mem[rd_ptr[LOG_DEPTH-1:0]];
+    assign out_data  = mem[rd_ptr];
 
     always @(posedge clk) begin
         if (do_write)
-            mem[wr_ptr[LOG_DEPTH-1:0]] <= in_data;
+            mem[wr_ptr] <= in_data;
     end
 
     always @(posedge clk) begin
         if (rst) begin
-            wr_ptr <= 0;
-            rd_ptr <= 0;
-            held   <= 0;
+            wr_ptr  <= 0;
+            rd_ptr  <= 0;
+            rd_next <= 1;
+            held    <= 0;
         end else begin
             if (do_write) wr_ptr <= wr_ptr + 1'b1;
-            if (do_read)  rd_ptr <= rd_ptr + 1'b1;
+            if (do_read) begin
+                rd_ptr  <= rd_next;
+                rd_next <= rd_next + 1'b1;
+            end
             if (do_write && !do_read)      held <= held + 1'b1;
             else if (do_read && !do_write) held <= held - 1'b1;
         end
