@@ -168,16 +168,17 @@ module qpnic_scatter #(
                     seen_last  <= 1'b0;
                     state      <= S_FIRST;
                 end
-            S_FIRST:
-                if (first_lim != 32'd0) begin
-                    cur_addr   <= seg_addr[63:0];
-                    cur_rem    <= seg0_len;
-                    cur_loaded <= 1'b1;
-                    chunk_len  <= first_len;
-                    chunk_rem  <= first_len;
-                    state      <= S_REQ;
-                end else
-                    state <= S_NEXT;
+            S_FIRST: begin
+                // segment 0 is loaded whatever comes next (S_NEXT would load
+                // it too), so only the state waits for the decision, and
+                // that needs no comparison: first_lim != 0 is both non-zero
+                cur_addr   <= seg_addr[63:0];
+                cur_rem    <= seg0_len;
+                cur_loaded <= 1'b1;
+                chunk_len  <= first_len;
+                chunk_rem  <= first_len;
+                state      <= (seg0_len != 32'd0 && total_rem != 32'd0) ? S_REQ : S_NEXT;
+            end
             S_NEXT:
                 if (total_rem == 32'd0) begin
                     if (seen_last) begin
