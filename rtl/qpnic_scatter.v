@@ -109,14 +109,20 @@ module qpnic_scatter #(
     wire [15:0] take_n    = {13'd0, popcount4(take_mask)};
 
     // Next write: min(segment left, MAX_DMA_BYTES, total left).
-    wire [31:0] lim_a     = (cur_rem < total_rem) ? cur_rem : total_rem;
-    wire [15:0] next_len  = (lim_a < MAX_DMA_BYTES) ? lim_a[15:0] : MAX_DMA_BYTES[15:0];
-    // The first write of a job whose segment 0 is not empty is chosen as the
-    // job is taken, without a pass through S_NEXT.
-    // S_FIRST: segment 0 and the first write, from the job's registers
-    wire [31:0] seg0_len    = seg_len[31:0];
-    wire [31:0] first_lim   = (seg0_len < total_rem) ? seg0_len : total_rem;
-    wire [15:0] first_len   = (first_lim < MAX_DMA_BYTES) ? first_lim[15:0] : MAX_DMA_BYTES[15:0];
+    // The next write's length: min(bytes left in the segment, bytes left to
+    // write, MAX_DMA_BYTES).
+    function [15:0] write_len(input [31:0] seg_rem, input [31:0] total);
+        reg [31:0] lim;
+        begin
+            lim       = (seg_rem < total) ? seg_rem : total;
+            write_len = (lim < MAX_DMA_BYTES) ? lim[15:0] : MAX_DMA_BYTES[15:0];
+        end
+    endfunction
+    wire [15:0] next_len  = write_len(cur_rem, total_rem);
+    // S_FIRST: segment 0 and the job's first write, from its registers (one
+    // cycle less than loading segment 0 through S_NEXT)
+    wire [31:0] seg0_len  = seg_len[31:0];
+    wire [15:0] first_len = write_len(seg0_len, total_rem);
     // The stream's last beat is consumed by now (or in this cycle's beat).
     wire        last_in     = seen_last || (beat_fits && in_last);
 
@@ -162,7 +168,6 @@ module qpnic_scatter #(
                     seg_addr   <= start_addr;
                     seg_len    <= start_len;
                     seg_i      <= 8'd0;
-                    cur_loaded <= 1'b0;
                     total_rem  <= start_total;
                     used       <= 4'd0;
                     seen_last  <= 1'b0;
@@ -171,7 +176,7 @@ module qpnic_scatter #(
             S_FIRST: begin
                 // segment 0 is loaded whatever comes next (S_NEXT would load
                 // it too), so only the state waits for the decision, and
-                // that needs no comparison: first_lim != 0 is both non-zero
+                // that needs no comparison: first_len != 0 is both non-zero
                 cur_addr   <= seg_addr[63:0];
                 cur_rem    <= seg0_len;
                 cur_loaded <= 1'b1;

@@ -72,17 +72,23 @@ struct Tb {
         setb(m->req_arg, c * 32, 32, arg);
         setb(m->req_off, c * OB, OB, off);
     }
+    // One clock; returns the client granted in it (-1: none), checked to be
+    // at most one.
+    int grant_tick() {
+        m->clk = 0;
+        m->eval();
+        int g = -1, n = 0;
+        for (int k = 0; k < CLIENTS; k++)
+            if (getb(m->req_ready, k, 1)) { g = k; n++; }
+        CHECK(n <= 1, "%d grants in one cycle", n);
+        tick();
+        return g;
+    }
     // One request from client c, held until granted; returns the grant cycle.
     uint64_t request(int c, unsigned op, unsigned qpn, uint32_t arg = 0, unsigned off = 0) {
         drive(c, op, qpn, arg, off);
-        for (int w = 0;; w++) {
-            m->clk = 0;
-            m->eval();
-            bool granted = getb(m->req_ready, c, 1);
-            tick();
-            if (granted) break;
+        for (int w = 0; grant_tick() != c; w++)
             CHECK(w < 2000, "client %d op %u never granted", c, op);
-        }
         setb(m->req_valid, c, 1, 0);
         return cycle - 1;
     }
@@ -305,18 +311,13 @@ void test_back_to_back(Tb &t) {
     int granted[CLIENTS] = {0};
     int last = -3;
     for (int c = 0; c < 60; c++) {
-        t.m->clk = 0;
-        t.m->eval();
-        int n = 0;
-        for (int k = 0; k < CLIENTS; k++)
-            if (getb(t.m->req_ready, k, 1)) { granted[k]++; n++; }
-        CHECK(n <= 1, "%d grants in one cycle", n);
-        if (n) {
+        int g = t.grant_tick();
+        if (g >= 0) {
+            granted[g]++;
             CHECK(c - last >= 3, "grants on one QP in cycles %d and %d: the first not yet written back",
                   last, c);
             last = c;
         }
-        t.tick();
     }
     t.m->req_valid = 0;
     for (int k = 1; k < CLIENTS; k++)
@@ -338,13 +339,11 @@ void test_back_to_back(Tb &t) {
     t.drive(FETCH, QPNIC_QP_OP_READ, 4);
     int grants = 0;
     for (int c = 0; c < 4; c++) {
-        t.m->clk = 0;
-        t.m->eval();
-        int took = -1;
-        for (int k = 0; k < CLIENTS; k++)
-            if (getb(t.m->req_ready, k, 1)) { grants++; took = k; }
-        t.tick();
-        if (took >= 0) setb(t.m->req_valid, took, 1, 0);   // each asks once
+        int g = t.grant_tick();
+        if (g >= 0) {
+            grants++;
+            setb(t.m->req_valid, g, 1, 0);   // each asks once
+        }
     }
     t.m->req_valid = 0;
     CHECK(grants == 4, "four requests on four QPs: %d grants in 4 cycles, want 4", grants);
