@@ -18,14 +18,26 @@
 
 /* ---- register helpers ---- */
 
+/* Once one access finds the device gone, every later one fails at once
+ * (the carrier would otherwise wait out its reply timeout each time). */
 ndk_status qpnic_reg_write_locked(ndk_adapter *ad, uint32_t addr, uint32_t val)
 {
-    return ad->t->ops->mmio_write(ad->t, addr, val);
+    if (atomic_load(&ad->dead))
+        return NDK_STATUS_IO_ERROR;
+    ndk_status st = ad->t->ops->mmio_write(ad->t, addr, val);
+    if (st == NDK_STATUS_IO_ERROR)
+        qpnic_event_device_died(ad);
+    return st;
 }
 
 ndk_status qpnic_reg_read_locked(ndk_adapter *ad, uint32_t addr, uint32_t *val)
 {
-    return ad->t->ops->mmio_read(ad->t, addr, val);
+    if (atomic_load(&ad->dead))
+        return NDK_STATUS_IO_ERROR;
+    ndk_status st = ad->t->ops->mmio_read(ad->t, addr, val);
+    if (st == NDK_STATUS_IO_ERROR)
+        qpnic_event_device_died(ad);
+    return st;
 }
 
 ndk_status qpnic_reg_write(ndk_adapter *ad, uint32_t addr, uint32_t val)

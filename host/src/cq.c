@@ -4,7 +4,7 @@
  * memory, owned by phase bit), the mapping of the NIC's completion codes to
  * ndk_status, freeing SQ and RQ slots as their completions are taken,
  * ndk_arm_cq (one register write; the firmware does the rest: N1-N7) and
- * ndk_wait_cq (V9). Not for: calling callbacks (event.c).
+ * ndk_wait_cq (V9), and letting waiters go when their CQ is destroyed. Not for: calling callbacks (event.c).
  *
  * The consumer side of a CQ is serialized by the caller (C1): cq->ci needs
  * no lock. The QP table is read under ad->lock, once per call.
@@ -148,7 +148,13 @@ void ndk_arm_cq(ndk_cq *cq, uint32_t trigger)
     pthread_mutex_lock(&ad->ev_lock);
     cq->arm_seq++; /* before the NIC hears of it: its notification counts */
     pthread_mutex_unlock(&ad->ev_lock);
-    (void)qpnic_reg_write(ad, QPNIC_CQREG(cq->cqn, ARM), trigger);
+    if (qpnic_reg_write(ad, QPNIC_CQREG(cq->cqn, ARM), trigger) == NDK_STATUS_IO_ERROR) {
+        /* No NIC to answer it: the event thread does, with INTERNAL_ERROR. */
+        pthread_mutex_lock(&ad->ev_lock);
+        ad->ev_arm_pending = 1;
+        pthread_cond_broadcast(&ad->ev_cond);
+        pthread_mutex_unlock(&ad->ev_lock);
+    }
 }
 
 static struct timespec deadline_after(int timeout_ms)
@@ -172,7 +178,12 @@ ndk_status ndk_wait_cq(ndk_cq *cq, int timeout_ms)
     struct timespec deadline = deadline_after(timeout_ms < 0 ? 0 : timeout_ms);
     ndk_status st;
     pthread_mutex_lock(&ad->ev_lock);
+    cq->waiters++;
     for (;;) {
+        if (cq->destroying) {
+            st = NDK_STATUS_CANCELLED; /* ndk_destroy_cq waits for us to leave */
+            break;
+        }
         if (cq->arm_seq == 0) {
             st = NDK_STATUS_INVALID_DEVICE_STATE; /* never armed */
             break;
@@ -192,6 +203,19 @@ ndk_status ndk_wait_cq(ndk_cq *cq, int timeout_ms)
             break;
         }
     }
+    if (--cq->waiters == 0 && cq->destroying)
+        pthread_cond_broadcast(&ad->ev_cond); /* the destroy may go on */
     pthread_mutex_unlock(&ad->ev_lock);
     return st;
+}
+
+void qpnic_cq_release_waiters(ndk_cq *cq)
+{
+    ndk_adapter *ad = cq->ad;
+    pthread_mutex_lock(&ad->ev_lock);
+    cq->destroying = 1;
+    pthread_cond_broadcast(&ad->ev_cond);
+    while (cq->waiters != 0)
+        pthread_cond_wait(&ad->ev_cond, &ad->ev_lock);
+    pthread_mutex_unlock(&ad->ev_lock);
 }

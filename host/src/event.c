@@ -6,6 +6,9 @@
  * waking ndk_wait_cq. Not for: deciding when a notification is due (the
  * NIC's firmware does: N1-N4, N6, N7) or reading completions (cq.c).
  *
+ * When the device dies the thread stays, to answer every arm with an
+ * INTERNAL_ERROR callback (serve_dead_device).
+ *
  * No lock is held while a callback runs, so a callback may call
  * ndk_get_cq_results and ndk_arm_cq on its CQ (and post requests).
  */
@@ -55,24 +58,78 @@ void qpnic_event_deliver(ndk_adapter *ad, uint32_t word)
     pthread_mutex_unlock(&ad->ev_lock);
 }
 
+void qpnic_event_device_died(ndk_adapter *ad)
+{
+    if (atomic_exchange(&ad->dead, 1))
+        return;
+    pthread_mutex_lock(&ad->ev_lock);
+    pthread_cond_broadcast(&ad->ev_cond); /* waiters: IO_ERROR */
+    pthread_mutex_unlock(&ad->ev_lock);
+    ad->t->ops->ntf_kick(ad->t);          /* the event thread: see below */
+}
+
+/* After the device died: the CQ with an arm no callback has answered yet
+ * (lowest number first), marked as running; NULL when there is none. */
+static ndk_cq *next_orphaned_arm(ndk_adapter *ad)
+{
+    ndk_cq *found = NULL;
+    pthread_mutex_lock(&ad->lock);
+    pthread_mutex_lock(&ad->ev_lock);
+    for (uint32_t i = 0; i < ad->num_cq && !found; i++) {
+        ndk_cq *cq = ad->cqs[i];
+        if (cq && cq->arm_seq != cq->ntf_seq && cq->arm_seq != cq->dead_seq)
+            found = cq;
+    }
+    if (found) {
+        found->dead_seq = found->arm_seq; /* N1: once per arm */
+        ad->cb_cq = found;
+    }
+    pthread_mutex_unlock(&ad->ev_lock);
+    pthread_mutex_unlock(&ad->lock);
+    return found;
+}
+
+/* The device is gone: no notification will come, so every arm, those made
+ * before and those made after, is answered with INTERNAL_ERROR (API.md),
+ * one callback at a time as ever (N5), until the adapter closes. */
+static void serve_dead_device(ndk_adapter *ad)
+{
+    for (;;) {
+        ndk_cq *cq;
+        while ((cq = next_orphaned_arm(ad)) != NULL) {
+            if (cq->fn)
+                cq->fn(cq->fn_ctx, NDK_STATUS_INTERNAL_ERROR);
+            pthread_mutex_lock(&ad->ev_lock);
+            ad->cb_cq = NULL;
+            pthread_cond_broadcast(&ad->ev_cond);
+            pthread_mutex_unlock(&ad->ev_lock);
+        }
+        pthread_mutex_lock(&ad->ev_lock);
+        if (!atomic_load(&ad->ev_stop) && !ad->ev_arm_pending)
+            pthread_cond_wait(&ad->ev_cond, &ad->ev_lock);
+        ad->ev_arm_pending = 0;
+        pthread_mutex_unlock(&ad->ev_lock);
+        if (atomic_load(&ad->ev_stop))
+            return;
+    }
+}
+
 static void *event_main(void *arg)
 {
     ndk_adapter *ad = arg;
     uint32_t words[NTF_BATCH];
-    while (!atomic_load(&ad->ev_stop)) {
+    while (!atomic_load(&ad->ev_stop) && !atomic_load(&ad->dead)) {
         uint32_t got = 0;
         ndk_status st = ad->t->ops->ntf_wait(ad->t, words, NTF_BATCH, &got, NTF_POLL_MS);
         if (st != NDK_STATUS_SUCCESS) {
-            /* The device is gone: every wait, now and later, ends IO_ERROR. */
-            pthread_mutex_lock(&ad->ev_lock);
-            atomic_store(&ad->dead, 1);
-            pthread_cond_broadcast(&ad->ev_cond);
-            pthread_mutex_unlock(&ad->ev_lock);
+            qpnic_event_device_died(ad);
             break;
         }
         for (uint32_t i = 0; i < got; i++)
             qpnic_event_deliver(ad, words[i]);
     }
+    if (atomic_load(&ad->dead))
+        serve_dead_device(ad);
     return NULL;
 }
 
@@ -90,6 +147,9 @@ void qpnic_event_stop(ndk_adapter *ad)
         return;
     atomic_store(&ad->ev_stop, 1);
     ad->t->ops->ntf_kick(ad->t);
+    pthread_mutex_lock(&ad->ev_lock);
+    pthread_cond_broadcast(&ad->ev_cond); /* a thread serving a dead device */
+    pthread_mutex_unlock(&ad->ev_lock);
     pthread_join(ad->ev_thread, NULL);
     ad->ev_running = 0;
 }

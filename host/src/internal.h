@@ -92,10 +92,11 @@ struct ndk_adapter {
     pthread_t ev_thread;
     int ev_running;
     atomic_int ev_stop;
-    atomic_int dead;       /* the device is gone: waits return IO_ERROR */
+    atomic_int dead;       /* the device is gone: calls return IO_ERROR */
     pthread_mutex_t ev_lock;
     pthread_cond_t ev_cond;
     ndk_cq *cb_cq;         /* the CQ whose callback runs now, or NULL */
+    int ev_arm_pending;    /* an arm since the dead device's thread looked */
 };
 
 struct ndk_pd {
@@ -117,6 +118,9 @@ struct ndk_cq {
     uint64_t arm_seq;      /* arms made */
     uint64_t ntf_seq;      /* arm_seq when the newest notification was taken */
     ndk_status ntf_status; /* its status */
+    uint64_t dead_seq;     /* arm_seq when the device-death callback ran */
+    uint32_t waiters;      /* threads inside ndk_wait_cq on it */
+    int destroying;        /* ndk_destroy_cq has begun: waiters leave */
 };
 
 struct ndk_qp {
@@ -172,6 +176,11 @@ void qpnic_event_deliver(ndk_adapter *ad, uint32_t word);
 void qpnic_event_quiesce_cq(ndk_adapter *ad, ndk_cq *cq);
 /* Is the calling thread the event thread? */
 int qpnic_event_on_thread(ndk_adapter *ad);
+/* The link to the device failed: every later call that needs the device
+ * returns IO_ERROR, waiters wake, and the event thread gives every armed CQ
+ * its callback with INTERNAL_ERROR (and every later arm too). Any thread,
+ * any lock held. */
+void qpnic_event_device_died(ndk_adapter *ad);
 
 /* ---- wqe.c ---- */
 
@@ -186,6 +195,10 @@ void qpnic_wqe_encode(uint32_t *w, uint32_t opcode, uint32_t flags,
 ndk_status qpnic_cqe_status(uint32_t cqe_status);
 /* The ndk_status of a notification status code. */
 ndk_status qpnic_ntf_status(uint32_t ntf_status);
+
+/* destroy_cq: every thread in ndk_wait_cq on cq returns CANCELLED; returns
+ * once the last has left. Without ad->lock. */
+void qpnic_cq_release_waiters(ndk_cq *cq);
 
 /* ---- small helpers ---- */
 

@@ -25,6 +25,8 @@ ndk_status ndk_create_mr(ndk_pd *pd, ndk_mr **out)
 {
     if (!pd || !out)
         return NDK_STATUS_INVALID_PARAMETER;
+    if (atomic_load(&pd->ad->dead))
+        return NDK_STATUS_IO_ERROR;
     ndk_mr *mr = calloc(1, sizeof *mr);
     if (!mr)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
@@ -123,6 +125,11 @@ static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, 
 ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags)
 {
     if (!mr || !addr || len == 0 || (uint64_t)len > 0xFFFFFFFFu || (mr_flags & ~MR_FLAGS_KNOWN))
+        return NDK_STATUS_INVALID_PARAMETER;
+    /* Remote write needs local write (as ibv_reg_mr and ndkpi.h's 0x5 have
+     * it): the remote-write bit alone is refused. */
+    if ((mr_flags & (NDK_MR_FLAG_ALLOW_REMOTE_WRITE & ~NDK_MR_FLAG_ALLOW_LOCAL_WRITE)) &&
+        !(mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = mr->ad;
     const uint8_t *p = addr;

@@ -19,6 +19,8 @@ ndk_status ndk_create_pd(ndk_adapter *ad, ndk_pd **out)
 {
     if (!ad || !out)
         return NDK_STATUS_INVALID_PARAMETER;
+    if (atomic_load(&ad->dead))
+        return NDK_STATUS_IO_ERROR;
     ndk_pd *pd = calloc(1, sizeof *pd);
     if (!pd)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
@@ -122,6 +124,7 @@ ndk_status ndk_destroy_cq(ndk_cq *cq)
     ad->cqs[cq->cqn] = NULL; /* no callback can start for it now */
     pthread_mutex_unlock(&ad->lock);
     qpnic_event_quiesce_cq(ad, cq);
+    qpnic_cq_release_waiters(cq);
 
     pthread_mutex_lock(&ad->lock);
     uint32_t state;

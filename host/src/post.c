@@ -36,6 +36,8 @@ static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t n
         return NDK_STATUS_INVALID_PARAMETER;
     if ((flags & NDK_OP_FLAG_INLINE) && total > 0)
         return NDK_STATUS_INVALID_PARAMETER; /* max_inline is 0 */
+    if (atomic_load(&qp->ad->dead))
+        return NDK_STATUS_IO_ERROR; /* even a deferred post: it could never complete */
     if (atomic_load(&qp->rcq->overrun) || atomic_load(&qp->scq->overrun))
         return NDK_STATUS_INVALID_DEVICE_STATE; /* N8 */
     return NDK_STATUS_SUCCESS;

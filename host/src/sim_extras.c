@@ -70,3 +70,9 @@ ndk_status ndk_sim_wait_idle(ndk_adapter *ad, int timeout_ms)
         nanosleep(&ts, NULL);
     }
 }
+
+int ndk_sim_pid(ndk_adapter *ad)
+{
+    qpnic_shm_hdr *h = sim_hdr(ad);
+    return h ? (int)h->sim_pid : 0;
+}

@@ -143,6 +143,10 @@ static ndk_status mmio_post(sim_transport *s, uint32_t op, uint32_t addr, uint32
     qpnic_shm_hdr *h = s->hdr;
     uint32_t head = s->mmio_head;
     waiter w = { 0, 0 };
+    /* A write is posted, not answered: without this look a dead simulator
+     * would take doorbells without a word (one system call per access). */
+    if (!sim_alive(s))
+        return NDK_STATUS_IO_ERROR;
     while (head - atomic_load_explicit(&h->mmio_tail, memory_order_acquire) >= QPNIC_SHM_MMIO_SLOTS)
         if (wait_step(s, &w) != 0)
             return NDK_STATUS_IO_ERROR;

@@ -216,7 +216,16 @@ NDK_API ndk_status ndk_open_adapter(const char *uri, ndk_adapter **out);
 /* Close an adapter: DEVICE_BUSY, and nothing closed, while any PD, CQ, QP or
  * MR of it lives (V10). Otherwise stops the event thread, detaches, stops a
  * private simulator and frees everything (DMA buffers included). Must not be
- * called from a notification callback. */
+ * called from a notification callback.
+ *
+ * A dead device (the link failed, the simulator exited or was killed):
+ * from the first access that finds it gone, every call that needs the
+ * device returns IO_ERROR (requests, deferred ones too, create_pd/cq/qp/mr,
+ * register, connect, disconnect, counters); every armed CQ gets its
+ * callback once with INTERNAL_ERROR, and so does every later arm (N1 still
+ * holds: one callback per arm); ndk_wait_cq returns IO_ERROR. The destroy
+ * calls still succeed and free what they held, so the program can tear down
+ * in order and close. */
 NDK_API ndk_status ndk_close_adapter(ndk_adapter *ad);
 
 /* Fill *info from the NIC's capability registers. */
@@ -264,7 +273,9 @@ NDK_API ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth,
                                  ndk_cq_notification_fn fn, void *fn_ctx, ndk_cq **out);
 
 /* Destroy a CQ: DEVICE_BUSY while a QP uses it (V10). Waits for a running
- * callback of this CQ to return, unless called from that callback. */
+ * callback of this CQ to return, unless called from that callback. A thread
+ * blocked in ndk_wait_cq on it returns CANCELLED; the destroy returns after
+ * it has left the call. */
 NDK_API ndk_status ndk_destroy_cq(ndk_cq *cq);
 
 /* Create a QP in pd with its receive and initiator CQs (may be the same CQ).
@@ -310,7 +321,11 @@ NDK_API ndk_status ndk_create_mr(ndk_pd *pd, ndk_mr **out);
  * an MR already registered: INVALID_DEVICE_STATE; no MR table entry left:
  * INSUFFICIENT_RESOURCES. On success the MR has a local and a remote token
  * (different values), and the SGE addresses that name it are the virtual
- * addresses of the range (the pointer as an integer). */
+ * addresses of the range (the pointer as an integer).
+ * The accepted rights, as ibv_reg_mr has them: any of LOCAL_WRITE and
+ * REMOTE_READ, and REMOTE_WRITE (0x5, which includes LOCAL_WRITE) with or
+ * without REMOTE_READ. The remote-write bit 0x4 without LOCAL_WRITE 0x1 is
+ * INVALID_PARAMETER. RDMA_READ_SINK is accepted and ignored. */
 NDK_API ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags);
 
 /* The tokens of a registered MR; 0 while it is not registered. */
@@ -393,8 +408,10 @@ NDK_API void ndk_arm_cq(ndk_cq *cq, uint32_t trigger);
  * arm has arrived, or timeout_ms passes (< 0: no limit). Returns at once if
  * it already arrived. Returns the notification's status (SUCCESS,
  * BUFFER_OVERFLOW, INTERNAL_ERROR), TIMEOUT, INVALID_DEVICE_STATE if the CQ
- * was never armed, IO_ERROR if the device died. With a callback, the
- * callback has returned before ndk_wait_cq returns. Because arms merge
+ * was never armed, IO_ERROR if the device died (its INTERNAL_ERROR callback
+ * may still be running), CANCELLED if ndk_destroy_cq was called on the CQ
+ * meanwhile. With a callback, the callback has returned before ndk_wait_cq
+ * returns a notification's status. Because arms merge
  * (N6), a notification satisfies every arm made before the library took it
  * from the NIC. */
 NDK_API ndk_status ndk_wait_cq(ndk_cq *cq, int timeout_ms);

@@ -33,6 +33,10 @@ NDK_API ndk_status ndk_sim_wait_idle(ndk_adapter *ad, int timeout_ms);
 /* Cycles the simulator has run so far (0 when not simulated). */
 NDK_API uint64_t ndk_sim_cycles(ndk_adapter *ad);
 
+/* The simulator's process id (0 when not simulated): tests kill it to
+ * show what a program sees when its device dies. */
+NDK_API int ndk_sim_pid(ndk_adapter *ad);
+
 #ifdef __cplusplus
 }
 #endif
