@@ -136,6 +136,8 @@ module qpnic_datapath #(
     wire [31:0]      tq_rsp_rdata;
     wire             db_valid, db_ready;
     wire [QW-1:0]    db_qpn;
+    wire             fl_valid, fl_ready;
+    wire [QW-1:0]    fl_qpn;
     wire             tq_idle;
 
     qpnic_qp_table #(.NUM_QP(NUM_QP), .CLIENTS(NC), .QW(QW)) u_qpt (
@@ -146,6 +148,7 @@ module qpnic_datapath #(
         .rsp_valid(tq_rsp_valid), .rsp_ctx(tq_rsp_ctx), .rsp_n(tq_rsp_n),
         .rsp_rdata(tq_rsp_rdata),
         .db_valid(db_valid), .db_ready(db_ready), .db_qpn(db_qpn),
+        .fl_valid(fl_valid), .fl_ready(fl_ready), .fl_qpn(fl_qpn),
         .idle(tq_idle));
 
     // client 0: the host's register port
@@ -264,6 +267,7 @@ module qpnic_datapath #(
         .tq_req_valid(tq_req_valid[3]), .tq_req_ready(tq_req_ready[3]),
         .tq_req_op(tq_req_op[3*4 +: 4]), .tq_req_qpn(tq_req_qpn[3*QW +: QW]),
         .tq_rsp_valid(tq_rsp_valid[3]), .tq_rsp_ctx(tq_rsp_ctx),
+        .fl_valid(fl_valid), .fl_ready(fl_ready), .fl_qpn(fl_qpn),
         .chk_valid(chk_valid[1]), .chk_token(chk_token[1*32 +: 32]),
         .chk_va(chk_va[1*64 +: 64]), .chk_len(chk_len[1*32 +: 32]),
         .chk_remote(chk_remote[1]), .chk_need(chk_need[1*3 +: 3]),

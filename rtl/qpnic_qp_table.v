@@ -19,6 +19,8 @@
 //   SET_ERR     state = ERROR unless RESET
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR unless RESET
 //   RQ_CI_INC, SQ_CI_INC   rq_ci + 1, sq_ci + 1
+//   RQ_FLUSH    in ERROR with rq_ci != rq_pi: rq_ci + 1 (the answer's rq_ci
+//               is the receive to complete FLUSHED); else rq_flush = 0
 // The arbiter takes one request a cycle, round robin over the clients
 // (req_ready is the grant, combinational from req_valid). Pipeline:
 //   A  (cycle t)    grant; the RAM reads the QP's word
@@ -44,6 +46,13 @@
 // leaves sched alone: a QP still in the queue is fetched (n = 0) and
 // dequeued then. The fetch engine pops it from db_*.
 //
+// The flush queue: a QP in ERROR with receives posted (rq_ci != rq_pi) is
+// in it once (its rq_flush bit marks it), whatever put it there: a STATE
+// write, SET_ERR, COMP_FAIL, or an RQ_PI write while in ERROR. The
+// responder pops it (fl_*) between packets and asks RQ_FLUSH until the
+// answer says nothing is left, which dequeues it. Like sched, a RESET
+// leaves rq_flush alone: a queued QP is popped and dequeued then.
+//
 // A request for a QP number >= NUM_QP changes nothing and is answered with
 // an all-zero context (state RESET) and rdata 0.
 //
@@ -61,6 +70,7 @@
 //   rsp_valid [CLIENTS]               the answer, three cycles after the grant
 //   rsp_ctx [QP_CTX_BITS], rsp_n [16], rsp_rdata [32]   shared answer fields
 //   db_valid/ready, db_qpn            the doorbell queue, towards the fetch engine
+//   fl_valid/ready, fl_qpn            the flush queue, towards the responder
 //   idle                              nothing in the pipeline, nothing queued
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -88,6 +98,10 @@ module qpnic_qp_table #(
     output wire                    db_valid,
     input  wire                    db_ready,
     output wire [QW-1:0]           db_qpn,
+
+    output wire                    fl_valid,
+    input  wire                    fl_ready,
+    output wire [QW-1:0]           fl_qpn,
 
     output wire                    idle
 );
@@ -189,6 +203,10 @@ module qpnic_qp_table #(
     wire [IW-1:0] ptr     = cur[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
     wire [4:0]  sq_log  = cur[`QPNIC_QP_CTX_SQ_LOG_FLAT];
     wire        in_reset = (st == `QPNIC_QP_STATE_RESET);
+    wire        in_error = (st == `QPNIC_QP_STATE_ERROR);
+    wire [IW-1:0] rq_pi   = cur[`QPNIC_QP_CTX_RQ_PI_FLAT];
+    wire [IW-1:0] rq_ci   = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
+    wire        rq_fl   = cur[`QPNIC_QP_CTX_RQ_FLUSH_FLAT];
 
     // FETCH: n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end), and
     // the new fetch pointer ptr + n, chosen from three candidates computed
@@ -239,9 +257,9 @@ module qpnic_qp_table #(
         `QPNIC_QPREG_REMOTE:  rdata[`QPNIC_QP_REMOTE_QPN] = cur_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0];
         `QPNIC_QPREG_STATE:   rdata[`QPNIC_QP_CTX_STATE_WIDTH-1:0] = st;
         `QPNIC_QPREG_SQ_PI:   rdata[IW-1:0] = sq_pi;
-        `QPNIC_QPREG_RQ_PI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_RQ_PI_FLAT];
+        `QPNIC_QPREG_RQ_PI:   rdata[IW-1:0] = rq_pi;
         `QPNIC_QPREG_SQ_CI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
-        `QPNIC_QPREG_RQ_CI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
+        `QPNIC_QPREG_RQ_CI:   rdata[IW-1:0] = rq_ci;
         default: ;
         endcase
         if (!c_in) rdata = 32'd0;
@@ -262,12 +280,14 @@ module qpnic_qp_table #(
 
     // new_word, whether it is written, and whether the QP joins the queue
     reg        push;
+    reg        fl_push;
     reg [IW-1:0] w_pi, w_ptr;
     reg [`QPNIC_QP_STATE_BITS-1:0] w_state;
     always @* begin
         new_word = cur;
         wr_en    = 1'b0;
         push     = 1'b0;
+        fl_push  = 1'b0;
         w_pi     = sq_pi;
         w_ptr    = ptr;
         w_state  = st;
@@ -341,7 +361,14 @@ module qpnic_qp_table #(
             end
             `QPNIC_QP_OP_RQ_CI_INC: begin
                 wr_en = 1'b1;
-                new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = cur[`QPNIC_QP_CTX_RQ_CI_FLAT] + 1'b1;
+                new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
+            end
+            `QPNIC_QP_OP_RQ_FLUSH: begin
+                wr_en = 1'b1;
+                if (in_error && rq_ci != rq_pi)
+                    new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
+                else
+                    new_word[`QPNIC_QP_CTX_RQ_FLUSH_FLAT] = 1'b0;
             end
             `QPNIC_QP_OP_SQ_CI_INC: begin
                 wr_en = 1'b1;
@@ -349,12 +376,22 @@ module qpnic_qp_table #(
             end
             default: ;   // READ, HOST_READ
             endcase
+            // whatever the operation: a QP left in ERROR with receives
+            // posted joins the flush queue, once
+            if (c_op != `QPNIC_QP_OP_RQ_FLUSH && !rq_fl &&
+                new_word[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_ERROR &&
+                new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] != new_word[`QPNIC_QP_CTX_RQ_CI_FLAT]) begin
+                fl_push = 1'b1;
+                wr_en   = 1'b1;
+                new_word[`QPNIC_QP_CTX_RQ_FLUSH_FLAT] = 1'b1;
+            end
         end
     end
 
     // ---- the answer, the doorbell queue ------------------------------------------
     wire asked = (c_op == `QPNIC_QP_OP_READ) || (c_op == `QPNIC_QP_OP_HOST_READ) ||
-                 (c_op == `QPNIC_QP_OP_FETCH) || (c_op == `QPNIC_QP_OP_PSN);
+                 (c_op == `QPNIC_QP_OP_FETCH) || (c_op == `QPNIC_QP_OP_PSN) ||
+                 (c_op == `QPNIC_QP_OP_RQ_FLUSH);
     always @(posedge clk) begin
         if (rst) begin
             rsp_valid <= {CLIENTS{1'b0}};
@@ -377,15 +414,17 @@ module qpnic_qp_table #(
     // write is not at the end of the read-modify-write's path (the QP joins
     // the queue a cycle after its sched mark is written; nothing looks at
     // the queue in between).
-    reg            push_r;
+    reg            push_r, fl_push_r;
     reg  [QW-1:0]  push_qpn;
     always @(posedge clk) begin
         if (rst) begin
-            push_r   <= 1'b0;
-            push_qpn <= {QW{1'b0}};
+            push_r    <= 1'b0;
+            fl_push_r <= 1'b0;
+            push_qpn  <= {QW{1'b0}};
         end else begin
-            push_r   <= push;
-            push_qpn <= c_qpn;
+            push_r    <= push;
+            fl_push_r <= fl_push;
+            push_qpn  <= c_qpn;
         end
     end
 
@@ -397,11 +436,21 @@ module qpnic_qp_table #(
         .out_valid(db_valid), .out_ready(db_ready), .out_data(db_qpn),
         .count(db_count));
 
-    assign idle = !b_valid && !c_valid && !push_r && (db_count == 0) && !clearing;
+    wire [LOG_Q:0] fl_count;
+    wire           fl_in_ready;
+    qpnic_fifo #(.WIDTH(QW), .LOG_DEPTH(LOG_Q)) u_fl (
+        .clk(clk), .rst(rst),
+        .in_valid(fl_push_r), .in_ready(fl_in_ready), .in_data(push_qpn),
+        .out_valid(fl_valid), .out_ready(fl_ready), .out_data(fl_qpn),
+        .count(fl_count));
 
-    // in_ready is always high when push_r is: the queue holds each QP at most
-    // once (the sched bit), and it is NUM_QP (rounded up) deep.
-    wire unused = &{1'b0, db_in_ready};
+    assign idle = !b_valid && !c_valid && !push_r && !fl_push_r && (db_count == 0) &&
+                  (fl_count == 0) && !clearing;
+
+    // in_ready is always high when push_r (fl_push_r) is: each queue holds
+    // a QP at most once (the sched, rq_flush bits), and is NUM_QP (rounded
+    // up) deep.
+    wire unused = &{1'b0, db_in_ready, fl_in_ready};
 endmodule
 
 `default_nettype wire

@@ -19,6 +19,13 @@
 //   - READ_REQUEST: remote token, REMOTE_READ and bounds, then a
 //     READ_RESPONSE_ONLY (AETH ACK) carries the data, gathered by DMA; an
 //     ACK packet carrying NAK_REM_ACC otherwise.
+// Between packets the responder also serves the QP table's flush queue: a
+// QP in ERROR with receives posted. For each it asks RQ_FLUSH, which claims
+// the receive at rq_ci while any is left, and completes that receive with
+// an RQ CQE FLUSHED (no DMA but the CQE), in posting order, until the table
+// answers that none is left. Only the responder consumes RQ WQEs, so a
+// receive is never both filled and flushed; a queued flush goes before the
+// next packet's first word.
 // Responses: LRH, BTH (dest_qp = the QP's remote, psn = the request's),
 // AETH (syndrome; msn = the request's psn), then any payload. A response's
 // header is handed to a small emitter that sends its words while the FSM
@@ -36,7 +43,9 @@
 //   OUT_DEPTH        words the completer's port FIFO holds (at least one
 //                    whole MAX_DMA_BYTES read plus a header)
 // Ports
-//   tq_req_*, tq_rsp_*   request port of qpnic_qp_table: READ, RQ_CI_INC
+//   tq_req_*, tq_rsp_*   request port of qpnic_qp_table: READ, RQ_CI_INC,
+//                    RQ_FLUSH
+//   fl_valid/ready, fl_qpn   the table's flush queue
 //   chk_*, res_*     check port of qpnic_mr_table (request in, answer a
 //                    fixed number of cycles later)
 //   in_*             packets from the requester's port FIFO
@@ -68,6 +77,9 @@ module qpnic_responder #(
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
     /* verilator lint_on UNUSEDSIGNAL */
+    input  wire                 fl_valid,
+    output wire                 fl_ready,
+    input  wire [QW-1:0]        fl_qpn,
     output wire                 chk_valid,
     output wire [31:0]          chk_token,
     output wire [63:0]          chk_va,
@@ -139,7 +151,9 @@ module qpnic_responder #(
                      S_RESP     = 4'd10,  // response header words
                      S_GSTART   = 4'd11,  // start the READ's gather
                      S_GDATA    = 4'd12,  // READ data onto the port
-                     S_RWAIT    = 4'd13;  // READ: wait for its header to go out
+                     S_RWAIT    = 4'd13,  // READ: wait for its header to go out
+                     S_FL_ASK   = 4'd14,  // flush: RQ_FLUSH for QP dq
+                     S_FL_WAIT  = 4'd15;  // its answer: a receive to flush, or none
 
     reg [3:0]    state;
     reg [255:0]  hdr;          // request header, word w at [32w +: 32]
@@ -156,6 +170,7 @@ module qpnic_responder #(
     reg [23:0]   ctx_remote;
     reg          tq_busy;      // a table request is up (until granted)
     reg          tq_wait;      // the READ's answer is awaited
+    reg          flushing;     // S_CQE completes a flushed receive
     // The whole RQ WQE, word w at [32w +: 32]; words 1-3 (rtoken, rva) mean
     // nothing for a RECV and are not looked at.
     /* verilator lint_off UNUSEDSIGNAL */
@@ -236,12 +251,21 @@ module qpnic_responder #(
     wire [23:0] in_dqp   = in_data[`QPNIC_BTH_DEST_QP];
     wire        dqp_word = (state == S_HDR) && in_valid && hdr_i == DQP_AT;
     assign tq_req_valid = tq_busy;
-    assign tq_req_op    = (state == S_RQINC) ? `QPNIC_QP_OP_RQ_CI_INC : `QPNIC_QP_OP_READ;
+    assign tq_req_op    = (state == S_RQINC)   ? `QPNIC_QP_OP_RQ_CI_INC :
+                          (state == S_FL_ASK) ? `QPNIC_QP_OP_RQ_FLUSH : `QPNIC_QP_OP_READ;
     assign tq_req_qpn   = dq;
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
     wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS);
+    // the flush queue is popped at a packet boundary, before a next word
+    wire        fl_go   = (state == S_HDR) && (hdr_i == 4'd0) && fl_valid && !tq_busy && !tq_wait;
+    assign fl_ready = fl_go;
+    // RQ_FLUSH's answer: the table claimed the receive at its rq_ci
+    wire [`QPNIC_INDEX_BITS-1:0] rsp_rq_pi = tq_rsp_ctx[`QPNIC_QP_CTX_RQ_PI_FLAT];
+    wire [`QPNIC_INDEX_BITS-1:0] rsp_rq_ci = tq_rsp_ctx[`QPNIC_QP_CTX_RQ_CI_FLAT];
+    wire        fl_claimed = (tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_ERROR) &&
+                             (rsp_rq_ci != rsp_rq_pi);
     wire [`QPNIC_INDEX_BITS-1:0] rq_ci   = ctx_rq_ci;
     wire [`QPNIC_INDEX_BITS-1:0] rq_mask = {`QPNIC_INDEX_BITS{1'b1}} >> (`QPNIC_INDEX_BITS - ctx_rq_log);
     wire [63:0] rq_addr = ctx_rq_base + {42'd0, rq_ci & rq_mask, 6'd0};
@@ -400,7 +424,8 @@ module qpnic_responder #(
 
     always @* begin
         case (state)
-        S_HDR, S_DRAIN: in_ready = 1'b1;
+        S_HDR:          in_ready = !fl_go;
+        S_DRAIN:        in_ready = 1'b1;
         S_SCAT:         in_ready = s_in_ready;
         default:        in_ready = 1'b0;
         endcase
@@ -408,15 +433,16 @@ module qpnic_responder #(
 
     // --- the RQ CQE ---
     qpnic_cqe_pack u_cqe (
-        .byte_count(payload), .qpn({{(`QPNIC_CQE_QPN_WIDTH-QW){1'b0}}, dq}), .wqe_index(rq_ci),
-        .inv_token(32'd0), .cqe_type(`QPNIC_CQE_TYPE_RECEIVE), .status(rq_status), .solicited(se), // N7
+        .byte_count(flushing ? 32'd0 : payload), .qpn({{(`QPNIC_CQE_QPN_WIDTH-QW){1'b0}}, dq}),
+        .wqe_index(rq_ci), .inv_token(32'd0), .cqe_type(`QPNIC_CQE_TYPE_RECEIVE),
+        .status(rq_status), .solicited(se && !flushing), // N7
         .cqe(cqe_data));
     assign cqe_valid = (state == S_CQE);
     assign cqe_cqn   = ctx_rcq;
 
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
 
-    assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy;
+    assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy && !fl_valid;
 
     wire [33:0] payload34 = {2'b00, payload};
 
@@ -437,6 +463,7 @@ module qpnic_responder #(
             ctx_remote  <= 24'd0;
             tq_busy     <= 1'b0;
             tq_wait     <= 1'b0;
+            flushing    <= 1'b0;
             rqwqe       <= 512'd0;
             rq_word     <= 4'd0;
             sge_phase   <= 1'b0;
@@ -462,7 +489,12 @@ module qpnic_responder #(
                 tq_busy <= 1'b1;
                 dq      <= in_dqp[QW-1:0];
             end
-            if (state == S_CQE && cqe_ready) tq_busy <= 1'b1;   // RQ_CI_INC next
+            // RQ_CI_INC next, or the next RQ_FLUSH
+            if (state == S_CQE && cqe_ready) tq_busy <= 1'b1;
+            if (fl_go) begin
+                tq_busy <= 1'b1;
+                dq      <= fl_qpn;
+            end
             if (tq_grant) begin
                 tq_busy <= 1'b0;
                 tq_wait <= (state != S_RQINC);
@@ -488,7 +520,9 @@ module qpnic_responder #(
 
             case (state)
             S_HDR:
-                if (in_valid) begin
+                if (fl_go)
+                    state <= S_FL_ASK;
+                else if (in_valid) begin
                     hdr[32*hdr_i +: 32] <= in_data;
                     hdr_i <= hdr_i + 4'd1;
                     if (hdr_done) begin
@@ -576,7 +610,21 @@ module qpnic_responder #(
             S_DRAIN:
                 if (in_valid && in_last) state <= need_cqe ? S_CQE : S_RESP;
             S_CQE:
-                if (cqe_ready) state <= S_RQINC;
+                if (cqe_ready) state <= flushing ? S_FL_ASK : S_RQINC;
+            S_FL_ASK:
+                if (tq_grant) state <= S_FL_WAIT;
+            S_FL_WAIT:
+                if (tq_rsp_valid) begin
+                    if (fl_claimed) begin
+                        flushing  <= 1'b1;
+                        rq_status <= `QPNIC_CQE_STATUS_FLUSHED;
+                        state     <= S_CQE;
+                    end else begin
+                        flushing  <= 1'b0;
+                        ctx_valid <= 1'b0;   // the next packet READs its own
+                        state     <= S_HDR;
+                    end
+                end
             S_RQINC:
                 if (tq_grant) state <= S_RESP;
             S_RESP:

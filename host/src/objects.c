@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "regs.h"
@@ -262,12 +263,66 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
     return NDK_STATUS_SUCCESS;
 }
 
+/* ERROR at the NIC, then the chain DEFER still holds is handed over: the
+ * NIC flushes every SQ request it has not executed and every posted
+ * receive (CANCELLED, in posting order). Under ad->lock. */
+static ndk_status qp_to_error_locked(ndk_adapter *ad, ndk_qp *qp)
+{
+    ndk_status st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_ERROR);
+    if (st == NDK_STATUS_SUCCESS && qp->sq_pi != qp->sq_rung) {
+        atomic_thread_fence(memory_order_release);
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, SQ_PI), qp->sq_pi & HREG_INDEX_MASK);
+        if (st == NDK_STATUS_SUCCESS)
+            qp->sq_rung = qp->sq_pi;
+    }
+    return st;
+}
+
+#define QUIESCE_TIMEOUT_MS 10000
+
+/* Wait until the NIC has completed every request it was handed for qp:
+ * SQ_CI and RQ_CI (the NIC's counts of completed SQ and consumed or flushed
+ * RQ WQEs) reach the producer counts. In ERROR nothing new starts, so then
+ * no DMA for the QP's requests is left. Under ad->lock. */
+static ndk_status qp_quiesce_locked(ndk_adapter *ad, ndk_qp *qp)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        uint32_t sq_ci = 0, rq_ci = 0;
+        ndk_status st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->qpn, SQ_CI), &sq_ci);
+        if (st == NDK_STATUS_SUCCESS)
+            st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->qpn, RQ_CI), &rq_ci);
+        if (st != NDK_STATUS_SUCCESS)
+            return st;
+        if (sq_ci == (qp->sq_rung & HREG_INDEX_MASK) && rq_ci == (qp->rq_pi & HREG_INDEX_MASK))
+            return NDK_STATUS_SUCCESS;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
+            QUIESCE_TIMEOUT_MS)
+            return NDK_STATUS_INTERNAL_ERROR;
+        struct timespec nap = { 0, 50000L };
+        nanosleep(&nap, NULL);
+    }
+}
+
 ndk_status ndk_destroy_qp(ndk_qp *qp)
 {
     if (!qp)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     pthread_mutex_lock(&ad->lock);
+    /* Flush what it holds (also when it was never connected: receives), wait
+     * for the NIC to be done with it, then RESET: the NIC forgets it. On a
+     * dead device each step fails at once and the QP is freed all the same. */
+    ndk_status st = qp_to_error_locked(ad, qp);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qp_quiesce_locked(ad, qp);
+    if (st == NDK_STATUS_INTERNAL_ERROR) {
+        pthread_mutex_unlock(&ad->lock);
+        return NDK_STATUS_DEVICE_BUSY; /* the NIC did not let go: nothing destroyed */
+    }
     uint32_t state;
     (void)qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_RESET);
     /* Read back: the reset has reached the NIC before the rings are reused. */
@@ -333,7 +388,7 @@ ndk_status ndk_disconnect(ndk_qp *qp)
     if (s != QP_HOST_RTS && s != QP_HOST_ERROR)
         st = NDK_STATUS_INVALID_DEVICE_STATE; /* never connected, or already */
     if (st == NDK_STATUS_SUCCESS)
-        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_ERROR);
+        st = qp_to_error_locked(ad, qp);
     if (st == NDK_STATUS_SUCCESS)
         atomic_store(&qp->state, QP_HOST_DISCONNECTED);
     pthread_mutex_unlock(&ad->lock);

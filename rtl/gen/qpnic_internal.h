@@ -14,6 +14,7 @@
 #define QPNIC_QP_OP_COMP_FAIL 0x6u /* the completer saw an error: comp_err = 1; with arg bit 0 also state to ERROR, unless RESET */
 #define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1 */
 #define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1 */
+#define QPNIC_QP_OP_RQ_FLUSH 0x9u /* the responder flushes one posted receive: in ERROR with rq_ci != rq_pi, rq_ci + 1 (the answer's rq_ci is the receive to complete FLUSHED); otherwise nothing to flush, and the QP leaves the flush queue (rq_flush = 0) */
 
 /* enum cq_wr_op: Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx). */
 #define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */
@@ -141,6 +142,11 @@
 #define QPNIC_QP_CTX_COMP_ERR_SHIFT 25u
 #define QPNIC_QP_CTX_COMP_ERR_WIDTH 1u
 #define QPNIC_QP_CTX_COMP_ERR_MASK 0x1u
+/* rq_flush: the QP is in the receive flush queue (in ERROR with receives posted): the responder completes each FLUSHED */
+#define QPNIC_QP_CTX_RQ_FLUSH_WORD 4u
+#define QPNIC_QP_CTX_RQ_FLUSH_SHIFT 26u
+#define QPNIC_QP_CTX_RQ_FLUSH_WIDTH 1u
+#define QPNIC_QP_CTX_RQ_FLUSH_MASK 0x1u
 /* send_cq: CQ of SQ completions */
 #define QPNIC_QP_CTX_SEND_CQ_WORD 5u
 #define QPNIC_QP_CTX_SEND_CQ_SHIFT 0u

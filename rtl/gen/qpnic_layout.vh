@@ -98,6 +98,7 @@
 `define QPNIC_QP_OP_COMP_FAIL 4'd6
 `define QPNIC_QP_OP_RQ_CI_INC 4'd7
 `define QPNIC_QP_OP_SQ_CI_INC 4'd8
+`define QPNIC_QP_OP_RQ_FLUSH 4'd9
 
 // enum cq_wr_op (2 bits): Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx).
 `define QPNIC_CQ_WR_OP_BITS 2
@@ -387,6 +388,10 @@
 `define QPNIC_QP_CTX_COMP_ERR_WIDTH 1
 `define QPNIC_QP_CTX_COMP_ERR 25:25  // the completer completed one of its requests in error: later ones complete FLUSHED
 `define QPNIC_QP_CTX_COMP_ERR_FLAT 153:153
+`define QPNIC_QP_CTX_RQ_FLUSH_WORD 4
+`define QPNIC_QP_CTX_RQ_FLUSH_WIDTH 1
+`define QPNIC_QP_CTX_RQ_FLUSH 26:26  // the QP is in the receive flush queue (in ERROR with receives posted): the responder completes each FLUSHED
+`define QPNIC_QP_CTX_RQ_FLUSH_FLAT 154:154
 `define QPNIC_QP_CTX_SEND_CQ_WORD 5
 `define QPNIC_QP_CTX_SEND_CQ_WIDTH 8
 `define QPNIC_QP_CTX_SEND_CQ 7:0  // CQ of SQ completions

@@ -169,12 +169,171 @@ static void lifecycle_dead_device_is_reported(void)
     EXPECT_STATUS((ndk_status)(intptr_t)ret, NDK_STATUS_SUCCESS);
 }
 
+
+#define CTX(i) ((void *)(uintptr_t)(0x1000u + (i)))
+
+/* Expect n completions on cq: contexts first..first+n-1 in posting order,
+ * each CANCELLED with type `type`, then nothing more once the NIC is idle. */
+static void expect_cancelled(e2e_pair *p, ndk_cq *cq, uint32_t first, uint32_t n, uint32_t type,
+                             const char *what)
+{
+    ndk_result_ex r[64];
+    uint32_t got = e2e_poll(cq, r, n, 10000);
+    EXPECT(got == n, "%s: %u completions, expected %u", what, got, n);
+    for (uint32_t i = 0; i < n; i++) {
+        EXPECT_STATUS(r[i].status, NDK_STATUS_CANCELLED);
+        EXPECT(r[i].request_context == CTX(first + i),
+               "%s: completion %u has context %p, expected %p (posting order)", what, i,
+               r[i].request_context, CTX(first + i));
+        EXPECT(r[i].type == type, "%s: completion %u has type %u, expected %u", what, i,
+               r[i].type, type);
+        EXPECT(r[i].bytes_transferred == 0, "%s: a flushed request reports %u bytes", what,
+               r[i].bytes_transferred);
+    }
+    EXPECT(e2e_settle_and_poll(p, cq, r, 64) == 0, "%s: completions beyond the %u expected", what, n);
+}
+
+static ndk_status post_recv(e2e_side *s, uint32_t i)
+{
+    ndk_sge g = e2e_sge(s, 1024u * (i % 32), 1024);
+    return ndk_receive(s->qp, CTX(i), &g, 1);
+}
+
+/* D4 + flush: ndk_disconnect flushes every posted receive and every request
+ * DEFER still held, each exactly once, CANCELLED, in posting order; the
+ * peer's memory is untouched (the held WRITEs never ran). */
+static void flush_disconnect_cancels_receives_and_held_chain(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    for (uint32_t i = 0; i < 5; i++)
+        EXPECT_STATUS(post_recv(&p.b, i), NDK_STATUS_SUCCESS);
+    e2e_fill(p.a.buf, 4096, 7);
+    for (uint32_t i = 0; i < 3; i++) {
+        ndk_sge g = e2e_sge(&p.a, 0, 4096);
+        EXPECT_STATUS(ndk_write(p.a.qp, CTX(100 + i), &g, 1, e2e_remote_addr(&p.b, 0),
+                                ndk_mr_remote_token(p.b.mr), NDK_OP_FLAG_DEFER),
+                      NDK_STATUS_SUCCESS);
+    }
+    ndk_result_ex r[8];
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, r, 8) == 0, "a held chain completed before disconnect");
+    EXPECT_STATUS(ndk_disconnect(p.a.qp), NDK_STATUS_SUCCESS);
+    expect_cancelled(&p, p.a.icq, 100, 3, NDK_OP_TYPE_WRITE, "held WRITEs of a disconnected QP");
+    for (uint32_t i = 0; i < 4096; i++)
+        EXPECT(p.b.buf[i] == 0, "byte %u of the peer changed: a flushed WRITE ran", i);
+    EXPECT(e2e_settle_and_poll(&p, p.b.rcq, r, 8) == 0, "receives completed before their QP left RTS");
+    EXPECT_STATUS(ndk_disconnect(p.b.qp), NDK_STATUS_SUCCESS);
+    expect_cancelled(&p, p.b.rcq, 0, 5, NDK_OP_TYPE_RECEIVE, "receives of a disconnected QP");
+    ndk_sge g = e2e_sge(&p.b, 0, 8);
+    EXPECT_STATUS(ndk_receive(p.b.qp, NULL, &g, 1), NDK_STATUS_INVALID_DEVICE_STATE);
+    e2e_pair_close(&p);
+}
+
+/* An error completion puts the QP in ERROR at the NIC: the receives posted
+ * on it are flushed after that error, in order. */
+static void flush_error_completion_flushes_receives(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    for (uint32_t i = 0; i < 4; i++)
+        EXPECT_STATUS(post_recv(&p.a, i), NDK_STATUS_SUCCESS);
+    ndk_sge bad = e2e_sge(&p.a, 0, 8);
+    bad.token ^= 0x100;
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(50), &bad, 1, e2e_remote_addr(&p.b, 0),
+                            ndk_mr_remote_token(p.b.mr), 0), NDK_STATUS_SUCCESS);
+    ndk_result_ex r;
+    EXPECT(e2e_poll(p.a.icq, &r, 1, 10000) == 1, "no completion for the failing WRITE");
+    EXPECT_STATUS(r.status, NDK_STATUS_ACCESS_VIOLATION);
+    expect_cancelled(&p, p.a.rcq, 0, 4, NDK_OP_TYPE_RECEIVE, "receives of a QP in error");
+    e2e_pair_close(&p);
+}
+
+/* Destroying a QP that was never connected flushes its receives to its CQ
+ * (they completed; the QP is gone) and leaves the CQ usable. */
+static void flush_destroy_completes_receives(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_cq *cq;
+    EXPECT_STATUS(ndk_create_cq(p.ad, 16, NULL, NULL, &cq), NDK_STATUS_SUCCESS);
+    ndk_qp *qp;
+    ndk_qp_attr attr = {.sq_depth = 4, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+    EXPECT_STATUS(ndk_create_qp(p.pd, cq, cq, NULL, &attr, &qp), NDK_STATUS_SUCCESS);
+    uint32_t qpn = ndk_qp_num(qp);
+    for (uint32_t i = 0; i < 6; i++) {
+        ndk_sge g = e2e_sge(&p.a, 64u * i, 64);
+        EXPECT_STATUS(ndk_receive(qp, CTX(i), &g, 1), NDK_STATUS_SUCCESS);
+    }
+    EXPECT_STATUS(ndk_destroy_qp(qp), NDK_STATUS_SUCCESS);
+    ndk_result_ex r[8];
+    uint32_t got = e2e_poll(cq, r, 6, 10000);
+    EXPECT(got == 6, "%u completions of the destroyed QP's 6 receives", got);
+    for (uint32_t i = 0; i < got; i++) {
+        EXPECT_STATUS(r[i].status, NDK_STATUS_CANCELLED);
+        EXPECT(r[i].qp_num == qpn, "flushed receive %u names QP %u, expected %u", i, r[i].qp_num, qpn);
+    }
+    EXPECT(e2e_settle_and_poll(&p, cq, r, 8) == 0, "more completions than receives");
+    EXPECT_STATUS(ndk_destroy_cq(cq), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
+/* Disconnect and destroy in the middle of a stream of WRITEs: once
+ * ndk_destroy_qp returns the NIC reads nothing more (counters) and writes
+ * nothing more into the peer (its buffer, watched); every WRITE completed
+ * exactly once, the successes before the flushed ones. */
+static void teardown_destroy_during_writes_stops_dma(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    enum { N = 40, LEN = 4096 };
+    e2e_fill(p.a.buf, LEN, 3);
+    for (uint32_t i = 0; i < N; i++) {
+        ndk_sge g = e2e_sge(&p.a, 0, LEN);
+        EXPECT_STATUS(ndk_write(p.a.qp, CTX(i), &g, 1, e2e_remote_addr(&p.b, LEN * (1 + i % 8)),
+                                ndk_mr_remote_token(p.b.mr), i + 1 < N ? NDK_OP_FLAG_DEFER : 0),
+                      NDK_STATUS_SUCCESS);
+    }
+    usleep(2000); /* let some of them run */
+    EXPECT_STATUS(ndk_disconnect(p.a.qp), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(p.a.qp), NDK_STATUS_SUCCESS);
+    ndk_counters c0, c1;
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c0), NDK_STATUS_SUCCESS);
+    static uint8_t snap[9 * LEN];
+    memcpy(snap, p.b.buf, sizeof snap);
+    EXPECT_STATUS(ndk_sim_wait_idle(p.ad, 10000), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c1), NDK_STATUS_SUCCESS);
+    EXPECT(c1.dma_read_bytes == c0.dma_read_bytes, "the NIC read %llu bytes after destroy returned",
+           (unsigned long long)(c1.dma_read_bytes - c0.dma_read_bytes));
+    EXPECT(memcmp(snap, p.b.buf, sizeof snap) == 0, "the peer's memory changed after destroy returned");
+    ndk_result_ex r[N + 1];
+    uint32_t got = e2e_poll(p.a.icq, r, N, 10000);
+    EXPECT(got == N, "%u completions of %u WRITEs", got, N);
+    uint32_t ok = 0;
+    for (uint32_t i = 0; i < got; i++) {
+        if (r[i].status == NDK_STATUS_SUCCESS) {
+            EXPECT(ok == i, "a successful WRITE (completion %u) after a flushed one", i);
+            ok++;
+        } else
+            EXPECT_STATUS(r[i].status, NDK_STATUS_CANCELLED);
+    }
+    printf("teardown: %u WRITEs done, %u flushed\n", ok, got - ok);
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, r, N + 1) == 0, "more completions than WRITEs");
+    /* e2e_pair_close destroys a.qp: create a stand-in so it has one */
+    ndk_qp_attr attr = {.sq_depth = 4, .rq_depth = 4, .max_sge = 1, .max_inline = 0};
+    EXPECT_STATUS(ndk_create_qp(p.pd, p.a.rcq, p.a.icq, NULL, &attr, &p.a.qp), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
         { "lifecycle_mr_remote_write_needs_local_write", lifecycle_mr_remote_write_needs_local_write },
         { "lifecycle_destroy_cq_wakes_its_waiter", lifecycle_destroy_cq_wakes_its_waiter },
         { "lifecycle_dead_device_is_reported", lifecycle_dead_device_is_reported },
+        { "flush_disconnect_cancels_receives_and_held_chain", flush_disconnect_cancels_receives_and_held_chain },
+        { "flush_error_completion_flushes_receives", flush_error_completion_flushes_receives },
+        { "flush_destroy_completes_receives", flush_destroy_completes_receives },
+        { "teardown_destroy_during_writes_stops_dma", teardown_destroy_during_writes_stops_dma },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

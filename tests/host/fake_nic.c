@@ -29,12 +29,30 @@ static ndk_status f_write(qpnic_transport *t, uint32_t addr, uint32_t val)
     return st;
 }
 
+/* A QP in ERROR has flushed everything at once: its SQ_CI and RQ_CI read as
+ * its producer indices (so the driver's destroy finds it quiesced). */
+static uint32_t f_flushed_ci(const fake_nic *f, uint32_t addr, uint32_t val)
+{
+    uint32_t a = addr & 0xFFFFu;
+    uint32_t top = QPNIC_QP_BASE + QPNIC_MAX_NUM_QP * QPNIC_QP_STRIDE;
+    if (a < QPNIC_QP_BASE || a >= top)
+        return val;
+    uint32_t block = a - (a - QPNIC_QP_BASE) % QPNIC_QP_STRIDE, off = a - block;
+    if (f->regs[(block + QPNIC_QPREG_STATE) / 4] != QPNIC_QP_STATE_ERROR)
+        return val;
+    if (off == QPNIC_QPREG_SQ_CI)
+        return f->regs[(block + QPNIC_QPREG_SQ_PI) / 4];
+    if (off == QPNIC_QPREG_RQ_CI)
+        return f->regs[(block + QPNIC_QPREG_RQ_PI) / 4];
+    return val;
+}
+
 static ndk_status f_read(qpnic_transport *t, uint32_t addr, uint32_t *val)
 {
     fake_nic *f = (fake_nic *)t;
     pthread_mutex_lock(&f->m);
     ndk_status st = f->dead ? NDK_STATUS_IO_ERROR : NDK_STATUS_SUCCESS;
-    *val = f->regs[(addr & 0xFFFFu) / 4];
+    *val = f_flushed_ci(f, addr, f->regs[(addr & 0xFFFFu) / 4]);
     pthread_mutex_unlock(&f->m);
     return st;
 }
