@@ -107,6 +107,7 @@ module qpnic_completer #(
     // the entry's QP, as its READ found it
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg [`QPNIC_CQN_BITS-1:0] ctx_scq;
+    reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;   // the generation of its number
     reg          ctx_failed;      // comp_err: an earlier entry of the QP failed
     reg          tq_busy;         // a table request is up (until granted)
 
@@ -188,8 +189,15 @@ module qpnic_completer #(
     end
 
     // --- the SQ CQE ---
+    // the QP's full number (struct qp_num), as its owner knows it
+    reg [`QPNIC_CQE_QPN_WIDTH-1:0] cqe_qpn;
+    always @* begin
+        cqe_qpn = 0;
+        cqe_qpn[`QPNIC_QP_NUM_INDEX] = {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn};
+        cqe_qpn[`QPNIC_QP_NUM_GEN]   = ctx_gen;
+    end
     qpnic_cqe_pack u_cqe (
-        .byte_count(e_bytes), .qpn({{(`QPNIC_CQE_QPN_WIDTH-QW){1'b0}}, e_qpn}),
+        .byte_count(e_bytes), .qpn(cqe_qpn),
         .wqe_index(e_index), .inv_token(32'd0), .cqe_type(e_type), .status(status), .solicited(1'b0), .cqe(cqe_data));
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
@@ -221,6 +229,7 @@ module qpnic_completer #(
             raise_err   <= 1'b0;
             ctx_state   <= `QPNIC_QP_STATE_RESET;
             ctx_scq     <= 0;
+            ctx_gen     <= 0;
             ctx_failed  <= 1'b0;
             tq_busy     <= 1'b0;
             e_seg_addr  <= 0;
@@ -264,6 +273,7 @@ module qpnic_completer #(
                 if (!tq_busy && tq_rsp_valid) begin
                     ctx_state  <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
                     ctx_scq    <= tq_rsp_ctx[`QPNIC_QP_CTX_SEND_CQ_FLAT];
+                    ctx_gen    <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                     ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
                     if (ent[`QPNIC_OST_LOCAL]) begin
                         status <= ent[`QPNIC_OST_STATUS];

@@ -112,6 +112,7 @@ module qpnic_core #(
 
     // ---- datapath -> csr counters --------------------------------------------
     wire [1:0] cnt_fetch_read;
+    wire       cnt_drop;
     wire [4:0] cnt_wqes_fetched;
 
     // ---- datapath -> CQE writer --------------------------------------------
@@ -204,7 +205,7 @@ module qpnic_core #(
         .mr_upd_lkey(mr_upd_lkey), .mr_upd_rkey(mr_upd_rkey),
         .mr_upd_access(mr_upd_access),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
-        .cnt_cqe(cnt_cqe),
+        .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
@@ -249,7 +250,7 @@ module qpnic_core #(
         .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
         .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
-        .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
+        .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
         .cqe_cqn(cqe_cqn), .cqe_data(cqe_data),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),

@@ -51,6 +51,7 @@
 //                             RQ together (0..2; counter)
 //   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
 //   cnt_cqe                   the CQE writer wrote one CQE (CQES_WRITTEN)
+//   cnt_drop                  the responder refused a packet (PKTS_DROPPED)
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
@@ -132,6 +133,7 @@ module qpnic_csr #(
     input  wire [4:0]             cnt_wqes_fetched,
 
     input  wire                   cnt_cqe,
+    input  wire                   cnt_drop,
     input  wire                   cnt_rd_valid,
     input  wire [15:0]            cnt_rd_bytes,
     input  wire                   cnt_wr_valid,
@@ -250,6 +252,7 @@ module qpnic_csr #(
     reg [63:0] cnt_wr_total;
     reg [63:0] cnt_cqes;
     reg [63:0] cnt_ntf;
+    reg [63:0] cnt_drops;
     reg [63:0] cnt_cycles;
     reg [63:0] cnt_lat_sum;
     reg [31:0] cnt_lat_max;
@@ -298,6 +301,7 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0];      rd_latch = 1'b1; rd_hi = cnt_cycles[63:32];      end
             `QPNIC_REG_CNT_NTF_LATENCY_SUM_LO: begin rd_word = cnt_lat_sum[31:0];     rd_latch = 1'b1; rd_hi = cnt_lat_sum[63:32];     end
             `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;           rd_latch = 1'b1;                                 end
+            `QPNIC_REG_CNT_PKTS_DROPPED_LO:    begin rd_word = cnt_drops[31:0];       rd_latch = 1'b1; rd_hi = cnt_drops[63:32];       end
             `QPNIC_REG_CNT_DOORBELLS_HI, `QPNIC_REG_CNT_WQES_FETCHED_HI,
             `QPNIC_REG_CNT_WQE_FETCH_READS_HI, `QPNIC_REG_CNT_DMA_READ_BYTES_HI,
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_HI, `QPNIC_REG_CNT_CQES_WRITTEN_HI,
@@ -382,7 +386,7 @@ module qpnic_csr #(
     // than that. The doorbell count is the csr's own and stays exact.
     reg [1:0]  ev_fetch_read;
     reg [4:0]  ev_wqes;
-    reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid;
+    reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid, ev_drop;
     reg [15:0] ev_rd_bytes, ev_wr_bytes;
     reg [31:0] ev_lat_cycles;
     always @(posedge clk) begin
@@ -394,6 +398,7 @@ module qpnic_csr #(
             ev_cqe        <= 1'b0;
             ev_notify     <= 1'b0;
             ev_lat_valid  <= 1'b0;
+            ev_drop       <= 1'b0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -402,6 +407,7 @@ module qpnic_csr #(
             ev_cqe        <= cnt_cqe;
             ev_notify     <= cnt_notify;
             ev_lat_valid  <= lat_valid;
+            ev_drop       <= cnt_drop;
         end
         ev_rd_bytes   <= cnt_rd_bytes;
         ev_wr_bytes   <= cnt_wr_bytes;
@@ -417,6 +423,7 @@ module qpnic_csr #(
             cnt_wr_total    <= 64'd0;
             cnt_cqes        <= 64'd0;
             cnt_ntf         <= 64'd0;
+            cnt_drops       <= 64'd0;
             cnt_cycles      <= 64'd0;
         end else begin
             cnt_cycles <= cnt_cycles + 64'd1;
@@ -427,6 +434,7 @@ module qpnic_csr #(
             if (ev_wr_valid)    cnt_wr_total    <= cnt_wr_total + {48'd0, ev_wr_bytes};
             if (ev_cqe)         cnt_cqes        <= cnt_cqes + 64'd1;
             if (ev_notify)      cnt_ntf         <= cnt_ntf + 64'd1;
+            if (ev_drop)        cnt_drops       <= cnt_drops + 64'd1;
         end
     end
 

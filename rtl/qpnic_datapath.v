@@ -42,6 +42,7 @@
 //                            fetch engine's plus the responder's RQ WQE
 //                            reads (0..2)
 //   cnt_wqes_fetched         WQEs those reads fetch (0 in other cycles)
+//   cnt_drop                 the responder refused a request packet unexecuted
 //   cqe_valid/ready, cqe_cqn, cqe_data   CQE requests to qpnic_cqe_writer
 //                            (word w at [32w+31:32w], phase bit 0)
 //   rd_*                     DMA read masters: 0 WQE fetch, 1 requester,
@@ -90,6 +91,7 @@ module qpnic_datapath #(
     // counters in qpnic_csr
     output wire [1:0]           cnt_fetch_read,
     output wire [4:0]           cnt_wqes_fetched,
+    output wire                 cnt_drop,
     // CQE requests to qpnic_cqe_writer
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
@@ -287,7 +289,7 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[0]),
         .cqe_valid(rs_cqe_valid), .cqe_ready(rs_cqe_ready), .cqe_cqn(rs_cqe_cqn),
         .cqe_data(rs_cqe_data),
-        .cnt_rq_fetch(rq_fetch_read), .idle(rs_idle));
+        .cnt_rq_fetch(rq_fetch_read), .cnt_drop(cnt_drop), .idle(rs_idle));
 
     wire        cp_in_valid, cp_in_ready, cp_in_last;
     wire [31:0] cp_in_data;

@@ -10,6 +10,7 @@
 //   READ        answer the context
 //   HOST_READ   answer register req_off of the QP block in rsp_rdata
 //   HOST_WRITE  write req_arg to register req_off (layout blocks.qp):
+//               (QPN keeps the generation of the QP's number);
 //               STATE = RESET zeroes SQ_PI, RQ_PI, SQ_CI, RQ_CI, the fetch
 //               pointer, the PSN and comp_err; SQ_PI is the doorbell
 //   FETCH       claim n = min(SQ_PI - fetch_ptr, req_arg, WQEs to the ring's
@@ -260,6 +261,10 @@ module qpnic_qp_table #(
         `QPNIC_QPREG_RQ_PI:   rdata[IW-1:0] = rq_pi;
         `QPNIC_QPREG_SQ_CI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
         `QPNIC_QPREG_RQ_CI:   rdata[IW-1:0] = rq_ci;
+        `QPNIC_QPREG_QPN: begin
+            rdata[`QPNIC_QP_NUM_INDEX] = {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, c_qpn};
+            rdata[`QPNIC_QP_NUM_GEN]   = cur[`QPNIC_QP_CTX_GEN_FLAT];
+        end
         default: ;
         endcase
         if (!c_in) rdata = 32'd0;
@@ -328,6 +333,7 @@ module qpnic_qp_table #(
                     new_word[`QPNIC_QP_CTX_SQ_PI_FLAT] = w_pi;
                 end
                 `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = c_arg[IW-1:0];
+                `QPNIC_QPREG_QPN:   new_word[`QPNIC_QP_CTX_GEN_FLAT] = c_arg[`QPNIC_QP_NUM_GEN];
                 default: wr_en = 1'b0;   // read-only or unmapped
                 endcase
                 // a doorbell or a state out of RESET may leave WQEs to fetch

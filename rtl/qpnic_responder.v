@@ -3,8 +3,9 @@
 //
 // The destination QP's context is READ from qpnic_qp_table as the BTH's
 // dest_qp word arrives; the dispatch waits for its answer.
-//   - destination QP absent or not RTS, or an unknown opcode: ACK carrying
-//     NAK_INV_REQ, payload dropped;
+//   - destination QP absent or not RTS, its number of another generation
+//     (struct qp_num: a destroyed QP's number, now reused), or an unknown
+//     opcode: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
 //   - SEND_ONLY: no RQ WQE posted (rq_ci == rq_pi): RNR_NAK, memory
 //     untouched, no RQ CQE. Otherwise the RQ WQE at rq_ci is read by DMA;
 //     an opcode other than RECV or nsge > MAX_SGE gives an RQ CQE BAD_WQE;
@@ -56,6 +57,7 @@
 //   cqe_valid/ready, cqe_cqn, cqe_data   RQ CQE requests (phase bit 0)
 //   cnt_rq_fetch     one-cycle strobe: the DMA read of one RQ WQE was issued
 //                    (counts as a WQE fetch read and one WQE fetched)
+//   cnt_drop         one-cycle strobe: a request packet was refused unexecuted
 //   idle             no packet in progress
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -123,6 +125,7 @@ module qpnic_responder #(
     output wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     output wire [127:0]         cqe_data,
     output wire                 cnt_rq_fetch,
+    output wire                 cnt_drop,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -168,6 +171,7 @@ module qpnic_responder #(
     reg [`QPNIC_INDEX_BITS-1:0] ctx_rq_pi, ctx_rq_ci;
     reg [`QPNIC_CQN_BITS-1:0] ctx_rcq;
     reg [23:0]   ctx_remote;
+    reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;
     reg          tq_busy;      // a table request is up (until granted)
     reg          tq_wait;      // the READ's answer is awaited
     reg          flushing;     // S_CQE completes a flushed receive
@@ -248,7 +252,15 @@ module qpnic_responder #(
     // --- destination QP ---
     // READ as the dest_qp word arrives, if that QP exists
     localparam [3:0] DQP_AT = BTH_AT + `QPNIC_BTH_DEST_QP_WORD;
+    // a QP number's two fields (struct qp_num): the index picks the table
+    // entry as the word arrives, the generation is compared with the
+    // entry's once its context is in
+    /* verilator lint_off UNUSEDSIGNAL */
     wire [23:0] in_dqp   = in_data[`QPNIC_BTH_DEST_QP];
+    wire [23:0] pkt_dqp  = h_dqp[`QPNIC_BTH_DEST_QP];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] in_dqp_idx = in_dqp[`QPNIC_QP_NUM_INDEX];
+    wire [`QPNIC_QP_NUM_GEN_WIDTH-1:0] pkt_gen = pkt_dqp[`QPNIC_QP_NUM_GEN];
     wire        dqp_word = (state == S_HDR) && in_valid && hdr_i == DQP_AT;
     assign tq_req_valid = tq_busy;
     assign tq_req_op    = (state == S_RQINC)   ? `QPNIC_QP_OP_RQ_CI_INC :
@@ -257,7 +269,7 @@ module qpnic_responder #(
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
-    wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS);
+    wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS) && (ctx_gen == pkt_gen);
     // the flush queue is popped at a packet boundary, before a next word
     wire        fl_go   = (state == S_HDR) && (hdr_i == 4'd0) && fl_valid && !tq_busy && !tq_wait;
     assign fl_ready = fl_go;
@@ -432,8 +444,15 @@ module qpnic_responder #(
     end
 
     // --- the RQ CQE ---
+    // the receiving QP's full number (struct qp_num), as its owner knows it
+    reg [`QPNIC_CQE_QPN_WIDTH-1:0] cqe_qpn;
+    always @* begin
+        cqe_qpn = 0;
+        cqe_qpn[`QPNIC_QP_NUM_INDEX] = {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, dq};
+        cqe_qpn[`QPNIC_QP_NUM_GEN]   = ctx_gen;
+    end
     qpnic_cqe_pack u_cqe (
-        .byte_count(flushing ? 32'd0 : payload), .qpn({{(`QPNIC_CQE_QPN_WIDTH-QW){1'b0}}, dq}),
+        .byte_count(flushing ? 32'd0 : payload), .qpn(cqe_qpn),
         .wqe_index(rq_ci), .inv_token(32'd0), .cqe_type(`QPNIC_CQE_TYPE_RECEIVE),
         .status(rq_status), .solicited(se && !flushing), // N7
         .cqe(cqe_data));
@@ -441,6 +460,7 @@ module qpnic_responder #(
     assign cqe_cqn   = ctx_rcq;
 
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
+    assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait && !dq_rts;
 
     assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy && !fl_valid;
 
@@ -461,6 +481,7 @@ module qpnic_responder #(
             ctx_rq_ci   <= 0;
             ctx_rcq     <= 0;
             ctx_remote  <= 24'd0;
+            ctx_gen     <= 0;
             tq_busy     <= 1'b0;
             tq_wait     <= 1'b0;
             flushing    <= 1'b0;
@@ -485,9 +506,9 @@ module qpnic_responder #(
         end else begin
             // the destination QP's READ: requested as its word arrives,
             // answered three cycles after the grant; RQ_CI_INC in S_RQINC
-            if (dqp_word && {8'd0, in_dqp} < NUM_QP) begin
+            if (dqp_word && {{(32-`QPNIC_QP_NUM_INDEX_WIDTH){1'b0}}, in_dqp_idx} < NUM_QP) begin
                 tq_busy <= 1'b1;
-                dq      <= in_dqp[QW-1:0];
+                dq      <= in_dqp_idx[QW-1:0];
             end
             // RQ_CI_INC next, or the next RQ_FLUSH
             if (state == S_CQE && cqe_ready) tq_busy <= 1'b1;
@@ -510,6 +531,7 @@ module qpnic_responder #(
                 ctx_rq_ci   <= tq_rsp_ctx[`QPNIC_QP_CTX_RQ_CI_FLAT];
                 ctx_rcq     <= tq_rsp_ctx[`QPNIC_QP_CTX_RECV_CQ_FLAT];
                 ctx_remote  <= tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
+                ctx_gen     <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
             end
 
             // the emitter: one header word a cycle while the port takes it

@@ -122,7 +122,8 @@ static ndk_status alloc_tables(ndk_adapter *ad)
     ad->qps = calloc(ad->num_qp, sizeof *ad->qps);
     ad->cqs = calloc(ad->num_cq, sizeof *ad->cqs);
     ad->mrs = calloc(ad->num_mr, sizeof *ad->mrs);
-    if (!ad->qps || !ad->cqs || !ad->mrs)
+    ad->qp_gen = calloc(ad->num_qp, sizeof *ad->qp_gen);
+    if (!ad->qps || !ad->cqs || !ad->mrs || !ad->qp_gen)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     return NDK_STATUS_SUCCESS;
 }
@@ -135,6 +136,7 @@ static void adapter_free(ndk_adapter *ad)
     free(ad->qps);
     free(ad->cqs);
     free(ad->mrs);
+    free(ad->qp_gen);
     pthread_mutex_destroy(&ad->lock);
     pthread_mutex_destroy(&ad->ev_lock);
     pthread_cond_destroy(&ad->ev_cond);
@@ -274,6 +276,7 @@ ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
         { QPNIC_REG_CNT_CYCLES_LO, &c->cycles },
         { QPNIC_REG_CNT_NTF_LATENCY_SUM_LO, &c->ntf_latency_sum },
         { QPNIC_REG_CNT_NTF_LATENCY_MAX_LO, &c->ntf_latency_max },
+        { QPNIC_REG_CNT_PKTS_DROPPED_LO, &c->packets_dropped },
     };
     memset(c, 0, sizeof *c);
     ndk_status st = NDK_STATUS_SUCCESS;

@@ -85,9 +85,10 @@ static void take_cqe(ndk_adapter *ad, const uint32_t *e, uint32_t w3, ndk_result
                            ? QPNIC_FIELD_GET(w, QPNIC_CQE_INV_TOKEN) : 0; /* C4 */
     r->qp_context = NULL;
     r->request_context = NULL;
-    ndk_qp *qp = qpn < ad->num_qp ? ad->qps[qpn] : NULL;
-    if (!qp)
-        return; /* its QP is gone */
+    uint32_t idx = qpn & QPNIC_QP_NUM_INDEX_MASK;
+    ndk_qp *qp = idx < ad->num_qp ? ad->qps[idx] : NULL;
+    if (!qp || qp->qpn != qpn)
+        return; /* its QP is gone (its index may serve another QP now) */
     r->qp_context = qp->context; /* V3 */
     if (is_receive(r->type)) {
         r->request_context = qp->rq_ctx[index & ((1u << qp->rq_log) - 1)];

@@ -87,6 +87,7 @@ struct ndk_adapter {
     ndk_cq **cqs;          /* [num_cq], by CQ number */
     ndk_mr **mrs;          /* [num_mr], by MR table index */
     uint32_t next_tag;     /* token tags, 24 bits, never 0 */
+    uint16_t *qp_gen;      /* [num_qp]: generation of each index's next QP */
 
     /* event.c */
     pthread_t ev_thread;
@@ -128,7 +129,8 @@ struct ndk_qp {
     ndk_pd *pd;
     ndk_cq *rcq, *scq;
     void *context;
-    uint32_t qpn;
+    uint32_t idx;          /* QP table index (its register block) */
+    uint32_t qpn;          /* its number: struct qp_num (index, generation) */
     uint32_t max_sge;
     uint32_t sq_log, rq_log;
     qpnic_dma_buf sq, rq;

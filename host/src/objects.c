@@ -168,7 +168,7 @@ static ndk_status qp_check_args(ndk_pd *pd, ndk_cq *rcq, ndk_cq *scq, const ndk_
 
 static ndk_status qp_program(ndk_adapter *ad, ndk_qp *qp)
 {
-    uint32_t n = qp->qpn;
+    uint32_t n = qp->idx;
     uint32_t cfg = QPNIC_FIELD(QPNIC_QP_CFG_SQ_LOG, qp->sq_log) |
                    QPNIC_FIELD(QPNIC_QP_CFG_RQ_LOG, qp->rq_log) |
                    QPNIC_FIELD(QPNIC_QP_CFG_SEND_CQ, qp->scq->cqn) |
@@ -181,6 +181,7 @@ static ndk_status qp_program(ndk_adapter *ad, ndk_qp *qp)
         { QPNIC_QPREG(n, RQ_BASE_LO), (uint32_t)qp->rq.dev },
         { QPNIC_QPREG(n, RQ_BASE_HI), (uint32_t)(qp->rq.dev >> 32) },
         { QPNIC_QPREG(n, CFG), cfg },
+        { QPNIC_QPREG(n, QPN), qp->qpn },
         { QPNIC_QPREG(n, STATE), QPNIC_QP_STATE_RESET }, /* zeroes its indices */
     };
     ndk_status st = NDK_STATUS_SUCCESS;
@@ -201,10 +202,14 @@ static void qp_free_memory(ndk_adapter *ad, ndk_qp *qp)
 /* Rings, contexts, a QP number; the NIC programmed. Under ad->lock. */
 static ndk_status qp_setup_locked(ndk_adapter *ad, ndk_qp *qp)
 {
-    int qpn = free_slot((void **)ad->qps, ad->num_qp);
-    if (qpn < 0)
+    int idx = free_slot((void **)ad->qps, ad->num_qp);
+    if (idx < 0)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
-    qp->qpn = (uint32_t)qpn;
+    /* A new generation each time the index is handed out: packets and
+     * completions of the QP that had it before never match this one. */
+    qp->idx = (uint32_t)idx;
+    uint32_t gen = ad->qp_gen[idx]++;
+    qp->qpn = QPNIC_FIELD(QPNIC_QP_NUM_INDEX, (uint32_t)idx) | QPNIC_FIELD(QPNIC_QP_NUM_GEN, gen);
     qp->sq_ctx = calloc(1u << qp->sq_log, sizeof *qp->sq_ctx);
     qp->rq_ctx = calloc(1u << qp->rq_log, sizeof *qp->rq_ctx);
     if (!qp->sq_ctx || !qp->rq_ctx)
@@ -244,7 +249,7 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
     pthread_mutex_lock(&ad->lock);
     st = qp_setup_locked(ad, qp);
     if (st == NDK_STATUS_SUCCESS) {
-        ad->qps[qp->qpn] = qp;
+        ad->qps[qp->idx] = qp;
         ad->live_objects++;
         pd->refs++;
         receive_cq->refs++;
@@ -268,10 +273,10 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
  * receive (CANCELLED, in posting order). Under ad->lock. */
 static ndk_status qp_to_error_locked(ndk_adapter *ad, ndk_qp *qp)
 {
-    ndk_status st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_ERROR);
+    ndk_status st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, STATE), QPNIC_QP_STATE_ERROR);
     if (st == NDK_STATUS_SUCCESS && qp->sq_pi != qp->sq_rung) {
         atomic_thread_fence(memory_order_release);
-        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, SQ_PI), qp->sq_pi & HREG_INDEX_MASK);
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, SQ_PI), qp->sq_pi & HREG_INDEX_MASK);
         if (st == NDK_STATUS_SUCCESS)
             qp->sq_rung = qp->sq_pi;
     }
@@ -290,9 +295,9 @@ static ndk_status qp_quiesce_locked(ndk_adapter *ad, ndk_qp *qp)
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
         uint32_t sq_ci = 0, rq_ci = 0;
-        ndk_status st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->qpn, SQ_CI), &sq_ci);
+        ndk_status st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->idx, SQ_CI), &sq_ci);
         if (st == NDK_STATUS_SUCCESS)
-            st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->qpn, RQ_CI), &rq_ci);
+            st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->idx, RQ_CI), &rq_ci);
         if (st != NDK_STATUS_SUCCESS)
             return st;
         if (sq_ci == (qp->sq_rung & HREG_INDEX_MASK) && rq_ci == (qp->rq_pi & HREG_INDEX_MASK))
@@ -324,10 +329,10 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
         return NDK_STATUS_DEVICE_BUSY; /* the NIC did not let go: nothing destroyed */
     }
     uint32_t state;
-    (void)qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_RESET);
+    (void)qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, STATE), QPNIC_QP_STATE_RESET);
     /* Read back: the reset has reached the NIC before the rings are reused. */
-    (void)qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->qpn, STATE), &state);
-    ad->qps[qp->qpn] = NULL;
+    (void)qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->idx, STATE), &state);
+    ad->qps[qp->idx] = NULL;
     ad->live_objects--;
     qp->pd->refs--;
     qp->rcq->refs--;
@@ -357,20 +362,22 @@ ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
     if (!qp)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
-    /* One node today: the peer is a QP of this adapter, over loopback. */
-    if (remote.node != ad->t->node || remote.qp_num >= ad->num_qp)
+    /* One node today: the peer is a live QP of this adapter, over loopback. */
+    uint32_t ridx = remote.qp_num & QPNIC_QP_NUM_INDEX_MASK;
+    if (remote.node != ad->t->node || ridx >= ad->num_qp ||
+        remote.qp_num >= (1u << QPNIC_QPN_BITS))
         return NDK_STATUS_INVALID_PARAMETER;
     pthread_mutex_lock(&ad->lock);
     ndk_status st = NDK_STATUS_SUCCESS;
-    if (!ad->qps[remote.qp_num])
-        st = NDK_STATUS_INVALID_PARAMETER;
+    if (!ad->qps[ridx] || ad->qps[ridx]->qpn != remote.qp_num)
+        st = NDK_STATUS_INVALID_PARAMETER; /* no such QP (or a destroyed one's number) */
     else if (atomic_load(&qp->state) != QP_HOST_RESET)
         st = NDK_STATUS_INVALID_DEVICE_STATE; /* a QP connects once */
     if (st == NDK_STATUS_SUCCESS)
-        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, REMOTE),
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, REMOTE),
                                     QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, remote.qp_num));
     if (st == NDK_STATUS_SUCCESS)
-        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->qpn, STATE), QPNIC_QP_STATE_RTS);
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, STATE), QPNIC_QP_STATE_RTS);
     if (st == NDK_STATUS_SUCCESS)
         atomic_store(&qp->state, QP_HOST_RTS);
     pthread_mutex_unlock(&ad->lock);

@@ -48,7 +48,7 @@ static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t n
 static ndk_status ring_sq(ndk_qp *qp)
 {
     atomic_thread_fence(memory_order_release);
-    ndk_status st = qpnic_reg_write(qp->ad, QPNIC_QPREG(qp->qpn, SQ_PI),
+    ndk_status st = qpnic_reg_write(qp->ad, QPNIC_QPREG(qp->idx, SQ_PI),
                                     qp->sq_pi & HREG_INDEX_MASK);
     if (st == NDK_STATUS_SUCCESS)
         qp->sq_rung = qp->sq_pi;
@@ -135,5 +135,5 @@ ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge)
     qp->rq_ctx[slot] = ctx;
     qp->rq_pi++;
     atomic_thread_fence(memory_order_release);
-    return qpnic_reg_write(qp->ad, QPNIC_QPREG(qp->qpn, RQ_PI), qp->rq_pi & HREG_INDEX_MASK);
+    return qpnic_reg_write(qp->ad, QPNIC_QPREG(qp->idx, RQ_PI), qp->rq_pi & HREG_INDEX_MASK);
 }

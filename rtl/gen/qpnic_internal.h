@@ -187,6 +187,11 @@
 #define QPNIC_QP_CTX_FETCH_PTR_SHIFT 0u
 #define QPNIC_QP_CTX_FETCH_PTR_WIDTH 16u
 #define QPNIC_QP_CTX_FETCH_PTR_MASK 0xFFFFu
+/* gen: the generation of this QP's number (struct qp_num gen): a packet whose dest_qp carries another is dropped */
+#define QPNIC_QP_CTX_GEN_WORD 9u
+#define QPNIC_QP_CTX_GEN_SHIFT 16u
+#define QPNIC_QP_CTX_GEN_WIDTH 16u
+#define QPNIC_QP_CTX_GEN_MASK 0xFFFFu
 /* psn: next packet sequence number the requester sends */
 #define QPNIC_QP_CTX_PSN_WORD 10u
 #define QPNIC_QP_CTX_PSN_SHIFT 0u

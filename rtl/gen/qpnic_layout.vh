@@ -4,13 +4,13 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 512  // layout version 2.0 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type)
+`define QPNIC_VERSION_VALUE 513  // layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
 `define QPNIC_MAX_NUM_QP 256  // most queue pairs a build can have: the QP register block holds 256
 `define QPNIC_MAX_NUM_CQ 256  // most completion queues a build can have: the CQ register block holds 256
-`define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn)
+`define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num
 `define QPNIC_INDEX_BITS 16  // bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index)
 `define QPNIC_MAX_SGE 3  // scatter/gather entries a WQE holds
 `define QPNIC_WQE_BYTES 64  // bytes of one work queue entry (SQ and RQ)
@@ -424,6 +424,10 @@
 `define QPNIC_QP_CTX_FETCH_PTR_WIDTH 16
 `define QPNIC_QP_CTX_FETCH_PTR 15:0  // next SQ index the fetch engine reads
 `define QPNIC_QP_CTX_FETCH_PTR_FLAT 303:288
+`define QPNIC_QP_CTX_GEN_WORD 9
+`define QPNIC_QP_CTX_GEN_WIDTH 16
+`define QPNIC_QP_CTX_GEN 31:16  // the generation of this QP's number (struct qp_num gen): a packet whose dest_qp carries another is dropped
+`define QPNIC_QP_CTX_GEN_FLAT 319:304
 `define QPNIC_QP_CTX_PSN_WORD 10
 `define QPNIC_QP_CTX_PSN_WIDTH 24
 `define QPNIC_QP_CTX_PSN 23:0  // next packet sequence number the requester sends
@@ -536,6 +540,17 @@
 `define QPNIC_STATUS_IDLE_WIDTH 1
 `define QPNIC_STATUS_IDLE 1:1  // nothing in flight
 `define QPNIC_STATUS_IDLE_FLAT 1:1
+
+// struct qp_num (1 words): A QP number as peers and completions carry it: the QP table index and a generation the host bumps each time it hands that index out again, so that a packet or a completion meant for a destroyed QP never matches the QP that reuses its index (InfiniBand's QP numbers serve the same end).
+`define QPNIC_QP_NUM_WORDS 1
+`define QPNIC_QP_NUM_INDEX_WORD 0
+`define QPNIC_QP_NUM_INDEX_WIDTH 8
+`define QPNIC_QP_NUM_INDEX 7:0  // QP table index (the QP register block's n): below the build's NUM_QP
+`define QPNIC_QP_NUM_INDEX_FLAT 7:0
+`define QPNIC_QP_NUM_GEN_WORD 0
+`define QPNIC_QP_NUM_GEN_WIDTH 16
+`define QPNIC_QP_NUM_GEN 23:8  // generation of that index
+`define QPNIC_QP_NUM_GEN_FLAT 23:8
 
 // struct qp_cfg (1 words): Per-QP register CFG.
 `define QPNIC_QP_CFG_WORDS 1
@@ -696,6 +711,8 @@
 `define QPNIC_REG_CNT_NTF_LATENCY_SUM_HI 16'h0144
 `define QPNIC_REG_CNT_NTF_LATENCY_MAX_LO 16'h0148
 `define QPNIC_REG_CNT_NTF_LATENCY_MAX_HI 16'h014C
+`define QPNIC_REG_CNT_PKTS_DROPPED_LO 16'h0150
+`define QPNIC_REG_CNT_PKTS_DROPPED_HI 16'h0154
 `define QPNIC_REG_MR_IDX 16'h0200
 `define QPNIC_REG_MR_VA_LO 16'h0204
 `define QPNIC_REG_MR_VA_HI 16'h0208
@@ -722,6 +739,7 @@
 `define QPNIC_QPREG_RQ_PI 6'h20
 `define QPNIC_QPREG_SQ_CI 6'h24
 `define QPNIC_QPREG_RQ_CI 6'h28
+`define QPNIC_QPREG_QPN 6'h2C
 
 // per-cq registers: Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ).
 `define QPNIC_CQ_BASE 16'h8000

@@ -324,6 +324,49 @@ static void teardown_destroy_during_writes_stops_dma(void)
     e2e_pair_close(&p);
 }
 
+/* Safe reuse: b is destroyed and its table index handed to a new QP c.
+ * a, still connected to b's number, sends: the NIC refuses the packet (the
+ * number's generation is b's, not c's) and counts it; c's posted receive
+ * and its memory stay untouched, and a's SEND fails. */
+static void reuse_qp_number_refuses_the_old_peers_packets(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    uint32_t old_num = ndk_qp_num(p.b.qp);
+    EXPECT_STATUS(ndk_disconnect(p.b.qp), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(p.b.qp), NDK_STATUS_SUCCESS);
+    ndk_qp *c;
+    ndk_qp_attr attr = {.sq_depth = 4, .rq_depth = 4, .max_sge = 1, .max_inline = 0};
+    EXPECT_STATUS(ndk_create_qp(p.pd, p.b.rcq, p.b.icq, &p.b, &attr, &c), NDK_STATUS_SUCCESS);
+    p.b.qp = c; /* e2e_pair_close destroys it */
+    uint32_t new_num = ndk_qp_num(c);
+    EXPECT(new_num != old_num, "a re-created QP got the destroyed one's number 0x%x", old_num);
+    EXPECT((new_num & 0xFFu) == (old_num & 0xFFu),
+           "the new QP (0x%x) did not reuse the destroyed one's index (0x%x): nothing is shown",
+           new_num, old_num);
+    ndk_qp_addr stale = { ndk_qp_address(p.a.qp).node, old_num };
+    EXPECT_STATUS(ndk_connect(c, stale), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_connect(c, ndk_qp_address(p.a.qp)), NDK_STATUS_SUCCESS);
+    ndk_sge rg = e2e_sge(&p.b, 0, 256);
+    EXPECT_STATUS(ndk_receive(c, CTX(7), &rg, 1), NDK_STATUS_SUCCESS);
+    ndk_counters c0, c1;
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c0), NDK_STATUS_SUCCESS);
+    e2e_fill(p.a.buf, 256, 11);
+    ndk_sge g = e2e_sge(&p.a, 0, 256);
+    EXPECT_STATUS(ndk_send(p.a.qp, CTX(1), &g, 1, 0), NDK_STATUS_SUCCESS);
+    ndk_result_ex r[4];
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "the SEND to a destroyed QP's number never completed");
+    EXPECT(r[0].status != NDK_STATUS_SUCCESS, "a SEND to a destroyed QP's number succeeded");
+    EXPECT_STATUS(r[0].status, NDK_STATUS_INVALID_DEVICE_STATE);
+    EXPECT(e2e_settle_and_poll(&p, p.b.rcq, r, 4) == 0, "the new QP got a completion for the old peer's SEND");
+    for (uint32_t i = 0; i < 256; i++)
+        EXPECT(p.b.buf[i] == 0, "byte %u of the new QP's receive buffer changed", i);
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c1), NDK_STATUS_SUCCESS);
+    EXPECT(c1.packets_dropped == c0.packets_dropped + 1, "packets_dropped went %llu -> %llu, expected +1",
+           (unsigned long long)c0.packets_dropped, (unsigned long long)c1.packets_dropped);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -334,6 +377,7 @@ int main(int argc, char **argv)
         { "flush_error_completion_flushes_receives", flush_error_completion_flushes_receives },
         { "flush_destroy_completes_receives", flush_destroy_completes_receives },
         { "teardown_destroy_during_writes_stops_dma", teardown_destroy_during_writes_stops_dma },
+        { "reuse_qp_number_refuses_the_old_peers_packets", reuse_qp_number_refuses_the_old_peers_packets },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

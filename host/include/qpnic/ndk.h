@@ -143,6 +143,10 @@ typedef struct {
      * host's event thread not). Mean = ntf_latency_sum / notifications. */
     uint64_t ntf_latency_sum;  /* sum over all notifications */
     uint64_t ntf_latency_max;  /* the largest one */
+    /* Request packets refused unexecuted (NAK): their destination QP did
+     * not exist, was not connected, or was a destroyed QP whose table
+     * index now serves another (the number's generation differs). */
+    uint64_t packets_dropped;
 } ndk_counters;
 
 /* QP attributes, in/out (V6): the caller sets what it wants, a successful
@@ -308,7 +312,12 @@ NDK_API ndk_status ndk_disconnect(ndk_qp *qp);
  * a CQ are then reported with NULL contexts. */
 NDK_API ndk_status ndk_destroy_qp(ndk_qp *qp);
 
-/* The QP's number and address (node + number). */
+/* The QP's number and address (node + number). A QP number is the NIC's
+ * table index plus a generation that changes each time the index is handed
+ * out again: a number stays unique to one QP for 65,536 re-creations of its
+ * index, so a peer still holding a destroyed QP's number reaches nothing
+ * (its packets are refused and counted in packets_dropped) and no
+ * completion of the destroyed QP is ever reported as the new one's. */
 NDK_API uint32_t ndk_qp_num(const ndk_qp *qp);
 NDK_API ndk_qp_addr ndk_qp_address(const ndk_qp *qp);
 

@@ -16,13 +16,13 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 512u /* layout version 2.0 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type) */
+#define QPNIC_VERSION_VALUE 513u /* layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
 #define QPNIC_MAX_NUM_QP 256u /* most queue pairs a build can have: the QP register block holds 256 */
 #define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
-#define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn) */
+#define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num */
 #define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
@@ -353,6 +353,19 @@
 #define QPNIC_STATUS_IDLE_WIDTH 1u
 #define QPNIC_STATUS_IDLE_MASK 0x1u
 
+/* struct qp_num (1 words): A QP number as peers and completions carry it: the QP table index and a generation the host bumps each time it hands that index out again, so that a packet or a completion meant for a destroyed QP never matches the QP that reuses its index (InfiniBand's QP numbers serve the same end). */
+#define QPNIC_QP_NUM_WORDS 1u
+/* index: QP table index (the QP register block's n): below the build's NUM_QP */
+#define QPNIC_QP_NUM_INDEX_WORD 0u
+#define QPNIC_QP_NUM_INDEX_SHIFT 0u
+#define QPNIC_QP_NUM_INDEX_WIDTH 8u
+#define QPNIC_QP_NUM_INDEX_MASK 0xFFu
+/* gen: generation of that index */
+#define QPNIC_QP_NUM_GEN_WORD 0u
+#define QPNIC_QP_NUM_GEN_SHIFT 8u
+#define QPNIC_QP_NUM_GEN_WIDTH 16u
+#define QPNIC_QP_NUM_GEN_MASK 0xFFFFu
+
 /* struct qp_cfg (1 words): Per-QP register CFG. */
 #define QPNIC_QP_CFG_WORDS 1u
 /* sq_log: log2 of the SQ depth */
@@ -538,6 +551,8 @@
 #define QPNIC_REG_CNT_NTF_LATENCY_SUM_HI 0x0144u /* ro:  */
 #define QPNIC_REG_CNT_NTF_LATENCY_MAX_LO 0x0148u /* ro: the largest such latency */
 #define QPNIC_REG_CNT_NTF_LATENCY_MAX_HI 0x014Cu /* ro:  */
+#define QPNIC_REG_CNT_PKTS_DROPPED_LO 0x0150u /* ro: request packets the responder refused without executing: destination QP absent, not ready, or of another generation (a destroyed QP's number); each answered NAK_INV_REQ */
+#define QPNIC_REG_CNT_PKTS_DROPPED_HI 0x0154u /* ro:  */
 #define QPNIC_REG_MR_IDX 0x0200u /* rw: MR table entry the next MR_CMD acts on */
 #define QPNIC_REG_MR_VA_LO 0x0204u /* rw: staging: first virtual address of the region, low word */
 #define QPNIC_REG_MR_VA_HI 0x0208u /* rw: staging: first virtual address, high word */
@@ -564,7 +579,8 @@
 #define QPNIC_QPREG_SQ_PI 0x1Cu /* rw: doorbell: SQ producer index (the host's count of WQEs written) */
 #define QPNIC_QPREG_RQ_PI 0x20u /* rw: doorbell: RQ producer index */
 #define QPNIC_QPREG_SQ_CI 0x24u /* ro: SQ WQEs completed by the NIC */
-#define QPNIC_QPREG_RQ_CI 0x28u /* ro: RQ WQEs consumed by the NIC */
+#define QPNIC_QPREG_RQ_CI 0x28u /* ro: RQ WQEs consumed by the NIC (filled or flushed) */
+#define QPNIC_QPREG_QPN 0x2Cu /* rw: struct qp_num: this QP's full number; a write keeps the generation (the index is the block's), a read answers both */
 
 /* Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ). */
 #define QPNIC_CQ_BASE 0x8000u
