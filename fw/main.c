@@ -28,6 +28,10 @@
 #endif
 
 static struct arm_cq cqs[FW_MAX_CQ];
+/* Each CQ number's generation, from its latest RESET event (the host's
+ * CFG.gen); every notification carries it, so the host can drop one that
+ * a destroyed CQ earned once its number serves a new CQ. */
+static uint8_t cq_gen[FW_MAX_CQ];
 
 static uint32_t reg_read(uint32_t offset)
 {
@@ -64,7 +68,8 @@ static void read_cq_view(uint32_t cqn, uint16_t pi_at_arm, struct arm_cq_view *v
 static void notify(uint32_t cqn, uint32_t status)
 {
     reg_write(QPNIC_FWREG_NOTIFY, QPNIC_FIELD(QPNIC_NOTIFY_CQN, cqn) |
-                                      QPNIC_FIELD(QPNIC_NOTIFY_STATUS, status));
+                                      QPNIC_FIELD(QPNIC_NOTIFY_STATUS, status) |
+                                      QPNIC_FIELD(QPNIC_NOTIFY_GEN, cq_gen[cqn]));
 }
 
 /* Carry out what the policy decided for cqn.
@@ -130,6 +135,12 @@ static void handle_event(uint32_t word)
         break;
     case QPNIC_EVT_TYPE_OVERRUN:
         act(cqn, arm_on_overrun(&cqs[cqn]));
+        break;
+    case QPNIC_EVT_TYPE_RESET:
+        /* created or destroyed: no arm, no marks, no callback index carried
+         * over to the CQ that gets this number next */
+        arm_cq_init(&cqs[cqn]);
+        cq_gen[cqn] = (uint8_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_INDEX);
         break;
     default:
         break;

@@ -12,7 +12,11 @@
 //               BASE_LO, BASE_HI   the ring's device address
 //               CFG       log_depth and enable; a write with enable set
 //                         (re)initialises the CQ: PI, CI, overrun and both
-//                         marks go to 0, whether or not it was enabled
+//                         marks go to 0, whether or not it was enabled. Any
+//                         CFG write (a create or a destroy) clears armed and
+//                         puts a RESET event (index = CFG.gen) into arm_evt,
+//                         as an ARM does: the firmware forgets the CQ's arm
+//                         state after every event queued before it
 //               CI        the host's consumer index doorbell
 //               ARM       sets armed, arms_queued + 1, and puts the ARM
 //                         event (struct event: cqn, type ARM, trigger, index
@@ -205,12 +209,15 @@ module qpnic_cq_table #(
 
     wire b_host_wr = b_valid && b_cl == CL_HOST && b_we;
     wire b_arm     = b_host_wr && b_off == `QPNIC_CQREG_ARM && b_in;
+    wire b_reset   = b_host_wr && b_off == `QPNIC_CQREG_CFG && b_in;
+    wire b_evt     = b_arm || b_reset;
 
     // ---- stage A: arbitration -------------------------------------------------
-    // An ARM is taken only when arm_evt will be free for it in stage B.
-    wire arm_busy = arm_evt_valid || b_arm;
-    wire h_arm    = h_we && h_off == `QPNIC_CQREG_ARM;
-    wire h_can    = h_valid && !(h_arm && arm_busy);
+    // An ARM (or CFG, for its RESET event) is taken only when arm_evt will
+    // be free for it in stage B.
+    wire arm_busy = arm_evt_valid || b_evt;
+    wire h_evt    = h_we && (h_off == `QPNIC_CQREG_ARM || h_off == `QPNIC_CQREG_CFG);
+    wire h_can    = h_valid && !(h_evt && arm_busy);
 
     assign take_lat = !clearing && lq_valid;
     assign c_ready  = !clearing && !lq_valid && c_valid;
@@ -343,6 +350,7 @@ module qpnic_cq_table #(
             `QPNIC_CQREG_CFG: begin
                 nxt[`QPNIC_CQ_CTX_LOG_DEPTH_FLAT] = b_data[`QPNIC_CQ_CFG_LOG_DEPTH];
                 nxt[`QPNIC_CQ_CTX_ENABLE_FLAT]    = b_data[`QPNIC_CQ_CFG_ENABLE];
+                nxt[`QPNIC_CQ_CTX_ARMED_FLAT]     = 1'b0;   // the firmware resets too
                 if (b_data[`QPNIC_CQ_CFG_ENABLE]) begin
                     nxt[`QPNIC_CQ_CTX_PI_FLAT]        = {PW{1'b0}};
                     nxt[`QPNIC_CQ_CTX_CI_FLAT]        = {CIW{1'b0}};
@@ -387,14 +395,21 @@ module qpnic_cq_table #(
     end
 
     // The ARM event: where the CQ stands as the arm is taken; the firmware
-    // judges the arm as of this moment (docs/internals.md).
+    // judges the arm as of this moment (docs/internals.md). The RESET
+    // event of a CFG write carries the CQ's new generation.
     reg [31:0] arm_word;
     always @* begin
         arm_word = 32'd0;
-        arm_word[`QPNIC_EVENT_CQN]     = b_idx;
-        arm_word[`QPNIC_EVENT_TYPE]    = `QPNIC_EVT_TYPE_ARM;
-        arm_word[`QPNIC_EVENT_TRIGGER] = b_data[`QPNIC_CQ_ARM_TRIGGER];
-        arm_word[`QPNIC_EVENT_INDEX]   = cur_pi;
+        arm_word[`QPNIC_EVENT_CQN] = b_idx;
+        if (b_reset) begin
+            arm_word[`QPNIC_EVENT_TYPE]  = `QPNIC_EVT_TYPE_RESET;
+            arm_word[`QPNIC_EVENT_INDEX] = {{(`QPNIC_EVENT_INDEX_WIDTH-`QPNIC_CQ_CFG_GEN_WIDTH){1'b0}},
+                                            b_data[`QPNIC_CQ_CFG_GEN]};
+        end else begin
+            arm_word[`QPNIC_EVENT_TYPE]    = `QPNIC_EVT_TYPE_ARM;
+            arm_word[`QPNIC_EVENT_TRIGGER] = b_data[`QPNIC_CQ_ARM_TRIGGER];
+            arm_word[`QPNIC_EVENT_INDEX]   = cur_pi;
+        end
     end
 
     always @(posedge clk) begin
@@ -403,7 +418,7 @@ module qpnic_cq_table #(
             arm_evt_data  <= 32'd0;
         end else begin
             if (arm_evt_valid && arm_evt_ready) arm_evt_valid <= 1'b0;
-            if (b_arm) begin   // arm_evt is free: see arm_busy
+            if (b_evt) begin   // arm_evt is free: see arm_busy
                 arm_evt_valid <= 1'b1;
                 arm_evt_data  <= arm_word;
             end

@@ -98,6 +98,7 @@
 #define QPNIC_EVT_TYPE_ARM 0x1u /* the host armed a CQ; field trigger says for what, field index where the CQ stood */
 #define QPNIC_EVT_TYPE_CQE 0x2u /* a CQE was written to a CQ whose armed bit is set */
 #define QPNIC_EVT_TYPE_OVERRUN 0x3u /* a CQE found its CQ full; the CQ is now in overrun */
+#define QPNIC_EVT_TYPE_RESET 0x4u /* the host wrote the CQ's CFG (it was created or destroyed): the firmware forgets the CQ's arm state and takes field index's low 8 bits as the CQ's generation (CFG.gen) */
 
 /* enum cq_trigger: What an arm waits for (N7); the NDK_CQ_NOTIFY values. */
 #define QPNIC_CQ_TRIGGER_ERRORS 0x0u /* an error completion */
@@ -183,6 +184,11 @@
 #define QPNIC_NOTIFY_STATUS_SHIFT 8u
 #define QPNIC_NOTIFY_STATUS_WIDTH 8u
 #define QPNIC_NOTIFY_STATUS_MASK 0xFFu
+/* gen: the CQ's generation (CFG.gen) as of the firmware's last RESET event of it: the host drops a notification whose CQ number now names a newer CQ */
+#define QPNIC_NOTIFY_GEN_WORD 0u
+#define QPNIC_NOTIFY_GEN_SHIFT 16u
+#define QPNIC_NOTIFY_GEN_WIDTH 8u
+#define QPNIC_NOTIFY_GEN_MASK 0xFFu
 
 /* struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went. */
 #define QPNIC_CQ_MARK_WORDS 1u

@@ -123,7 +123,8 @@ static ndk_status alloc_tables(ndk_adapter *ad)
     ad->cqs = calloc(ad->num_cq, sizeof *ad->cqs);
     ad->mrs = calloc(ad->num_mr, sizeof *ad->mrs);
     ad->qp_gen = calloc(ad->num_qp, sizeof *ad->qp_gen);
-    if (!ad->qps || !ad->cqs || !ad->mrs || !ad->qp_gen)
+    ad->cq_gen = calloc(ad->num_cq, sizeof *ad->cq_gen);
+    if (!ad->qps || !ad->cqs || !ad->mrs || !ad->qp_gen || !ad->cq_gen)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     return NDK_STATUS_SUCCESS;
 }
@@ -137,6 +138,7 @@ static void adapter_free(ndk_adapter *ad)
     free(ad->cqs);
     free(ad->mrs);
     free(ad->qp_gen);
+    free(ad->cq_gen);
     pthread_mutex_destroy(&ad->lock);
     pthread_mutex_destroy(&ad->ev_lock);
     pthread_cond_destroy(&ad->ev_cond);

@@ -22,12 +22,16 @@ int qpnic_event_on_thread(ndk_adapter *ad)
     return ad->ev_running && pthread_equal(pthread_self(), ad->ev_thread);
 }
 
-/* Find cq by number and mark its callback as running (under both locks, so
- * a destroy that removed it from the table never sees it start). */
-static ndk_cq *begin_callback(ndk_adapter *ad, uint32_t cqn)
+/* Find cq by number and generation and mark its callback as running (under
+ * both locks, so a destroy that removed it from the table never sees it
+ * start). A notification of an older generation was earned by a CQ
+ * destroyed since: nobody to tell. */
+static ndk_cq *begin_callback(ndk_adapter *ad, uint32_t cqn, uint32_t gen)
 {
     pthread_mutex_lock(&ad->lock);
     ndk_cq *cq = cqn < ad->num_cq ? ad->cqs[cqn] : NULL;
+    if (cq && cq->gen != gen)
+        cq = NULL;
     if (cq) {
         pthread_mutex_lock(&ad->ev_lock);
         ad->cb_cq = cq;
@@ -40,7 +44,8 @@ static ndk_cq *begin_callback(ndk_adapter *ad, uint32_t cqn)
 void qpnic_event_deliver(ndk_adapter *ad, uint32_t word)
 {
     uint32_t w[1] = { word };
-    ndk_cq *cq = begin_callback(ad, QPNIC_FIELD_GET(w, QPNIC_NOTIFY_CQN));
+    ndk_cq *cq = begin_callback(ad, QPNIC_FIELD_GET(w, QPNIC_NOTIFY_CQN),
+                                QPNIC_FIELD_GET(w, QPNIC_NOTIFY_GEN));
     if (!cq)
         return; /* a CQ destroyed since: nobody to tell */
     ndk_status status = qpnic_ntf_status(QPNIC_FIELD_GET(w, QPNIC_NOTIFY_STATUS));

@@ -88,6 +88,7 @@ struct ndk_adapter {
     ndk_mr **mrs;          /* [num_mr], by MR table index */
     uint32_t next_tag;     /* token tags, 24 bits, never 0 */
     uint16_t *qp_gen;      /* [num_qp]: generation of each index's next QP */
+    uint8_t *cq_gen;       /* [num_cq]: generation of each number's next CQ */
 
     /* event.c */
     pthread_t ev_thread;
@@ -108,6 +109,7 @@ struct ndk_pd {
 struct ndk_cq {
     ndk_adapter *ad;
     uint32_t cqn;
+    uint32_t gen;          /* CFG.gen: its notifications carry it */
     uint32_t log_depth;
     qpnic_dma_buf ring;    /* depth CQEs */
     uint32_t ci;           /* free-running: CQEs taken (C1: caller-serialized) */

@@ -62,7 +62,8 @@ static int free_slot(void **table, uint32_t n)
 /* Program CQ cqn's ring and enable it (enable zeroes its PI and CI). */
 static ndk_status cq_program(ndk_adapter *ad, ndk_cq *cq)
 {
-    uint32_t cfg = QPNIC_FIELD(QPNIC_CQ_CFG_LOG_DEPTH, cq->log_depth) | QPNIC_FIELD(QPNIC_CQ_CFG_ENABLE, 1);
+    uint32_t cfg = QPNIC_FIELD(QPNIC_CQ_CFG_LOG_DEPTH, cq->log_depth) |
+                   QPNIC_FIELD(QPNIC_CQ_CFG_GEN, cq->gen) | QPNIC_FIELD(QPNIC_CQ_CFG_ENABLE, 1);
     ndk_status st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, BASE_LO), (uint32_t)cq->ring.dev);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, BASE_HI), (uint32_t)(cq->ring.dev >> 32));
@@ -94,7 +95,10 @@ ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth, ndk_cq_notification_fn
                             : qpnic_dma_buf_alloc(ad, (uint64_t)QPNIC_CQE_BYTES << log,
                                                   QPNIC_RANGE_WRITE, &cq->ring);
     if (st == NDK_STATUS_SUCCESS) {
+        /* A new generation: the firmware forgets the number's old arm (its
+         * RESET event) and notifications earned before carry the old one. */
         cq->cqn = (uint32_t)cqn;
+        cq->gen = ad->cq_gen[cqn]++;
         st = cq_program(ad, cq);
         if (st != NDK_STATUS_SUCCESS)
             qpnic_dma_buf_free(ad, &cq->ring);

@@ -118,6 +118,7 @@
 `define QPNIC_EVT_TYPE_ARM 3'd1
 `define QPNIC_EVT_TYPE_CQE 3'd2
 `define QPNIC_EVT_TYPE_OVERRUN 3'd3
+`define QPNIC_EVT_TYPE_RESET 3'd4
 
 // enum cq_trigger (2 bits): What an arm waits for (N7); the NDK_CQ_NOTIFY values.
 `define QPNIC_CQ_TRIGGER_BITS 2
@@ -281,6 +282,10 @@
 `define QPNIC_NOTIFY_STATUS_WIDTH 8
 `define QPNIC_NOTIFY_STATUS 15:8  // enum ntf_status
 `define QPNIC_NOTIFY_STATUS_FLAT 15:8
+`define QPNIC_NOTIFY_GEN_WORD 0
+`define QPNIC_NOTIFY_GEN_WIDTH 8
+`define QPNIC_NOTIFY_GEN 23:16  // the CQ's generation (CFG.gen) as of the firmware's last RESET event of it: the host drops a notification whose CQ number now names a newer CQ
+`define QPNIC_NOTIFY_GEN_FLAT 23:16
 
 // struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went.
 `define QPNIC_CQ_MARK_WORDS 1
@@ -584,9 +589,13 @@
 `define QPNIC_CQ_CFG_LOG_DEPTH_WIDTH 5
 `define QPNIC_CQ_CFG_LOG_DEPTH 4:0  // log2 of the CQ depth
 `define QPNIC_CQ_CFG_LOG_DEPTH_FLAT 4:0
+`define QPNIC_CQ_CFG_GEN_WORD 0
+`define QPNIC_CQ_CFG_GEN_WIDTH 8
+`define QPNIC_CQ_CFG_GEN 15:8  // the generation the host gives this CQ number (new at each create); goes to the firmware with the RESET event and comes back in notifications (struct notify gen). Not stored: reads 0
+`define QPNIC_CQ_CFG_GEN_FLAT 15:8
 `define QPNIC_CQ_CFG_ENABLE_WORD 0
 `define QPNIC_CQ_CFG_ENABLE_WIDTH 1
-`define QPNIC_CQ_CFG_ENABLE 31:31  // 1: in use; writing it zeroes PI, CI, overrun and the marks
+`define QPNIC_CQ_CFG_ENABLE 31:31  // 1: in use; writing it zeroes PI, CI, overrun and the marks. Any CFG write clears the armed bit and queues a RESET event for the firmware
 `define QPNIC_CQ_CFG_ENABLE_FLAT 31:31
 
 // struct cq_state (1 words): Per-CQ register STATE.

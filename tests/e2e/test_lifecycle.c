@@ -367,6 +367,66 @@ static void reuse_qp_number_refuses_the_old_peers_packets(void)
     e2e_pair_close(&p);
 }
 
+/* Two QPs of p's PD on cq (both sides' CQs), connected to each other; n
+ * SENDs from the first to receives on the second: 2n completions on cq. */
+static void traffic_on_cq(e2e_pair *p, ndk_cq *cq, uint32_t n)
+{
+    ndk_qp *q[2];
+    for (int i = 0; i < 2; i++) {
+        ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+        EXPECT_STATUS(ndk_create_qp(p->pd, cq, cq, NULL, &attr, &q[i]), NDK_STATUS_SUCCESS);
+    }
+    EXPECT_STATUS(ndk_connect(q[0], ndk_qp_address(q[1])), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(q[1], ndk_qp_address(q[0])), NDK_STATUS_SUCCESS);
+    for (uint32_t i = 0; i < n; i++) {
+        ndk_sge r = e2e_sge(&p->b, 64u * i, 64), g = e2e_sge(&p->a, 64u * i, 64);
+        EXPECT_STATUS(ndk_receive(q[1], NULL, &r, 1), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_send(q[0], NULL, &g, 1, 0), NDK_STATUS_SUCCESS);
+    }
+    EXPECT_STATUS(ndk_sim_wait_idle(p->ad, 10000), NDK_STATUS_SUCCESS);
+    for (int i = 0; i < 2; i++) {
+        EXPECT_STATUS(ndk_disconnect(q[i]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_destroy_qp(q[i]), NDK_STATUS_SUCCESS);
+    }
+}
+
+/* Safe reuse of a CQ number (N1, N3): CQ X is armed and destroyed with its
+ * arm pending; the CQ created next (same number: the driver hands out the
+ * lowest free) gets completions but no callback, since nobody armed it (N1);
+ * armed, it fires at once (N3), although X had been called back at the
+ * very same producer index. */
+static void reuse_cq_number_starts_without_arm_N1_N3(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    e2e_cb cbx, cby;
+    memset(&cbx, 0, sizeof cbx);
+    memset(&cby, 0, sizeof cby);
+    cbx.rearm_trigger = cby.rearm_trigger = -1;
+    ndk_cq *x, *y;
+    EXPECT_STATUS(ndk_create_cq(p.ad, 16, e2e_record_cb, &cbx, &x), NDK_STATUS_SUCCESS);
+    traffic_on_cq(&p, x, 2);                  /* 4 CQEs on X */
+    ndk_arm_cq(x, NDK_CQ_NOTIFY_ANY);         /* N3: fires at once, at index 4 */
+    EXPECT(e2e_wait_calls(&cbx, 1, 5000) == 1, "X's arm over 4 new CQEs did not fire (N3)");
+    ndk_arm_cq(x, NDK_CQ_NOTIFY_ANY);         /* left pending */
+    EXPECT_STATUS(ndk_sim_wait_idle(p.ad, 10000), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_cq(x), NDK_STATUS_SUCCESS);
+
+    EXPECT_STATUS(ndk_create_cq(p.ad, 16, e2e_record_cb, &cby, &y), NDK_STATUS_SUCCESS);
+    cby.cq = y;
+    traffic_on_cq(&p, y, 2);                  /* 4 CQEs on Y: index 4 again */
+    usleep(100000);
+    EXPECT(atomic_load(&cby.calls) == 0, "a CQ nobody armed got %u callbacks (N1): it inherited "
+           "the destroyed CQ's arm", atomic_load(&cby.calls));
+    ndk_arm_cq(y, NDK_CQ_NOTIFY_ANY);
+    EXPECT(e2e_wait_calls(&cby, 1, 5000) == 1, "Y's first arm over 4 CQEs never fired (N3): it "
+           "inherited the destroyed CQ's callback index");
+    EXPECT(atomic_load(&cbx.calls) == 1, "the destroyed CQ's callback ran %u times",
+           atomic_load(&cbx.calls));
+    EXPECT_STATUS(ndk_destroy_cq(y), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -378,6 +438,7 @@ int main(int argc, char **argv)
         { "flush_destroy_completes_receives", flush_destroy_completes_receives },
         { "teardown_destroy_during_writes_stops_dma", teardown_destroy_during_writes_stops_dma },
         { "reuse_qp_number_refuses_the_old_peers_packets", reuse_qp_number_refuses_the_old_peers_packets },
+        { "reuse_cq_number_starts_without_arm_N1_N3", reuse_cq_number_starts_without_arm_N1_N3 },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }
