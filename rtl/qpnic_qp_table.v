@@ -17,8 +17,9 @@
 //               end) WQEs, 0 in RESET; fetch_ptr += n; answered with n in
 //               rsp_n and the context as it was (fetch_ptr before)
 //   PSN         answer the context, then psn + 1
-//   SET_ERR     state = ERROR unless RESET
-//   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR unless RESET
+//   SET_ERR     state = ERROR
+//   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR
+//   RQ_CI_ERR   rq_ci + 1, state = ERROR (a receive completed in error)
 //   RQ_CI_INC, SQ_CI_INC   rq_ci + 1, sq_ci + 1
 //   RQ_FLUSH    in ERROR with rq_ci != rq_pi: rq_ci + 1 (the answer's rq_ci
 //               is the receive to complete FLUSHED); else rq_flush = 0
@@ -53,6 +54,12 @@
 // responder pops it (fl_*) between packets and asks RQ_FLUSH until the
 // answer says nothing is left, which dequeues it. Like sched, a RESET
 // leaves rq_flush alone: a queued QP is popped and dequeued then.
+//
+// The QP state machine is this module's: every change of state, the host's
+// STATE writes and the engines' ERROR alike, is checked against the
+// layout's transitions (`QPNIC_QP_STATE_HOST_MAY, `QPNIC_QP_STATE_NIC_MAY);
+// a change they do not allow (ERROR to RTS; an engine's ERROR in RESET)
+// leaves the state as it was, and a refused host write changes nothing.
 //
 // A request for a QP number >= NUM_QP changes nothing and is answered with
 // an all-zero context (state RESET) and rdata 0.
@@ -204,6 +211,11 @@ module qpnic_qp_table #(
     wire [IW-1:0] ptr     = cur[`QPNIC_QP_CTX_FETCH_PTR_FLAT];
     wire [4:0]  sq_log  = cur[`QPNIC_QP_CTX_SQ_LOG_FLAT];
     wire        in_reset = (st == `QPNIC_QP_STATE_RESET);
+    // an engine's ERROR (SET_ERR, COMP_FAIL, RQ_CI_ERR), if the machine allows it
+    wire        nic_err  = `QPNIC_QP_STATE_NIC_MAY(st, `QPNIC_QP_STATE_ERROR);
+    // the state a host write asks for, and whether the machine allows it
+    wire [`QPNIC_QP_STATE_BITS-1:0] host_st = c_arg[`QPNIC_QP_STATE_BITS-1:0];
+    wire        host_ok  = (c_arg[31:`QPNIC_QP_STATE_BITS] == 0) && `QPNIC_QP_STATE_HOST_MAY(st, host_st);
     wire        in_error = (st == `QPNIC_QP_STATE_ERROR);
     wire [IW-1:0] rq_pi   = cur[`QPNIC_QP_CTX_RQ_PI_FLAT];
     wire [IW-1:0] rq_ci   = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
@@ -313,8 +325,8 @@ module qpnic_qp_table #(
                 end
                 `QPNIC_QPREG_REMOTE:
                     new_word[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = w_rqpn;
-                `QPNIC_QPREG_STATE: begin
-                    w_state = c_arg[`QPNIC_QP_CTX_STATE_WIDTH-1:0];
+                `QPNIC_QPREG_STATE: if (!host_ok) wr_en = 1'b0; else begin
+                    w_state = host_st;
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = w_state;
                     if (w_state == `QPNIC_QP_STATE_RESET) begin
                         w_pi  = {IW{1'b0}};
@@ -355,14 +367,20 @@ module qpnic_qp_table #(
                 new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
             end
             `QPNIC_QP_OP_SET_ERR:
-                if (!in_reset) begin
+                if (nic_err) begin
                     wr_en = 1'b1;
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
                 end
             `QPNIC_QP_OP_COMP_FAIL: begin
                 wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_COMP_ERR_FLAT] = 1'b1;
-                if (c_arg[0] && !in_reset)
+                if (c_arg[0] && nic_err)
+                    new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
+            end
+            `QPNIC_QP_OP_RQ_CI_ERR: begin
+                wr_en = 1'b1;
+                new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
+                if (nic_err)
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
             end
             `QPNIC_QP_OP_RQ_CI_INC: begin

@@ -12,8 +12,10 @@
 //     every non-empty SGE is checked (local token, bounds, LOCAL_WRITE):
 //     LOC_PROT; a payload larger than the SGEs: what fits is written, the
 //     rest dropped, LOC_LEN. Each consumed RQ WQE gets an RQ CQE (RECEIVE,
-//     solicited = BTH.se) on the QP's receive CQ, then RQ_CI_INC; the sender
-//     gets ACK on success, NAK_REM_OP otherwise.
+//     solicited = BTH.se) on the QP's receive CQ, then RQ_CI_INC, or
+//     RQ_CI_ERR when it failed (the QP goes to ERROR, and its other
+//     receives are flushed); the sender gets ACK on success, NAK_REM_OP
+//     otherwise.
 //   - WRITE_ONLY: remote token, REMOTE_WRITE and bounds (a zero-length write
 //     is not checked), then the payload is scattered and ACKed; NAK_REM_ACC
 //     with the payload dropped otherwise.
@@ -263,7 +265,9 @@ module qpnic_responder #(
     wire [`QPNIC_QP_NUM_GEN_WIDTH-1:0] pkt_gen = pkt_dqp[`QPNIC_QP_NUM_GEN];
     wire        dqp_word = (state == S_HDR) && in_valid && hdr_i == DQP_AT;
     assign tq_req_valid = tq_busy;
-    assign tq_req_op    = (state == S_RQINC)   ? `QPNIC_QP_OP_RQ_CI_INC :
+    // a receive completed in error takes its QP to ERROR with it
+    assign tq_req_op    = (state == S_RQINC)   ? (rq_status == `QPNIC_CQE_STATUS_SUCCESS ?
+                                                  `QPNIC_QP_OP_RQ_CI_INC : `QPNIC_QP_OP_RQ_CI_ERR) :
                           (state == S_FL_ASK) ? `QPNIC_QP_OP_RQ_FLUSH : `QPNIC_QP_OP_READ;
     assign tq_req_qpn   = dq;
     wire   tq_grant     = tq_busy && tq_req_ready;

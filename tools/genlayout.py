@@ -42,6 +42,28 @@ def packed_bits(s):
     return max(32 * f["word"] + f["lsb"] + f["width"] for f in s["fields"])
 
 
+def moves(ename, e, who, lang):
+    """The transitions of an enum that `who` may make, as a boolean
+    expression of (f, t) in Verilog or C: QPNIC_<ENUM>_<WHO>_MAY(f, t)."""
+    w = e["width"]
+    val = {v["name"]: v["value"] for v in e["values"]}
+    lit = (lambda x: f"{w}'d{x}") if lang == "v" else (lambda x: f"{x}u")
+    terms = []
+    for m in e["transitions"]:
+        if who not in m["by"]:
+            continue
+        parts = []
+        if m["from"] != "*":
+            parts.append(f"(f) == {lit(val[m['from']])}")
+        parts.append(f"(t) == {lit(val[m['to']])}")
+        terms.append("(" + " && ".join(parts) + ")")
+    return f"QPNIC_{up(ename)}_{who.upper()}_MAY(f, t)", "(" + " || ".join(terms or ["0"]) + ")"
+
+
+def transition_whos(e):
+    return sorted({b for m in e.get("transitions", []) for b in m["by"]})
+
+
 # ---------------------------------------------------------------- Verilog
 def gen_verilog(d):
     o = [f"// {BANNER}", "`ifndef QPNIC_LAYOUT_VH", "`define QPNIC_LAYOUT_VH", ""]
@@ -53,6 +75,10 @@ def gen_verilog(d):
               f"`define QPNIC_{up(ename)}_BITS {e['width']}"]
         for v in e["values"]:
             o.append(f"`define QPNIC_{up(ename)}_{v['name']} {e['width']}'d{v['value']}")
+        for who in transition_whos(e):
+            name, expr = moves(ename, e, who, "v")
+            o.append(f"// may {who} move it from f to t (the enum's transitions)")
+            o.append(f"`define {name} {expr}")
     for sname, s in d["structs"].items():
         o += ["", f"// struct {sname} ({s['words']} words): {s['doc']}",
               f"`define QPNIC_{up(sname)}_WORDS {s['words']}"]
@@ -107,6 +133,10 @@ def c_common(d, structs, guard, what):
         o += ["", f"/* enum {ename}: {e['doc']} */"]
         for v in e["values"]:
             o.append(f"#define QPNIC_{up(ename)}_{v['name']} 0x{v['value']:X}u /* {v['doc']} */")
+        for who in transition_whos(e):
+            name, expr = moves(ename, e, who, "c")
+            o.append(f"/* may {who} move it from f to t (the enum's transitions) */")
+            o.append(f"#define {name} {expr}")
     for sname in structs:
         o += c_struct(sname, d["structs"][sname])
     return o
@@ -215,6 +245,13 @@ def gen_doc(d):
         for v in e["values"]:
             o.append(f"| `{v['name']}` | 0x{v['value']:X} | {v['doc']} |")
         o.append("")
+        if e.get("transitions"):
+            o += [f"Transitions of {ename} (any other is refused and changes nothing):", "",
+                  "| from | to | by | when |", "|---|---|---|---|"]
+            for m in e["transitions"]:
+                frm = "any" if m["from"] == "*" else f"`{m['from']}`"
+                o.append(f"| {frm} | `{m['to']}` | {', '.join(m['by'])} | {m['doc']} |")
+            o.append("")
     o += ["## Host registers", "", d["regs"]["doc"], "",
           "| offset | name | access | meaning |", "|---|---|---|---|"]
     for r in d["regs"]["list"]:
@@ -249,6 +286,10 @@ def check_layout(d):
         for v in e["values"]:
             if v["value"] >= 1 << e["width"]:
                 sys.exit(f"layout: {ename}.{v['name']} does not fit {e['width']} bits")
+        names = {v["name"] for v in e["values"]}
+        for m in e.get("transitions", []):
+            if m["to"] not in names or (m["from"] != "*" and m["from"] not in names):
+                sys.exit(f"layout: {ename} transition {m['from']} -> {m['to']} names no value")
     for bname, b in d["blocks"].items():
         for r in b["list"]:
             if r["offset"] >= b["stride"]:

@@ -97,11 +97,8 @@ static void take_cqe(ndk_adapter *ad, const uint32_t *e, uint32_t w3, ndk_result
         r->request_context = qp->sq_ctx[index & ((1u << qp->sq_log) - 1)];
         retire(&qp->sq_ci, index); /* completions are in order per SQ */
     }
-    if (r->status != NDK_STATUS_SUCCESS) {
-        int rts = QP_HOST_RTS, reset = QP_HOST_RESET;
-        if (!atomic_compare_exchange_strong(&qp->state, &rts, QP_HOST_ERROR))
-            atomic_compare_exchange_strong(&qp->state, &reset, QP_HOST_ERROR);
-    }
+    if (r->status != NDK_STATUS_SUCCESS)
+        qpnic_qp_mark_error(qp); /* the NIC's QP went to ERROR with it */
 }
 
 /* The body of both getters: fills ex[] (n of them); returns how many. */

@@ -206,6 +206,16 @@ void qpnic_cq_release_waiters(ndk_cq *cq);
 
 /* ---- small helpers ---- */
 
+/* The mirror of the NIC's QP state machine learns of an ERROR the NIC met
+ * (an error completion, a query): RESET or RTS become ERROR; DISCONNECTED
+ * (the host's own ERROR) stays. */
+static inline void qpnic_qp_mark_error(ndk_qp *qp)
+{
+    int rts = QP_HOST_RTS, reset = QP_HOST_RESET;
+    if (!atomic_compare_exchange_strong(&qp->state, &rts, QP_HOST_ERROR))
+        atomic_compare_exchange_strong(&qp->state, &reset, QP_HOST_ERROR);
+}
+
 /* log2 of the smallest power of two >= max(v, 2). */
 static inline uint32_t qpnic_log2_ceil(uint32_t v)
 {

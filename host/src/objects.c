@@ -346,6 +346,26 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
     return NDK_STATUS_SUCCESS;
 }
 
+ndk_status ndk_query_qp_state(ndk_qp *qp, uint32_t *state)
+{
+    if (!qp || !state)
+        return NDK_STATUS_INVALID_PARAMETER;
+    uint32_t hw = 0;
+    ndk_status st = qpnic_reg_read(qp->ad, QPNIC_QPREG(qp->idx, STATE), &hw);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    switch (hw) {
+    case QPNIC_QP_STATE_RESET: *state = NDK_QP_STATE_RESET; break;
+    case QPNIC_QP_STATE_RTS: *state = NDK_QP_STATE_CONNECTED; break;
+    case QPNIC_QP_STATE_ERROR:
+        qpnic_qp_mark_error(qp); /* before its completion is polled */
+        *state = NDK_QP_STATE_ERROR;
+        break;
+    default: return NDK_STATUS_INTERNAL_ERROR;
+    }
+    return NDK_STATUS_SUCCESS;
+}
+
 uint32_t ndk_qp_num(const ndk_qp *qp)
 {
     return qp ? qp->qpn : 0;

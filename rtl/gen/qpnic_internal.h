@@ -15,6 +15,7 @@
 #define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1 */
 #define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1 */
 #define QPNIC_QP_OP_RQ_FLUSH 0x9u /* the responder flushes one posted receive: in ERROR with rq_ci != rq_pi, rq_ci + 1 (the answer's rq_ci is the receive to complete FLUSHED); otherwise nothing to flush, and the QP leaves the flush queue (rq_flush = 0) */
+#define QPNIC_QP_OP_RQ_CI_ERR 0xAu /* one RQ WQE consumed and completed in error: rq_ci + 1, state to ERROR (as the transitions allow) */
 
 /* enum cq_wr_op: Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx). */
 #define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */

@@ -86,6 +86,10 @@
 `define QPNIC_QP_STATE_RESET 2'd0
 `define QPNIC_QP_STATE_RTS 2'd1
 `define QPNIC_QP_STATE_ERROR 2'd2
+// may host move it from f to t (the enum's transitions)
+`define QPNIC_QP_STATE_HOST_MAY(f, t) (((f) == 2'd0 && (t) == 2'd1) || ((f) == 2'd0 && (t) == 2'd2) || ((f) == 2'd1 && (t) == 2'd2) || ((f) == 2'd2 && (t) == 2'd2) || ((t) == 2'd0))
+// may nic move it from f to t (the enum's transitions)
+`define QPNIC_QP_STATE_NIC_MAY(f, t) (((f) == 2'd1 && (t) == 2'd2) || ((f) == 2'd2 && (t) == 2'd2))
 
 // enum qp_op (4 bits): Operations on qpnic_qp_table's request ports. Each is one atomic read-modify-write of one QP's context word (struct qp_ctx); the answer carries the word as it was before the operation.
 `define QPNIC_QP_OP_BITS 4
@@ -99,6 +103,7 @@
 `define QPNIC_QP_OP_RQ_CI_INC 4'd7
 `define QPNIC_QP_OP_SQ_CI_INC 4'd8
 `define QPNIC_QP_OP_RQ_FLUSH 4'd9
+`define QPNIC_QP_OP_RQ_CI_ERR 4'd10
 
 // enum cq_wr_op (2 bits): Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx).
 `define QPNIC_CQ_WR_OP_BITS 2

@@ -427,6 +427,61 @@ static void reuse_cq_number_starts_without_arm_N1_N3(void)
     e2e_pair_close(&p);
 }
 
+static uint32_t qp_state(ndk_qp *qp)
+{
+    uint32_t st = 99;
+    EXPECT_STATUS(ndk_query_qp_state(qp, &st), NDK_STATUS_SUCCESS);
+    return st;
+}
+
+/* The QP state machine as a program sees it: RESET after create, CONNECTED
+ * after connect, ERROR after disconnect, and no way back; a failed receive
+ * takes both ends to ERROR at the NIC (the receiver's other receives are
+ * flushed after it), which the query shows before any completion is polled. */
+static void state_machine_through_a_qps_life(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_qp *q;
+    ndk_qp_attr attr = {.sq_depth = 4, .rq_depth = 4, .max_sge = 1, .max_inline = 0};
+    EXPECT_STATUS(ndk_create_qp(p.pd, p.a.rcq, p.a.icq, NULL, &attr, &q), NDK_STATUS_SUCCESS);
+    EXPECT(qp_state(q) == NDK_QP_STATE_RESET, "a new QP is in state %u, not RESET", qp_state(q));
+    EXPECT(qp_state(p.a.qp) == NDK_QP_STATE_CONNECTED, "a connected QP is in state %u", qp_state(p.a.qp));
+    EXPECT_STATUS(ndk_connect(q, ndk_qp_address(p.b.qp)), NDK_STATUS_SUCCESS);
+    EXPECT(qp_state(q) == NDK_QP_STATE_CONNECTED, "after connect: state %u", qp_state(q));
+    EXPECT_STATUS(ndk_disconnect(q), NDK_STATUS_SUCCESS);
+    EXPECT(qp_state(q) == NDK_QP_STATE_ERROR, "after disconnect: state %u", qp_state(q));
+    EXPECT_STATUS(ndk_connect(q, ndk_qp_address(p.b.qp)), NDK_STATUS_INVALID_DEVICE_STATE);
+    EXPECT(qp_state(q) == NDK_QP_STATE_ERROR, "a refused connect changed the state to %u", qp_state(q));
+    EXPECT_STATUS(ndk_destroy_qp(q), NDK_STATUS_SUCCESS);
+    uint32_t st;
+    EXPECT_STATUS(ndk_query_qp_state(NULL, &st), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_query_qp_state(p.a.qp, NULL), NDK_STATUS_INVALID_PARAMETER);
+
+    /* a receive too small: the receiver's QP and the sender's go to ERROR */
+    for (uint32_t i = 0; i < 3; i++) {
+        ndk_sge r = e2e_sge(&p.b, 64u * i, 16);
+        EXPECT_STATUS(ndk_receive(p.b.qp, CTX(i), &r, 1), NDK_STATUS_SUCCESS);
+    }
+    ndk_sge g = e2e_sge(&p.a, 0, 64);
+    EXPECT_STATUS(ndk_send(p.a.qp, CTX(10), &g, 1, 0), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_sim_wait_idle(p.ad, 10000), NDK_STATUS_SUCCESS);
+    EXPECT(qp_state(p.b.qp) == NDK_QP_STATE_ERROR, "a failed receive left its QP in state %u", qp_state(p.b.qp));
+    EXPECT(qp_state(p.a.qp) == NDK_QP_STATE_ERROR, "a failed send left its QP in state %u", qp_state(p.a.qp));
+    ndk_sge r2 = e2e_sge(&p.b, 0, 16);
+    EXPECT_STATUS(ndk_receive(p.b.qp, NULL, &r2, 1), NDK_STATUS_INVALID_DEVICE_STATE);
+    ndk_result_ex r[4];
+    EXPECT(e2e_poll(p.b.rcq, r, 3, 10000) == 3, "the three receives did not all complete");
+    EXPECT_STATUS(r[0].status, NDK_STATUS_BUFFER_OVERFLOW);
+    for (uint32_t i = 1; i < 3; i++) {
+        EXPECT_STATUS(r[i].status, NDK_STATUS_CANCELLED);
+        EXPECT(r[i].request_context == CTX(i), "flushed receive %u out of order", i);
+    }
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "the send did not complete");
+    EXPECT_STATUS(r[0].status, NDK_STATUS_REMOTE_OPERATION_ERROR);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -439,6 +494,7 @@ int main(int argc, char **argv)
         { "teardown_destroy_during_writes_stops_dma", teardown_destroy_during_writes_stops_dma },
         { "reuse_qp_number_refuses_the_old_peers_packets", reuse_qp_number_refuses_the_old_peers_packets },
         { "reuse_cq_number_starts_without_arm_N1_N3", reuse_cq_number_starts_without_arm_N1_N3 },
+        { "state_machine_through_a_qps_life", state_machine_through_a_qps_life },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

@@ -278,7 +278,13 @@ void test_clear(Tb &t) {
         t.hwrite(c, QPNIC_CQREG_ARM, arm_trigger(QPNIC_CQ_TRIGGER_ANY));
     }
     t.settle();
-    CHECK(t.arm_events.size() == NUM_CQ, "%zu ARM events for %u ARMs", t.arm_events.size(), NUM_CQ);
+    // each CQ: a RESET event for its CFG write, then an ARM event
+    CHECK(t.arm_events.size() == 2 * NUM_CQ, "%zu events for %u CFG writes and %u ARMs",
+          t.arm_events.size(), NUM_CQ, NUM_CQ);
+    for (size_t k = 0; k < t.arm_events.size(); k++)
+        CHECK(EVF(t.arm_events[k], QPNIC_EVENT_TYPE) == (k % 2 ? QPNIC_EVT_TYPE_ARM : QPNIC_EVT_TYPE_RESET) &&
+                  EVF(t.arm_events[k], QPNIC_EVENT_CQN) == k / 2,
+              "event %zu is 0x%08x: want %s of CQ %zu", k, t.arm_events[k], k % 2 ? "ARM" : "RESET", k / 2);
     int busy = t.reset();
     std::printf("  cleared %u CQs in %d cycles\n", NUM_CQ, busy);
     for (unsigned c = 0; c < NUM_CQ; c++) {
@@ -759,7 +765,11 @@ struct Model {
                 q.pi = q.ci = q.err_i = q.sol_i = 0;
                 q.ovr = q.err_v = q.sol_v = false;
             }
-            break;
+            // a create or a destroy: armed off, and the firmware resets
+            q.armed = false;
+            *event = QPNIC_FIELD(QPNIC_EVENT_CQN, i) | QPNIC_FIELD(QPNIC_EVENT_TYPE, QPNIC_EVT_TYPE_RESET) |
+                     QPNIC_FIELD(QPNIC_EVENT_INDEX, QPNIC_FIELD_GET(&d, QPNIC_CQ_CFG_GEN));
+            return true;
         case QPNIC_CQREG_CI: q.ci = (uint16_t)d; break;
         case QPNIC_CQREG_ARM:
             q.armed = true;
@@ -858,6 +868,9 @@ void test_random(Tb &t, const unsigned seed) {
         }
         if (!m->f_valid) {
             // phases: a firmware slower than the ARMs (the FIFO fills), faster
+            // a RESET event leaves the FIFO with no table op (qpnic_fw_if)
+            while (!evq.empty() && EVF(evq.front(), QPNIC_EVENT_TYPE) == QPNIC_EVT_TYPE_RESET)
+                evq.pop_front();
             if (!evq.empty() && rnd((cyc / 3000) % 2 ? 4 : 200) == 0) {
                 // the firmware pops the ARM at the FIFO's head: it leaves
                 // the FIFO when the table takes its ARM_POPPED (qpnic_fw_if)

@@ -61,6 +61,7 @@ struct Tb {
         m->rst = 1;
         m->req_valid = 0;
         m->db_ready = 0;
+        m->fl_ready = 0;
         for (int i = 0; i < 3; i++) tick();
         m->rst = 0;
     }
@@ -116,21 +117,23 @@ struct Tb {
         CHECK(answers.empty(), "op %u answered: it asks nothing", op);
     }
 
-    // Pop the doorbell queue's head, if any (after the last request has
-    // gone through the pipeline).
-    int pop_db() {
+    // Pop the head of the doorbell queue (fl: the flush queue), if any,
+    // after the last request has gone through the pipeline.
+    int pop_queue(bool fl) {
         tick();
         tick();
         tick();
         m->clk = 0;
         m->eval();
-        if (!m->db_valid) return -1;
-        int q = m->db_qpn;
-        m->db_ready = 1;
+        if (!(fl ? m->fl_valid : m->db_valid)) return -1;
+        int q = fl ? m->fl_qpn : m->db_qpn;
+        (fl ? m->fl_ready : m->db_ready) = 1;
         tick();
-        m->db_ready = 0;
+        (fl ? m->fl_ready : m->db_ready) = 0;
         return q;
     }
+    int pop_db() { return pop_queue(false); }
+    int pop_fl() { return pop_queue(true); }
 };
 
 uint32_t field(const Answer &a, unsigned word, unsigned shift, unsigned mask) { return (a.ctx[word] >> shift) & mask; }
@@ -350,6 +353,59 @@ void test_back_to_back(Tb &t) {
     PASS("qp_table_back_to_back_round_robin");
 }
 
+// The QP state machine (layout enum qp_state transitions): the host's
+// changes the machine refuses leave the state alone; the engines' ERROR is
+// taken in RTS only; a QP in ERROR with receives posted joins the flush
+// queue once, and RQ_FLUSH claims them one by one, then dequeues it.
+void test_state_machine(Tb &t) {
+    const unsigned q = 6;
+    // the earlier tests left QPs in ERROR with receives posted: queued
+    for (int n = 0; t.pop_fl() >= 0; n++)
+        CHECK(n < NUM_QP, "the flush queue holds more than NUM_QP entries");
+    t.write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
+    t.write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RTS);
+    CHECK(t.read(q, QPNIC_QPREG_STATE) == QPNIC_QP_STATE_RTS, "RESET -> RTS refused");
+    t.write(q, QPNIC_QPREG_RQ_PI, 3);
+    t.op(RESP, QPNIC_QP_OP_RQ_CI_ERR, q);   // a receive failed
+    CHECK(t.read(q, QPNIC_QPREG_STATE) == QPNIC_QP_STATE_ERROR, "RQ_CI_ERR did not take the QP to ERROR");
+    CHECK(t.read(q, QPNIC_QPREG_RQ_CI) == 1, "RQ_CI_ERR did not consume the receive");
+    const uint32_t refused[] = { QPNIC_QP_STATE_RTS, 3u, 0x101u };
+    for (uint32_t v : refused) {
+        t.write(q, QPNIC_QPREG_STATE, v);
+        CHECK(t.read(q, QPNIC_QPREG_STATE) == QPNIC_QP_STATE_ERROR,
+              "a STATE write of 0x%x moved a QP out of ERROR", v);
+    }
+    CHECK(t.read(q, QPNIC_QPREG_RQ_CI) == 1 && t.read(q, QPNIC_QPREG_RQ_PI) == 3,
+          "a refused STATE write changed the indices");
+    // the two receives left are flushed, in order, then the QP leaves the queue
+    CHECK(t.pop_fl() == (int)q, "a QP in ERROR with receives posted is not in the flush queue");
+    CHECK(t.pop_fl() == -1, "the flush queue holds the QP twice");
+    for (unsigned i = 0; i < 3; i++) {
+        Answer a = t.ask(RESP, QPNIC_QP_OP_RQ_FLUSH, q);
+        unsigned ci = CTX(a, QPNIC_QP_CTX_RQ_CI), fl = CTX(a, QPNIC_QP_CTX_RQ_FLUSH);
+        CHECK(fl == 1, "RQ_FLUSH %u: the rq_flush mark is not set", i);
+        CHECK(ci == 1 + i, "RQ_FLUSH %u answered rq_ci %u, want %u", i, ci, 1 + i);
+    }
+    Answer a = t.ask(RESP, QPNIC_QP_OP_READ, q);
+    CHECK(CTX(a, QPNIC_QP_CTX_RQ_CI) == 3 && CTX(a, QPNIC_QP_CTX_RQ_FLUSH) == 0,
+          "after the flush: rq_ci %u (want 3), rq_flush %u (want 0)", CTX(a, QPNIC_QP_CTX_RQ_CI),
+          CTX(a, QPNIC_QP_CTX_RQ_FLUSH));
+    // a receive posted in ERROR joins the queue again
+    t.write(q, QPNIC_QPREG_RQ_PI, 4);
+    CHECK(t.pop_fl() == (int)q, "a receive posted in ERROR was not queued for its flush");
+    a = t.ask(RESP, QPNIC_QP_OP_RQ_FLUSH, q);
+    CHECK(CTX(a, QPNIC_QP_CTX_RQ_CI) == 3, "RQ_FLUSH claimed rq_ci %u, want 3", CTX(a, QPNIC_QP_CTX_RQ_CI));
+    t.ask(RESP, QPNIC_QP_OP_RQ_FLUSH, q);
+    // RESET is always allowed; an engine's ERROR in RESET is not
+    t.write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
+    t.op(REQ, QPNIC_QP_OP_SET_ERR, q);
+    t.op(RESP, QPNIC_QP_OP_RQ_CI_ERR, q);
+    CHECK(t.read(q, QPNIC_QPREG_STATE) == QPNIC_QP_STATE_RESET, "an engine moved a QP in RESET to ERROR");
+    t.write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
+    CHECK(t.pop_fl() == -1, "the flush queue is not empty at the end");
+    PASS("qp_table_state_machine_and_flush_queue");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -361,5 +417,6 @@ int main(int argc, char **argv) {
     test_psn_comp_fail(t);
     test_doorbells(t);
     test_back_to_back(t);
+    test_state_machine(t);
     return 0;
 }

@@ -303,14 +303,46 @@ NDK_API ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiat
  * connected, disconnected or in error fails with INVALID_DEVICE_STATE. */
 NDK_API ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote);
 
-/* Disconnect: the QP goes to the error state; requests it still holds are
- * flushed (CANCELLED) and later posts fail with INVALID_DEVICE_STATE (V10:
- * disconnect before destroy). */
+/* Disconnect: the QP goes to ERROR (see the state machine below): every
+ * request it still holds, a chain DEFER holds back included, and every
+ * posted receive complete CANCELLED in posting order; later posts fail with
+ * INVALID_DEVICE_STATE (V10: disconnect before destroy). Requests already
+ * executed complete with their own status, before the flushed ones. */
 NDK_API ndk_status ndk_disconnect(ndk_qp *qp);
 
-/* Destroy a QP: it is reset (the NIC forgets it). Completions of it still in
- * a CQ are then reported with NULL contexts. */
+/* Destroy a QP. It goes to ERROR first, so every request it holds (a chain
+ * DEFER still holds included) and every posted receive completes CANCELLED,
+ * in posting order, on its CQs; the call then waits until the NIC has
+ * completed or flushed all of them (no DMA for the QP is left when it
+ * returns) and resets the QP (the NIC forgets it). Those completions, and
+ * any other of the QP still in a CQ, are reported with NULL contexts and
+ * the QP's number. DEVICE_BUSY, nothing destroyed, if the NIC does not let
+ * go within 10 s. */
 NDK_API ndk_status ndk_destroy_qp(ndk_qp *qp);
+
+/* The QP state machine (the NIC's, layout enum qp_state; the driver
+ * mirrors it):
+ *
+ *   ndk_create_qp -> RESET --ndk_connect--> CONNECTED --+--> ERROR
+ *                      |                                |
+ *                      +--------------------------------+ ndk_disconnect,
+ *                        ndk_destroy_qp (flush first)      ndk_destroy_qp,
+ *                                                          an error completion
+ *                                                          on either side
+ * RESET: receives may be posted (V8), initiator requests fail
+ * INVALID_DEVICE_STATE. CONNECTED: everything may be posted. ERROR: every
+ * request not yet executed and every posted receive completes CANCELLED,
+ * in posting order, before any later completion of the QP; later posts fail
+ * with INVALID_DEVICE_STATE. A QP does not leave ERROR: destroy it. The NIC
+ * refuses any other change (ERROR to CONNECTED, say). */
+#define NDK_QP_STATE_RESET     0u
+#define NDK_QP_STATE_CONNECTED 1u
+#define NDK_QP_STATE_ERROR     2u
+
+/* The QP's state as the NIC holds it now (NDK_QP_STATE_*), read from the
+ * NIC: an error the NIC met shows here before its completion is polled.
+ * IO_ERROR if the device died. */
+NDK_API ndk_status ndk_query_qp_state(ndk_qp *qp, uint32_t *state);
 
 /* The QP's number and address (node + number). A QP number is the NIC's
  * table index plus a generation that changes each time the index is handed

@@ -92,6 +92,10 @@
 #define QPNIC_QP_STATE_RESET 0x0u /* not usable; writing RESET clears the ring indices */
 #define QPNIC_QP_STATE_RTS 0x1u /* connected: ready to send and receive */
 #define QPNIC_QP_STATE_ERROR 0x2u /* a request failed; later requests are flushed */
+/* may host move it from f to t (the enum's transitions) */
+#define QPNIC_QP_STATE_HOST_MAY(f, t) (((f) == 0u && (t) == 1u) || ((f) == 0u && (t) == 2u) || ((f) == 1u && (t) == 2u) || ((f) == 2u && (t) == 2u) || ((t) == 0u))
+/* may nic move it from f to t (the enum's transitions) */
+#define QPNIC_QP_STATE_NIC_MAY(f, t) (((f) == 1u && (t) == 2u) || ((f) == 2u && (t) == 2u))
 
 /* enum evt_type: Type of an event the hardware hands to the firmware (EVT_POP). */
 #define QPNIC_EVT_TYPE_NONE 0x0u /* no event was waiting */
