@@ -72,6 +72,8 @@ module qpnic_completer #(
     input  wire                 cqe_ready,
     output wire [`QPNIC_CQN_BITS-1:0] cqe_cqn,
     output wire [127:0]         cqe_data,
+    output wire                 fence_busy,
+    output wire                 fence_retire,
     output wire                 idle
 );
     localparam MAX_SGE = `QPNIC_MAX_SGE;
@@ -204,6 +206,10 @@ module qpnic_completer #(
     assign cqe_valid       = (state == S_CQE) && qp_live;
     assign cqe_cqn         = ctx_scq;
     assign ost_ready       = (state == S_IDLE);
+    // for qpnic_mr_fence: on an entry; done with it (every entry leaves
+    // through S_CI)
+    assign fence_busy      = (state != S_IDLE);
+    assign fence_retire    = (state == S_CI) && (tq_grant || !tq_busy);
     assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got;
 
     // The response is evaluated: a NAK (raise_err) fails the QP first.

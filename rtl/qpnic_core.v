@@ -113,6 +113,7 @@ module qpnic_core #(
     // ---- datapath -> csr counters --------------------------------------------
     wire [1:0] cnt_fetch_read;
     wire       cnt_drop;
+    wire       mr_fence_busy;   // STATUS.mr_fence
     wire [4:0] cnt_wqes_fetched;
 
     // ---- datapath -> CQE writer --------------------------------------------
@@ -192,7 +193,7 @@ module qpnic_core #(
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
         .mmio_rvalid(mmio_rvalid), .mmio_rdata(mmio_rdata),
-        .fw_ready(fw_ready), .nic_idle(engines_idle),
+        .fw_ready(fw_ready), .nic_idle(engines_idle), .mr_fence(mr_fence_busy),
         .cqt_valid(cqt_h_valid), .cqt_ready(cqt_h_ready), .cqt_we(cqt_h_we),
         .cqt_idx(cqt_h_idx), .cqt_off(cqt_h_off), .cqt_wdata(cqt_h_wdata),
         .cqt_rvalid(cqt_h_rvalid), .cqt_rdata(cqt_h_rdata),
@@ -251,6 +252,8 @@ module qpnic_core #(
         .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
+        .mr_fence_start(mr_upd_valid && mr_upd_ready && !mr_upd_write),
+        .mr_fence_busy(mr_fence_busy),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
         .cqe_cqn(cqe_cqn), .cqe_data(cqe_data),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),

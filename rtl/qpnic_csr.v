@@ -37,6 +37,8 @@
 //                             blocks (two cycles after it took the read)
 //   fw_ready                  STATUS bit 0 (from qpnic_fw_if FW_READY)
 //   nic_idle                  STATUS bit 1: the core is idle apart from MMIO
+//   mr_fence                  STATUS bit 2: an invalidated region may still be
+//                             touched (qpnic_mr_fence)
 //   cqt_valid/ready           one CQ block access for qpnic_cq_table's host
 //   cqt_we, cqt_idx, cqt_off, cqt_wdata   port: 1 write / 0 read, CQ number,
 //                             offset in its block, data
@@ -99,6 +101,7 @@ module qpnic_csr #(
 
     input  wire                   fw_ready,
     input  wire                   nic_idle,
+    input  wire                   mr_fence,
 
     output wire                   cqt_valid,
     input  wire                   cqt_ready,
@@ -289,6 +292,7 @@ module qpnic_csr #(
             `QPNIC_REG_STATUS: begin
                 rd_word[`QPNIC_STATUS_FW_READY] = fw_ready;
                 rd_word[`QPNIC_STATUS_IDLE]     = nic_idle;
+                rd_word[`QPNIC_STATUS_MR_FENCE] = mr_fence;
             end
             `QPNIC_REG_SCRATCH: rd_word = scratch;
             `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = cnt_doorbells[31:0];   rd_latch = 1'b1; rd_hi = cnt_doorbells[63:32];   end

@@ -43,6 +43,8 @@
 //                            reads (0..2)
 //   cnt_wqes_fetched         WQEs those reads fetch (0 in other cycles)
 //   cnt_drop                 the responder refused a request packet unexecuted
+//   mr_fence_start/busy      an MR_CMD INVALIDATE is taken; a DMA job checked
+//                            before it may still move data (qpnic_mr_fence)
 //   cqe_valid/ready, cqe_cqn, cqe_data   CQE requests to qpnic_cqe_writer
 //                            (word w at [32w+31:32w], phase bit 0)
 //   rd_*                     DMA read masters: 0 WQE fetch, 1 requester,
@@ -117,6 +119,8 @@ module qpnic_datapath #(
     output wire [2*32-1:0]      wr_dat_data,
     output wire [2*4-1:0]       wr_dat_keep,
     output wire [1:0]           wr_dat_last,
+    input  wire                 mr_fence_start,
+    output wire                 mr_fence_busy,
     output wire                 idle
 );
     localparam PORT_DEPTH = 1 << PORT_LOG_DEPTH;
@@ -199,6 +203,7 @@ module qpnic_datapath #(
     wire [OST_W-1:0] ost_in_data, ost_out_data;
     wire [OST_LOG_DEPTH:0] ost_count;
     wire        req_idle;
+    wire        req_fence_hold, req_gather_busy;
 
     // the requester's checks are local (lkey) ones
     assign chk_remote[0] = 1'b0;
@@ -221,6 +226,7 @@ module qpnic_datapath #(
         .out_keep(rq_out_keep), .out_last(rq_out_last),
         .ost_valid(ost_in_valid), .ost_ready(ost_in_ready), .ost_data(ost_in_data),
         .seg_wr_en(seg_wr_en), .seg_wr_addr(seg_wr_addr), .seg_wr_data(seg_wr_data),
+        .fence_hold(req_fence_hold), .gather_busy(req_gather_busy),
         .idle(req_idle));
 
     // READs' checked segments, by outstanding slot: requester in, completer out
@@ -262,6 +268,7 @@ module qpnic_datapath #(
     wire [`QPNIC_CQN_BITS-1:0] rs_cqe_cqn;
     wire [127:0] rs_cqe_data;
     wire        rs_idle;
+    wire        rs_at_bound;
     wire        rq_fetch_read;
 
     qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW), .OUT_DEPTH(PORT_DEPTH)) u_resp (
@@ -289,7 +296,8 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[0]),
         .cqe_valid(rs_cqe_valid), .cqe_ready(rs_cqe_ready), .cqe_cqn(rs_cqe_cqn),
         .cqe_data(rs_cqe_data),
-        .cnt_rq_fetch(rq_fetch_read), .cnt_drop(cnt_drop), .idle(rs_idle));
+        .cnt_rq_fetch(rq_fetch_read), .cnt_drop(cnt_drop),
+        .at_bound(rs_at_bound), .idle(rs_idle));
 
     wire        cp_in_valid, cp_in_ready, cp_in_last;
     wire [31:0] cp_in_data;
@@ -308,6 +316,7 @@ module qpnic_datapath #(
     wire [`QPNIC_CQN_BITS-1:0] cp_cqe_cqn;
     wire [127:0] cp_cqe_data;
     wire        cp_idle;
+    wire        cp_fence_busy, cp_fence_retire;
 
     qpnic_completer #(.QW(QW)) u_comp (
         .clk(clk), .rst(rst),
@@ -326,7 +335,16 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[1]),
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
+        .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire),
         .idle(cp_idle));
+
+    // --------------------------------------------------------------- fence
+    qpnic_mr_fence #(.CW(OST_LOG_DEPTH + 1)) u_fence (
+        .clk(clk), .rst(rst), .start(mr_fence_start),
+        .rq_hold(req_fence_hold), .rq_gather_busy(req_gather_busy),
+        .ost_push(ost_in_valid && ost_in_ready), .ost_count(ost_count),
+        .cp_busy(cp_fence_busy), .cp_retire(cp_fence_retire),
+        .rs_bound(rs_at_bound), .busy(mr_fence_busy));
 
     // ------------------------------------------- WQE fetch counts: added
     // An RQ WQE read fetches one WQE. The two masters may issue in the same

@@ -51,6 +51,9 @@
 //   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
 //   seg_wr_*                        a READ's checked segments into the
 //                                   segment RAM, at its entry's slot
+//   fence_hold                      the front end holds a WQE in its token
+//                                   check or waiting for the gather
+//   gather_busy                     the gather has a job (qpnic_mr_fence)
 //   idle                            no WQE in progress, nothing staged
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -106,6 +109,8 @@ module qpnic_requester #(
     output wire                 seg_wr_en,
     output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr,
     output wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data,
+    output wire                 fence_hold,
+    output wire                 gather_busy,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -359,6 +364,8 @@ module qpnic_requester #(
     end
 
     assign wqe_ready = (state == S_LOAD);
+    assign fence_hold  = (state == S_CHECK) || (state == S_OST);
+    assign gather_busy = !g_idle;
     assign idle      = (state == S_LOAD) && (ld_pair == 3'd0) && !job_valid && !sg_busy &&
                        !tq_busy && !tq_wait &&
                        (bstate == B_IDLE) && g_idle && (st_count == 0);

@@ -60,6 +60,8 @@
 //   cnt_rq_fetch     one-cycle strobe: the DMA read of one RQ WQE was issued
 //                    (counts as a WQE fetch read and one WQE fetched)
 //   cnt_drop         one-cycle strobe: a request packet was refused unexecuted
+//   at_bound         between packets: the last one's data has moved, the
+//                    next one's first word not taken (qpnic_mr_fence)
 //   idle             no packet in progress
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -128,6 +130,7 @@ module qpnic_responder #(
     output wire [127:0]         cqe_data,
     output wire                 cnt_rq_fetch,
     output wire                 cnt_drop,
+    output wire                 at_bound,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -466,6 +469,7 @@ module qpnic_responder #(
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
     assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait && !dq_rts;
 
+    assign at_bound = (state == S_HDR) && (hdr_i == 4'd0);
     assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy && !fl_valid;
 
     wire [33:0] payload34 = {2'b00, payload};

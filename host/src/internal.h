@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "gen/qpnic_hw.h"
 #include "qpnic/ndk.h"
@@ -205,6 +206,15 @@ ndk_status qpnic_ntf_status(uint32_t ntf_status);
 void qpnic_cq_release_waiters(ndk_cq *cq);
 
 /* ---- small helpers ---- */
+
+/* Milliseconds since *start (CLOCK_MONOTONIC), for the driver's bounded
+ * waits on the NIC (QP quiesce, MR fence). */
+static inline long qpnic_ms_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)(now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
 
 /* The mirror of the NIC's QP state machine learns of an ERROR the NIC met
  * (an error completion, a query): RESET or RTS become ERROR; DISCONNECTED

@@ -11,6 +11,7 @@
  * tokens of one MR (two successive tags) differ.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
 #include "shm_proto.h"
@@ -158,6 +159,29 @@ uint32_t ndk_mr_remote_token(const ndk_mr *mr)
     return mr && mr->registered ? mr->rkey : 0;
 }
 
+#define FENCE_TIMEOUT_MS 10000
+
+/* After an INVALIDATE: wait until STATUS.mr_fence is clear, i.e. every DMA
+ * job whose token check came before it has finished (rtl/qpnic_mr_fence.v).
+ * SUCCESS, IO_ERROR (then nothing can touch the region any more), or
+ * TIMEOUT. Under ad->lock. */
+static ndk_status mr_fence_locked(ndk_adapter *ad)
+{
+    struct timespec start, nap = { 0, 20000L };
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        uint32_t status = 0;
+        ndk_status st = qpnic_reg_read_locked(ad, QPNIC_REG_STATUS, &status);
+        if (st != NDK_STATUS_SUCCESS)
+            return st;
+        if (!QPNIC_FIELD_GET(&status, QPNIC_STATUS_MR_FENCE))
+            return NDK_STATUS_SUCCESS;
+        if (qpnic_ms_since(&start) > FENCE_TIMEOUT_MS)
+            return NDK_STATUS_TIMEOUT;
+        nanosleep(&nap, NULL);
+    }
+}
+
 ndk_status ndk_destroy_mr(ndk_mr *mr)
 {
     if (!mr)
@@ -165,11 +189,14 @@ ndk_status ndk_destroy_mr(ndk_mr *mr)
     ndk_adapter *ad = mr->ad;
     pthread_mutex_lock(&ad->lock);
     if (mr->registered) {
-        uint32_t idx;
+        /* Invalid at once (later checks fail), then the fence: DMA that
+         * passed its check earlier finishes before the region is given up. */
         (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_IDX, mr->idx);
         (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
-        /* Read back: the entry is invalid at the NIC before we return. */
-        (void)qpnic_reg_read_locked(ad, QPNIC_REG_MR_IDX, &idx);
+        if (mr_fence_locked(ad) == NDK_STATUS_TIMEOUT) {
+            pthread_mutex_unlock(&ad->lock);
+            return NDK_STATUS_DEVICE_BUSY; /* its tokens are dead; the region stays */
+        }
         ad->t->ops->range_del(ad->t, mr->range);
         ad->mrs[mr->idx] = NULL;
     }

@@ -306,10 +306,7 @@ static ndk_status qp_quiesce_locked(ndk_adapter *ad, ndk_qp *qp)
             return st;
         if (sq_ci == (qp->sq_rung & HREG_INDEX_MASK) && rq_ci == (qp->rq_pi & HREG_INDEX_MASK))
             return NDK_STATUS_SUCCESS;
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
-            QUIESCE_TIMEOUT_MS)
+        if (qpnic_ms_since(&start) > QUIESCE_TIMEOUT_MS)
             return NDK_STATUS_INTERNAL_ERROR;
         struct timespec nap = { 0, 50000L };
         nanosleep(&nap, NULL);

@@ -482,6 +482,57 @@ static void state_machine_through_a_qps_life(void)
     e2e_pair_close(&p);
 }
 
+/* ndk_destroy_mr in the middle of a stream of WRITEs into that region: once
+ * it returns the NIC writes nothing more there (the peer's buffer, watched;
+ * the simulator's checker, which refuses writes outside registered memory,
+ * in e2e_pair_close), and every WRITE completes exactly once: the ones that
+ * ran before the invalidation SUCCESS, the first after it
+ * REMOTE_ACCESS_ERROR, the rest CANCELLED, never a success after a failure. */
+static void teardown_destroy_mr_during_writes_stops_dma(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    enum { N = 40, LEN = 4096 };
+    e2e_fill(p.a.buf, LEN, 5);
+    uint32_t rkey = ndk_mr_remote_token(p.b.mr);
+    for (uint32_t i = 0; i < N; i++) {
+        ndk_sge g = e2e_sge(&p.a, 0, LEN);
+        EXPECT_STATUS(ndk_write(p.a.qp, CTX(i), &g, 1, e2e_remote_addr(&p.b, LEN * (i % 8)), rkey,
+                                i + 1 < N ? NDK_OP_FLAG_DEFER : 0),
+                      NDK_STATUS_SUCCESS);
+    }
+    /* destroy once a few WRITEs have landed and more are on their way */
+    ndk_counters c;
+    uint64_t end = e2e_now_ms() + 10000;
+    do {
+        EXPECT_STATUS(ndk_query_counters(p.ad, &c), NDK_STATUS_SUCCESS);
+    } while (c.dma_write_bytes < 3 * LEN + LEN / 2 && e2e_now_ms() < end);
+    EXPECT_STATUS(ndk_destroy_mr(p.b.mr), NDK_STATUS_SUCCESS);
+    static uint8_t snap[8 * LEN];
+    memcpy(snap, p.b.buf, sizeof snap);
+    EXPECT_STATUS(ndk_sim_wait_idle(p.ad, 10000), NDK_STATUS_SUCCESS);
+    EXPECT(memcmp(snap, p.b.buf, sizeof snap) == 0, "the NIC wrote into the region after ndk_destroy_mr returned");
+    ndk_result_ex r[N + 1];
+    uint32_t got = e2e_poll(p.a.icq, r, N, 10000);
+    EXPECT(got == N, "%u completions of %u WRITEs", got, N);
+    uint32_t ok = 0, failed = 0;
+    for (uint32_t i = 0; i < got; i++) {
+        EXPECT(r[i].request_context == CTX(i), "completion %u out of posting order", i);
+        if (r[i].status == NDK_STATUS_SUCCESS) {
+            EXPECT(failed == 0, "WRITE %u succeeded after an earlier one failed", i);
+            ok++;
+        } else {
+            EXPECT_STATUS(r[i].status, failed ? NDK_STATUS_CANCELLED : NDK_STATUS_REMOTE_ACCESS_ERROR);
+            failed++;
+        }
+    }
+    printf("destroy_mr: %u WRITEs done, %u refused or flushed\n", ok, failed);
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, r, N + 1) == 0, "more completions than WRITEs");
+    /* a stand-in, for e2e_pair_close to destroy */
+    EXPECT_STATUS(ndk_create_mr(p.pd, &p.b.mr), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -495,6 +546,7 @@ int main(int argc, char **argv)
         { "reuse_qp_number_refuses_the_old_peers_packets", reuse_qp_number_refuses_the_old_peers_packets },
         { "reuse_cq_number_starts_without_arm_N1_N3", reuse_cq_number_starts_without_arm_N1_N3 },
         { "state_machine_through_a_qps_life", state_machine_through_a_qps_life },
+        { "teardown_destroy_mr_during_writes_stops_dma", teardown_destroy_mr_during_writes_stops_dma },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

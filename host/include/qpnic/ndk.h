@@ -373,7 +373,13 @@ NDK_API ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t 
 NDK_API uint32_t ndk_mr_local_token(const ndk_mr *mr);
 NDK_API uint32_t ndk_mr_remote_token(const ndk_mr *mr);
 
-/* Destroy an MR: its tokens become invalid at the NIC at once. */
+/* Destroy an MR: its tokens become invalid at the NIC at once (every later
+ * access with them fails: ACCESS_VIOLATION locally, REMOTE_ACCESS_ERROR at
+ * the peer), then the call waits for the NIC's fence: a transfer whose
+ * check passed before (a WRITE landing in the region, a SEND read from it)
+ * finishes first, and completes as it would have. When the call returns the
+ * NIC no longer touches the region. DEVICE_BUSY if the fence does not
+ * clear within 10 s (the tokens stay invalid; the region stays reserved). */
 NDK_API ndk_status ndk_destroy_mr(ndk_mr *mr);
 
 /* ------------------------------------------------------------------------

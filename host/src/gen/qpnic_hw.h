@@ -362,6 +362,11 @@
 #define QPNIC_STATUS_IDLE_SHIFT 1u
 #define QPNIC_STATUS_IDLE_WIDTH 1u
 #define QPNIC_STATUS_IDLE_MASK 0x1u
+/* mr_fence: a DMA job whose token check came before the last MR_CMD INVALIDATE may still move data (qpnic_mr_fence); 0: the invalidated region is no longer touched */
+#define QPNIC_STATUS_MR_FENCE_WORD 0u
+#define QPNIC_STATUS_MR_FENCE_SHIFT 2u
+#define QPNIC_STATUS_MR_FENCE_WIDTH 1u
+#define QPNIC_STATUS_MR_FENCE_MASK 0x1u
 
 /* struct qp_num (1 words): A QP number as peers and completions carry it: the QP table index and a generation the host bumps each time it hands that index out again, so that a packet or a completion meant for a destroyed QP never matches the QP that reuses its index (InfiniBand's QP numbers serve the same end). */
 #define QPNIC_QP_NUM_WORDS 1u
