@@ -221,6 +221,8 @@ ndk_status ndk_close_adapter(ndk_adapter *ad)
         return NDK_STATUS_INVALID_DEVICE_STATE; /* from a callback: it would join itself */
     pthread_mutex_lock(&ad->lock);
     uint32_t live = ad->live_objects;
+    if (live == 0)
+        qpnic_zombies_drop(ad, NULL); /* no CQ is left: nothing reports them */
     pthread_mutex_unlock(&ad->lock);
     if (live != 0)
         return NDK_STATUS_DEVICE_BUSY; /* V10 */

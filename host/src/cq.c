@@ -85,10 +85,9 @@ static void take_cqe(ndk_adapter *ad, const uint32_t *e, uint32_t w3, ndk_result
                            ? QPNIC_FIELD_GET(w, QPNIC_CQE_INV_TOKEN) : 0; /* C4 */
     r->qp_context = NULL;
     r->request_context = NULL;
-    uint32_t idx = qpn & QPNIC_QP_NUM_INDEX_MASK;
-    ndk_qp *qp = idx < ad->num_qp ? ad->qps[idx] : NULL;
-    if (!qp || qp->qpn != qpn)
-        return; /* its QP is gone (its index may serve another QP now) */
+    ndk_qp *qp = qpnic_qp_by_num(ad, qpn);
+    if (!qp)
+        return; /* its QP is gone, and so are its contexts */
     r->qp_context = qp->context; /* V3 */
     if (is_receive(r->type)) {
         r->request_context = qp->rq_ctx[index & ((1u << qp->rq_log) - 1)];
@@ -99,6 +98,7 @@ static void take_cqe(ndk_adapter *ad, const uint32_t *e, uint32_t w3, ndk_result
     }
     if (r->status != NDK_STATUS_SUCCESS)
         qpnic_qp_mark_error(qp); /* the NIC's QP went to ERROR with it */
+    qpnic_zombie_retired(ad, qp); /* a destroyed QP's last one frees it */
 }
 
 /* The body of both getters: fills ex[] (n of them); returns how many. */

@@ -90,6 +90,7 @@ struct ndk_adapter {
     uint32_t next_tag;     /* token tags, 24 bits, never 0 */
     uint16_t *qp_gen;      /* [num_qp]: generation of each index's next QP */
     uint8_t *cq_gen;       /* [num_cq]: generation of each number's next CQ */
+    ndk_qp *zombies;       /* destroyed QPs whose completions are still in CQs */
 
     /* event.c */
     pthread_t ev_thread;
@@ -146,6 +147,7 @@ struct ndk_qp {
     _Atomic uint32_t sq_ci; /* SQ WQEs whose completion was retrieved */
     _Atomic uint32_t rq_ci;
     atomic_int state;      /* enum qpnic_qp_host_state */
+    ndk_qp *next_zombie;   /* destroyed: ad->zombies list (objects.c) */
 };
 
 struct ndk_mr {
@@ -186,6 +188,18 @@ int qpnic_event_on_thread(ndk_adapter *ad);
  * its callback with INTERNAL_ERROR (and every later arm too). Any thread,
  * any lock held. */
 void qpnic_event_device_died(ndk_adapter *ad);
+
+/* ---- objects.c ---- */
+
+/* The QP a CQE of QP number qpn belongs to: the live one, or a destroyed
+ * one whose completions are not all taken yet; NULL if neither. Under
+ * ad->lock. */
+ndk_qp *qpnic_qp_by_num(ndk_adapter *ad, uint32_t qpn);
+/* A completion of a destroyed QP was taken: free it once it has none left. */
+void qpnic_zombie_retired(ndk_adapter *ad, ndk_qp *qp);
+/* Free every destroyed QP that reports to cq (destroy_cq), or all (cq NULL,
+ * close). Under ad->lock. */
+void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq);
 
 /* ---- wqe.c ---- */
 

@@ -127,6 +127,7 @@ ndk_status ndk_destroy_cq(ndk_cq *cq)
         return NDK_STATUS_DEVICE_BUSY; /* V10: a QP still reports to it */
     }
     ad->cqs[cq->cqn] = NULL; /* no callback can start for it now */
+    qpnic_zombies_drop(ad, cq); /* their completions in it go with it */
     pthread_mutex_unlock(&ad->lock);
     qpnic_event_quiesce_cq(ad, cq);
     qpnic_cq_release_waiters(cq);
@@ -201,6 +202,60 @@ static void qp_free_memory(ndk_adapter *ad, ndk_qp *qp)
     free(qp->sq_ctx);
     free(qp->rq_ctx);
     free(qp);
+}
+
+/* ---- destroyed QPs whose completions are still to be taken ----
+ * A destroyed QP's flushed requests complete on its CQs after the destroy
+ * returned; the QP stays on ad->zombies (its rings freed, its request
+ * contexts kept) so that those completions still carry its contexts, until
+ * the last is taken or its CQ goes. Its table index already serves the next
+ * QP: the number's generation tells the two apart. */
+
+static int zombie_done(ndk_qp *qp)
+{
+    return atomic_load(&qp->sq_ci) == qp->sq_rung && atomic_load(&qp->rq_ci) == qp->rq_pi;
+}
+
+static void zombie_unlink(ndk_adapter *ad, ndk_qp *qp)
+{
+    for (ndk_qp **p = &ad->zombies; *p; p = &(*p)->next_zombie)
+        if (*p == qp) {
+            *p = qp->next_zombie;
+            break;
+        }
+    free(qp->sq_ctx);
+    free(qp->rq_ctx);
+    free(qp);
+}
+
+ndk_qp *qpnic_qp_by_num(ndk_adapter *ad, uint32_t qpn)
+{
+    uint32_t idx = qpn & QPNIC_QP_NUM_INDEX_MASK;
+    ndk_qp *qp = idx < ad->num_qp ? ad->qps[idx] : NULL;
+    if (qp && qp->qpn == qpn)
+        return qp;
+    for (qp = ad->zombies; qp; qp = qp->next_zombie)
+        if (qp->qpn == qpn)
+            return qp;
+    return NULL;
+}
+
+void qpnic_zombie_retired(ndk_adapter *ad, ndk_qp *qp)
+{
+    uint32_t idx = qp->idx;
+    if (ad->qps[idx] != qp && zombie_done(qp))
+        zombie_unlink(ad, qp);
+}
+
+void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq)
+{
+    ndk_qp *qp = ad->zombies;
+    while (qp) {
+        ndk_qp *next = qp->next_zombie;
+        if (!cq || qp->rcq == cq || qp->scq == cq)
+            zombie_unlink(ad, qp);
+        qp = next;
+    }
 }
 
 /* Rings, contexts, a QP number; the NIC programmed. Under ad->lock. */
@@ -338,7 +393,15 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
     qp->pd->refs--;
     qp->rcq->refs--;
     qp->scq->refs--;
-    qp_free_memory(ad, qp);
+    /* its rings go now; its contexts stay while completions are to come */
+    if (zombie_done(qp) || atomic_load(&ad->dead)) {
+        qp_free_memory(ad, qp);
+    } else {
+        qpnic_dma_buf_free(ad, &qp->sq);
+        qpnic_dma_buf_free(ad, &qp->rq);
+        qp->next_zombie = ad->zombies;
+        ad->zombies = qp;
+    }
     pthread_mutex_unlock(&ad->lock);
     return NDK_STATUS_SUCCESS;
 }

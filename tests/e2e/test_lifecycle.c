@@ -248,8 +248,9 @@ static void flush_error_completion_flushes_receives(void)
     e2e_pair_close(&p);
 }
 
-/* Destroying a QP that was never connected flushes its receives to its CQ
- * (they completed; the QP is gone) and leaves the CQ usable. */
+/* Destroying a QP that was never connected flushes its receives to its CQ,
+ * each with its contexts and the QP's number though the QP is gone, and
+ * leaves the CQ usable. */
 static void flush_destroy_completes_receives(void)
 {
     e2e_pair p;
@@ -258,7 +259,7 @@ static void flush_destroy_completes_receives(void)
     EXPECT_STATUS(ndk_create_cq(p.ad, 16, NULL, NULL, &cq), NDK_STATUS_SUCCESS);
     ndk_qp *qp;
     ndk_qp_attr attr = {.sq_depth = 4, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
-    EXPECT_STATUS(ndk_create_qp(p.pd, cq, cq, NULL, &attr, &qp), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_create_qp(p.pd, cq, cq, CTX(77), &attr, &qp), NDK_STATUS_SUCCESS);
     uint32_t qpn = ndk_qp_num(qp);
     for (uint32_t i = 0; i < 6; i++) {
         ndk_sge g = e2e_sge(&p.a, 64u * i, 64);
@@ -271,6 +272,9 @@ static void flush_destroy_completes_receives(void)
     for (uint32_t i = 0; i < got; i++) {
         EXPECT_STATUS(r[i].status, NDK_STATUS_CANCELLED);
         EXPECT(r[i].qp_num == qpn, "flushed receive %u names QP %u, expected %u", i, r[i].qp_num, qpn);
+        EXPECT(r[i].request_context == CTX(i) && r[i].qp_context == CTX(77),
+               "flushed receive %u of a destroyed QP: contexts %p %p, expected %p %p", i,
+               r[i].request_context, r[i].qp_context, CTX(i), CTX(77));
     }
     EXPECT(e2e_settle_and_poll(&p, cq, r, 8) == 0, "more completions than receives");
     EXPECT_STATUS(ndk_destroy_cq(cq), NDK_STATUS_SUCCESS);
@@ -310,6 +314,8 @@ static void teardown_destroy_during_writes_stops_dma(void)
     EXPECT(got == N, "%u completions of %u WRITEs", got, N);
     uint32_t ok = 0;
     for (uint32_t i = 0; i < got; i++) {
+        EXPECT(r[i].request_context == CTX(i), "completion %u of the destroyed QP has context %p, "
+               "expected %p (posting order)", i, r[i].request_context, CTX(i));
         if (r[i].status == NDK_STATUS_SUCCESS) {
             EXPECT(ok == i, "a successful WRITE (completion %u) after a flushed one", i);
             ok++;

@@ -315,8 +315,9 @@ NDK_API ndk_status ndk_disconnect(ndk_qp *qp);
  * in posting order, on its CQs; the call then waits until the NIC has
  * completed or flushed all of them (no DMA for the QP is left when it
  * returns) and resets the QP (the NIC forgets it). Those completions, and
- * any other of the QP still in a CQ, are reported with NULL contexts and
- * the QP's number. DEVICE_BUSY, nothing destroyed, if the NIC does not let
+ * any other of the QP still in a CQ, are reported as before the destroy:
+ * with the QP's context, the requests' contexts and the QP's number (the
+ * library keeps the contexts until they are taken or the CQ is destroyed). DEVICE_BUSY, nothing destroyed, if the NIC does not let
  * go within 10 s. */
 NDK_API ndk_status ndk_destroy_qp(ndk_qp *qp);
 
