@@ -7,7 +7,10 @@
  * Locks, outermost first:
  *   ad->lock     object tables, reference counts, the DMA heap, every
  *                transport call but ntf_wait (so multi-register sequences
- *                such as an MR write are never interleaved);
+ *                such as an MR write are never interleaved); never held
+ *                while waiting for the NIC to make progress (a destroy's
+ *                quiesce or fence): the NIC may need the event thread to
+ *                take notifications first, and that thread takes it;
  *   ad->ev_lock  arm/notification bookkeeping of the CQs and the callback in
  *                progress; never held while calling a callback or taking
  *                ad->lock.
@@ -197,8 +200,8 @@ void qpnic_event_device_died(ndk_adapter *ad);
 ndk_qp *qpnic_qp_by_num(ndk_adapter *ad, uint32_t qpn);
 /* A completion of a destroyed QP was taken: free it once it has none left. */
 void qpnic_zombie_retired(ndk_adapter *ad, ndk_qp *qp);
-/* Free every destroyed QP that reports to cq (destroy_cq), or all (cq NULL,
- * close). Under ad->lock. */
+/* destroy_cq: the destroyed QPs that report to cq lose it, and those left
+ * with no CQ are freed; cq NULL (close): all are freed. Under ad->lock. */
 void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq);
 
 /* ---- wqe.c ---- */

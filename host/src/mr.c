@@ -164,14 +164,15 @@ uint32_t ndk_mr_remote_token(const ndk_mr *mr)
 /* After an INVALIDATE: wait until STATUS.mr_fence is clear, i.e. every DMA
  * job whose token check came before it has finished (rtl/qpnic_mr_fence.v).
  * SUCCESS, IO_ERROR (then nothing can touch the region any more), or
- * TIMEOUT. Under ad->lock. */
-static ndk_status mr_fence_locked(ndk_adapter *ad)
+ * TIMEOUT. Without ad->lock (taken per read): the jobs' completions may
+ * wait for the event thread, which takes the lock. */
+static ndk_status mr_fence(ndk_adapter *ad)
 {
     struct timespec start, nap = { 0, 20000L };
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
         uint32_t status = 0;
-        ndk_status st = qpnic_reg_read_locked(ad, QPNIC_REG_STATUS, &status);
+        ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
         if (st != NDK_STATUS_SUCCESS)
             return st;
         if (!QPNIC_FIELD_GET(&status, QPNIC_STATUS_MR_FENCE))
@@ -193,10 +194,10 @@ ndk_status ndk_destroy_mr(ndk_mr *mr)
          * passed its check earlier finishes before the region is given up. */
         (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_IDX, mr->idx);
         (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
-        if (mr_fence_locked(ad) == NDK_STATUS_TIMEOUT) {
-            pthread_mutex_unlock(&ad->lock);
+        pthread_mutex_unlock(&ad->lock);
+        if (mr_fence(ad) == NDK_STATUS_TIMEOUT)
             return NDK_STATUS_DEVICE_BUSY; /* its tokens are dead; the region stays */
-        }
+        pthread_mutex_lock(&ad->lock);
         ad->t->ops->range_del(ad->t, mr->range);
         ad->mrs[mr->idx] = NULL;
     }

@@ -252,7 +252,13 @@ void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq)
     ndk_qp *qp = ad->zombies;
     while (qp) {
         ndk_qp *next = qp->next_zombie;
-        if (!cq || qp->rcq == cq || qp->scq == cq)
+        /* its completions in cq go with cq; those in its other CQ are
+         * still to be taken with their contexts */
+        if (qp->rcq == cq)
+            qp->rcq = NULL;
+        if (qp->scq == cq)
+            qp->scq = NULL;
+        if (!cq || (!qp->rcq && !qp->scq))
             zombie_unlink(ad, qp);
         qp = next;
     }
@@ -347,16 +353,18 @@ static ndk_status qp_to_error_locked(ndk_adapter *ad, ndk_qp *qp)
 /* Wait until the NIC has completed every request it was handed for qp:
  * SQ_CI and RQ_CI (the NIC's counts of completed SQ and consumed or flushed
  * RQ WQEs) reach the producer counts. In ERROR nothing new starts, so then
- * no DMA for the QP's requests is left. Under ad->lock. */
-static ndk_status qp_quiesce_locked(ndk_adapter *ad, ndk_qp *qp)
+ * no DMA for the QP's requests is left. Without ad->lock, taken per read:
+ * the NIC's progress may need the event thread, which needs the lock to
+ * deliver the notifications that make room for the NIC's next ones. */
+static ndk_status qp_quiesce(ndk_adapter *ad, ndk_qp *qp)
 {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
         uint32_t sq_ci = 0, rq_ci = 0;
-        ndk_status st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->idx, SQ_CI), &sq_ci);
+        ndk_status st = qpnic_reg_read(ad, QPNIC_QPREG(qp->idx, SQ_CI), &sq_ci);
         if (st == NDK_STATUS_SUCCESS)
-            st = qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->idx, RQ_CI), &rq_ci);
+            st = qpnic_reg_read(ad, QPNIC_QPREG(qp->idx, RQ_CI), &rq_ci);
         if (st != NDK_STATUS_SUCCESS)
             return st;
         if (sq_ci == (qp->sq_rung & HREG_INDEX_MASK) && rq_ci == (qp->rq_pi & HREG_INDEX_MASK))
@@ -378,12 +386,12 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
      * for the NIC to be done with it, then RESET: the NIC forgets it. On a
      * dead device each step fails at once and the QP is freed all the same. */
     ndk_status st = qp_to_error_locked(ad, qp);
+    pthread_mutex_unlock(&ad->lock);
     if (st == NDK_STATUS_SUCCESS)
-        st = qp_quiesce_locked(ad, qp);
-    if (st == NDK_STATUS_INTERNAL_ERROR) {
-        pthread_mutex_unlock(&ad->lock);
+        st = qp_quiesce(ad, qp);
+    if (st == NDK_STATUS_INTERNAL_ERROR)
         return NDK_STATUS_DEVICE_BUSY; /* the NIC did not let go: nothing destroyed */
-    }
+    pthread_mutex_lock(&ad->lock);
     uint32_t state;
     (void)qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, STATE), QPNIC_QP_STATE_RESET);
     /* Read back: the reset has reached the NIC before the rings are reused. */
