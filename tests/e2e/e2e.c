@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CASE_TIMEOUT_S 60
+unsigned e2e_case_timeout_s = 60;
 
 void e2e_fail(void)
 {
@@ -196,7 +196,7 @@ int e2e_run(const e2e_case *cases, size_t n, int argc, char **argv)
         fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
-            alarm(CASE_TIMEOUT_S);
+            alarm(e2e_case_timeout_s);
             cases[i].fn();
             fflush(stdout);
             _exit(0);

@@ -96,6 +96,9 @@ uint32_t e2e_settle_and_poll(e2e_pair *p, ndk_cq *cq, ndk_result_ex *out, uint32
 void e2e_fill(uint8_t *b, uint32_t len, uint32_t seed);
 uint64_t e2e_now_ms(void);
 
+/* Seconds a case may run before it is killed as hung (default 60). */
+extern unsigned e2e_case_timeout_s;
+
 /* Run named cases; prints "PASS name" each and the closing count line. */
 typedef void (*e2e_case_fn)(void);
 typedef struct { const char *name; e2e_case_fn fn; } e2e_case;
