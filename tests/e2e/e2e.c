@@ -134,20 +134,28 @@ static void side_close(e2e_side *s, ndk_adapter *ad, int own_cqs)
     ndk_free_dma(ad, s->buf);
 }
 
-void e2e_pair_close(e2e_pair *p)
+void e2e_expect_no_refused_dma(ndk_adapter *ad, const char *when)
 {
     uint32_t violations = 0;
     uint64_t first = 0;
-    ndk_status st = ndk_sim_dma_violations(p->ad, &violations, &first);
+    ndk_status st = ndk_sim_dma_violations(ad, &violations, &first);
     EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
-    EXPECT(violations == 0, "the NIC made %u DMA accesses outside registered memory, "
-           "the first at device address 0x%llx", violations, (unsigned long long)first);
+    EXPECT(violations == 0, "%s: the NIC made %u DMA accesses outside registered memory, "
+           "the first at device address 0x%llx", when, violations, (unsigned long long)first);
+}
+
+void e2e_pair_close(e2e_pair *p)
+{
+    e2e_expect_no_refused_dma(p->ad, "before teardown");
     /* V10: QPs go before the CQs they report to. */
     EXPECT_STATUS(ndk_destroy_qp(p->a.qp), NDK_STATUS_SUCCESS);
     EXPECT_STATUS(ndk_destroy_qp(p->b.qp), NDK_STATUS_SUCCESS);
     side_close(&p->b, p->ad, p->b.rcq != p->a.rcq);
     side_close(&p->a, p->ad, 1);
     EXPECT_STATUS(ndk_destroy_pd(p->pd), NDK_STATUS_SUCCESS);
+    /* nothing may touch what the destroys gave back */
+    EXPECT_STATUS(ndk_sim_wait_idle(p->ad, 10000), NDK_STATUS_SUCCESS);
+    e2e_expect_no_refused_dma(p->ad, "after teardown");
     EXPECT_STATUS(ndk_close_adapter(p->ad), NDK_STATUS_SUCCESS);
 }
 

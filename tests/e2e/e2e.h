@@ -79,6 +79,8 @@ typedef struct {
 } e2e_opts;
 
 void e2e_fail(void);
+/* The simulator's DMA checker refused nothing so far (when: for the message). */
+void e2e_expect_no_refused_dma(ndk_adapter *ad, const char *when);
 void e2e_pair_open(e2e_pair *p, const e2e_opts *o);
 void e2e_pair_close(e2e_pair *p);
 

@@ -86,6 +86,7 @@ static void lifecycle_destroy_cq_wakes_its_waiter(void)
         pthread_join(t, NULL);
         EXPECT_STATUS(w.st, NDK_STATUS_CANCELLED);
     }
+    e2e_expect_no_refused_dma(ad, "after the destroys");
     EXPECT_STATUS(ndk_close_adapter(ad), NDK_STATUS_SUCCESS);
 }
 

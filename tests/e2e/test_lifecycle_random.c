@@ -369,6 +369,7 @@ static void lifecycle_random_objects_and_traffic(void)
     uint32_t violations = 0;
     uint64_t first = 0;
     EXPECT_STATUS(ndk_sim_dma_violations(ad, &violations, &first), NDK_STATUS_SUCCESS);
+    /* (reported in the summary below, then failed on) */
     uint64_t cycles = ndk_sim_cycles(ad) - start_cycles;
     printf("lifecycle: %lu steps, %llu cycles: %lu posts (%lu refused inline), %lu completions "
            "(%lu cancelled, %lu other errors), %lu lost, %lu callbacks, %lu creates, %lu destroys, "
