@@ -3,7 +3,9 @@
 //
 // It pops the requester's outstanding entries one at a time and READs the
 // entry's QP context from qpnic_qp_table (state, send CQ, comp_err). A LOCAL entry
-// (FLUSHED, BAD_WQE, LOC_PROT, LOC_LEN) completes at once. Any other waits
+// (FLUSHED, BAD_WQE, LOC_PROT, LOC_LEN, BAD_TOKEN; SUCCESS for an
+// INVALIDATE, FLUSHED instead once an earlier entry failed) completes at
+// once. Any other waits
 // for the next response on the port (the loopback port keeps order): an ACK
 // completes it SUCCESS; a READ_RESPONSE_ONLY completes a READ SUCCESS after
 // its payload is scattered into the READ's (already checked) segments; a NAK
@@ -281,7 +283,15 @@ module qpnic_completer #(
                     ctx_scq    <= tq_rsp_ctx[`QPNIC_QP_CTX_SEND_CQ_FLAT];
                     ctx_gen    <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                     ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
-                    if (ent[`QPNIC_OST_LOCAL]) begin
+                    if (ent[`QPNIC_OST_LOCAL] &&
+                        ent[`QPNIC_OST_STATUS] == `QPNIC_CQE_STATUS_SUCCESS) begin
+                        // a local operation that succeeded (an INVALIDATE):
+                        // after an earlier failure of the QP it completes
+                        // FLUSHED like every later entry (flush order)
+                        status <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT] ?
+                                  `QPNIC_CQE_STATUS_FLUSHED : `QPNIC_CQE_STATUS_SUCCESS;
+                        state  <= S_CQE;
+                    end else if (ent[`QPNIC_OST_LOCAL]) begin
                         status <= ent[`QPNIC_OST_STATUS];
                         // the requester already set the QP to ERROR; later
                         // entries of the QP complete FLUSHED

@@ -105,7 +105,7 @@ module qpnic_core #(
     wire [63:0]  mr_upd_va, mr_upd_dma;
     wire [31:0]  mr_upd_len, mr_upd_lkey, mr_upd_rkey;
     wire [2:0]   mr_upd_access;
-    wire [1:0]   chk_valid, chk_remote, res_valid, res_ok;
+    wire [1:0]   chk_valid, chk_remote, chk_inval, res_valid, res_ok;
     wire [2*32-1:0] chk_token, chk_len;
     wire [2*64-1:0] chk_va, res_dev;
     wire [2*3-1:0]  chk_need;
@@ -240,7 +240,7 @@ module qpnic_core #(
         .upd_dma(mr_upd_dma), .upd_lkey(mr_upd_lkey), .upd_rkey(mr_upd_rkey),
         .upd_access(mr_upd_access),
         .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
-        .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need),
+        .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need), .chk_inval(chk_inval),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev)
     );
 
@@ -249,7 +249,7 @@ module qpnic_core #(
         .h_valid(qph_valid), .h_ready(qph_ready), .h_we(qph_we), .h_idx(qph_idx),
         .h_off(qph_off), .h_wdata(qph_wdata), .h_rvalid(qph_rvalid), .h_rdata(qph_rdata),
         .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
-        .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need),
+        .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need), .chk_inval(chk_inval),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
         .mr_fence_start(mr_upd_valid && mr_upd_ready && !mr_upd_write),

@@ -21,6 +21,10 @@
 //   va, len      the range asked for: va .. va+len-1
 //   remote       1: a peer's request (rkey); 0: a local request (lkey)
 //   need         enum mr_access bits that must all be set in the entry
+//   inval        an invalidate: ok when the entry is valid and the token is
+//                its rkey (remote) or either of its tokens (local); range and
+//                rights are not looked at. inv_hit says so a cycle early
+//                (stage A), for qpnic_mr_table to clear the entry
 //   entry        the entry (layout struct mr_ctx, QPNIC_MR_CTX_BITS wide)
 //   out_valid    the answer to the request of two cycles before
 //   ok           the entry is valid, the token matches, the range lies inside
@@ -41,32 +45,42 @@ module qpnic_mr_check (
     input  wire [31:0]                   len,
     input  wire                          remote,
     input  wire [2:0]                    need,
+    input  wire                          inval,
     input  wire [`QPNIC_MR_CTX_BITS-1:0] entry,
     output reg                           out_valid,
     output reg                           ok,
-    output reg  [63:0]                   dev_addr
+    output reg  [63:0]                   dev_addr,
+    output wire                          inv_hit
 );
     wire [63:0] e_va     = {entry[`QPNIC_MR_CTX_VA_HI_FLAT], entry[`QPNIC_MR_CTX_VA_LO_FLAT]};
     wire [31:0] e_len    = entry[`QPNIC_MR_CTX_LEN_FLAT];
     wire [63:0] e_dma    = {entry[`QPNIC_MR_CTX_DMA_HI_FLAT], entry[`QPNIC_MR_CTX_DMA_LO_FLAT]};
-    wire [31:0] e_key    = remote ? entry[`QPNIC_MR_CTX_RKEY_FLAT] : entry[`QPNIC_MR_CTX_LKEY_FLAT];
+    wire [31:0] e_rkey   = entry[`QPNIC_MR_CTX_RKEY_FLAT];
+    wire [31:0] e_lkey   = entry[`QPNIC_MR_CTX_LKEY_FLAT];
+    wire [31:0] e_key    = remote ? e_rkey : e_lkey;
     wire [2:0]  e_access = entry[`QPNIC_MR_CTX_ACCESS_FLAT];
     wire        e_valid  = entry[`QPNIC_MR_CTX_VALID_FLAT];
 
     // ---- stage A -------------------------------------------------------------
     reg        a_valid, a_ok;
+    reg        a_inval, a_inv_ok;
     reg [64:0] a_req_end, a_mr_end;
     reg [63:0] a_off, a_dma;
     always @(posedge clk) begin
         if (rst) begin
             a_valid   <= 1'b0;
             a_ok      <= 1'b0;
+            a_inval   <= 1'b0;
+            a_inv_ok  <= 1'b0;
             a_req_end <= 65'd0;
             a_mr_end  <= 65'd0;
             a_off     <= 64'd0;
             a_dma     <= 64'd0;
         end else begin
             a_valid   <= in_valid;
+            a_inval   <= inval;
+            a_inv_ok  <= in_idx_ok && e_valid &&
+                         ((e_rkey == token) || (!remote && e_lkey == token));
             a_ok      <= in_idx_ok && e_valid && (e_key == token) &&
                          ((e_access & need) == need) && (va >= e_va);
             a_req_end <= {1'b0, va} + {33'd0, len};
@@ -84,10 +98,11 @@ module qpnic_mr_check (
             dev_addr  <= 64'd0;
         end else begin
             out_valid <= a_valid;
-            ok        <= a_ok && (a_req_end <= a_mr_end);
+            ok        <= a_inval ? a_inv_ok : a_ok && (a_req_end <= a_mr_end);
             dev_addr  <= a_dma + a_off;
         end
     end
+    assign inv_hit = a_valid && a_inval && a_inv_ok;
 endmodule
 
 `default_nettype wire

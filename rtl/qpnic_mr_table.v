@@ -4,6 +4,15 @@
 //
 //   updates   the host's MR_CMD (through qpnic_csr): write an entry whole and
 //             make it valid, or make it invalid. One update a cycle.
+//   invalidates   a check with chk_inval (the requester's Invalidate, the
+//             responder's SendAndInvalidate) that finds the entry valid and
+//             the token its own clears the entry as well: the write goes out
+//             the cycle after the entry was compared (stage A of
+//             qpnic_mr_check), before the answer; a check reading the entry
+//             from then on finds it invalid, so a second invalidate of the
+//             token fails. Invalidates come before host updates at the one
+//             write port (the host's waits a cycle); two in one cycle go one
+//             after the other.
 //   checks    PORTS check ports, one per client (requester, responder), each
 //             fully pipelined: a request in cycle t is answered in cycle
 //             t + CHECK_LATENCY (= 3), one request a cycle, no back-pressure.
@@ -31,7 +40,7 @@
 //   upd_write                1: write the fields below, valid; 0: invalidate
 //   upd_va, upd_len, upd_dma, upd_lkey, upd_rkey, upd_access   the entry
 //   chk_valid[p]             port p: a check this cycle
-//   chk_token, chk_va, chk_len, chk_remote, chk_need   its request, port p
+//   chk_token, chk_va, chk_len, chk_remote, chk_need, chk_inval   its request, port p
 //                            at [p*W +: W] (see qpnic_mr_check)
 //   res_valid[p], res_ok[p], res_dev[p*64 +: 64]   its answer, CHECK_LATENCY
 //                            cycles later
@@ -62,6 +71,7 @@ module qpnic_mr_table #(
     input  wire [PORTS*32-1:0]  chk_len,
     input  wire [PORTS-1:0]     chk_remote,
     input  wire [PORTS*3-1:0]   chk_need,
+    input  wire [PORTS-1:0]     chk_inval,
     output wire [PORTS-1:0]     res_valid,
     output wire [PORTS-1:0]     res_ok,
     output wire [PORTS*64-1:0]  res_dev
@@ -79,7 +89,41 @@ module qpnic_mr_table #(
     wire         clearing = ram_busy[0];
     wire         upd_in   = ({1'b0, upd_idx} < NUM_MR[IB:0]);
 
-    assign upd_ready = !clearing;
+    // ---- invalidates from the check ports: first at the write port ----------
+    wire [PORTS-1:0]    inv_hit;      // port p's check clears its entry now
+    wire [PORTS*IB-1:0] inv_hit_idx;
+    reg  [PORTS-1:0]    inv_pend;     // ... or waits, after a clash
+    reg  [PORTS*IB-1:0] inv_pend_idx;
+    wire [PORTS-1:0]    inv_want = inv_hit | inv_pend;
+    reg                 inv_wr;
+    reg  [IB-1:0]       inv_idx;
+    reg  [PORTS-1:0]    inv_take;
+    integer q;
+    always @* begin
+        inv_wr   = 1'b0;
+        inv_idx  = {IB{1'b0}};
+        inv_take = {PORTS{1'b0}};
+        for (q = 0; q < PORTS; q = q + 1)
+            if (!inv_wr && inv_want[q]) begin
+                inv_wr      = 1'b1;
+                inv_take[q] = 1'b1;
+                inv_idx     = inv_pend[q] ? inv_pend_idx[q*IB +: IB] : inv_hit_idx[q*IB +: IB];
+            end
+    end
+    integer r;
+    always @(posedge clk) begin
+        if (rst) begin
+            inv_pend     <= {PORTS{1'b0}};
+            inv_pend_idx <= {(PORTS*IB){1'b0}};
+        end else
+            for (r = 0; r < PORTS; r = r + 1) begin
+                inv_pend[r] <= inv_want[r] && !inv_take[r];
+                if (!inv_pend[r]) inv_pend_idx[r*IB +: IB] <= inv_hit_idx[r*IB +: IB];
+            end
+    end
+    wire inv_in = ({1'b0, inv_idx} < NUM_MR[IB:0]);
+
+    assign upd_ready = !clearing && !inv_wr;
 
     reg [EB-1:0] upd_word;
     always @* begin
@@ -98,7 +142,9 @@ module qpnic_mr_table #(
         // an invalidated entry keeps nothing: all zero, valid 0
     end
 
-    wire          wr_en   = upd_valid && upd_in && !clearing;
+    wire          wr_en   = !clearing && (inv_wr ? inv_in : upd_valid && upd_in);
+    wire [AW-1:0] wr_addr = inv_wr ? inv_idx[AW-1:0] : upd_idx[AW-1:0];
+    wire [EB-1:0] wr_data = inv_wr ? {EB{1'b0}} : upd_word;   // invalid: all zero
 
     // ---- check ports -----------------------------------------------------------
     genvar p;
@@ -110,11 +156,12 @@ module qpnic_mr_table #(
 
             qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
                 .clk(clk), .rst(rst), .busy(ram_busy[p]),
-                .wr_en(wr_en), .wr_addr(upd_idx[AW-1:0]), .wr_data(upd_word),
+                .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
                 .rd_en(chk_valid[p]), .rd_addr(idx[AW-1:0]), .rd_data(entry));
 
             // the request, one cycle behind, beside its entry
-            reg        r_valid, r_idx_ok, r_remote;
+            reg        r_valid, r_idx_ok, r_remote, r_inval;
+            reg [IB-1:0] a_idx;   // the entry, beside the check's stage A
             reg [31:0] r_token, r_len;
             reg [63:0] r_va;
             reg [2:0]  r_need;
@@ -127,7 +174,11 @@ module qpnic_mr_table #(
                     r_len    <= 32'd0;
                     r_va     <= 64'd0;
                     r_need   <= 3'd0;
+                    r_inval  <= 1'b0;
+                    a_idx    <= {IB{1'b0}};
                 end else begin
+                    r_inval  <= chk_inval[p];
+                    a_idx    <= r_token[IB-1:0];
                     r_valid  <= chk_valid[p];
                     // an entry being cleared after reset answers nothing
                     r_idx_ok <= ({1'b0, idx} < NUM_MR[IB:0]) && !clearing;
@@ -143,9 +194,10 @@ module qpnic_mr_table #(
                 .clk(clk), .rst(rst),
                 .in_valid(r_valid), .in_idx_ok(r_idx_ok), .token(r_token),
                 .va(r_va), .len(r_len), .remote(r_remote), .need(r_need),
-                .entry(entry),
+                .inval(r_inval), .entry(entry),
                 .out_valid(res_valid[p]), .ok(res_ok[p]),
-                .dev_addr(res_dev[p*64 +: 64]));
+                .dev_addr(res_dev[p*64 +: 64]), .inv_hit(inv_hit[p]));
+            assign inv_hit_idx[p*IB +: IB] = a_idx;
         end
     endgenerate
 endmodule

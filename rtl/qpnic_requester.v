@@ -4,7 +4,12 @@
 // QP's context from qpnic_qp_table, then:
 //   - QP in RESET: dropped (its rings were zeroed under it);
 //   - QP in ERROR: FLUSHED;
-//   - opcode other than SEND/WRITE/READ, or nsge > MAX_SGE: BAD_WQE;
+//   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE, or nsge >
+//     MAX_SGE: BAD_WQE;
+//   - INVALIDATE: one check with chk_inval for the WQE's token (either
+//     token of a local region), which clears the entry if it is valid:
+//     completes locally, SUCCESS, or BAD_TOKEN (then the QP goes to ERROR);
+//     executed in SQ order, when the requester reaches it;
 //   - every non-empty SGE checked against the token table (local token,
 //     bounds, LOCAL_WRITE for READ targets) before any DMA: LOC_PROT on a
 //     failure. qpnic_sge_check sends the SGEs to the table's check port one
@@ -15,7 +20,8 @@
 // the QP to ERROR (SET_ERR, done before the next WQE's READ, so that WQE
 // sees ERROR). Otherwise the requester pushes an
 // outstanding entry and sends one packet on the port: LRH, BTH, RETH for
-// WRITE_ONLY / READ_REQUEST, then the payload (SEND, WRITE) gathered from
+// WRITE_ONLY / READ_REQUEST, an IETH (the token to invalidate) for
+// SEND_ONLY_INV, then the payload (SEND, SEND_INV, WRITE) gathered from
 // the SGEs by qpnic_gather. Header words have full keep; last marks the
 // packet's final beat.
 //
@@ -109,6 +115,7 @@ module qpnic_requester #(
     output wire                 seg_wr_en,
     output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr,
     output wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data,
+    output wire                 chk_inval,
     output wire                 fence_hold,
     output wire                 gather_busy,
     output wire                 idle
@@ -122,24 +129,27 @@ module qpnic_requester #(
     localparam RETH_AT = BTH_AT + `QPNIC_BTH_WORDS;
     localparam [3:0] HDR_PLAIN = RETH_AT;                      // LRH + BTH
     localparam [3:0] HDR_RETH  = RETH_AT + `QPNIC_RETH_WORDS;  // + RETH
+    localparam [3:0] HDR_IETH  = RETH_AT + `QPNIC_IETH_WORDS;  // + IETH, at the RETH's place
 
     localparam STAGE_DEPTH = 1 << STAGE_LOG_DEPTH;
 
     // front end
-    localparam [2:0] S_LOAD   = 3'd0,  // take the next WQE, two words a cycle
-                     S_DECODE = 3'd1,  // state, opcode and nsge checks
-                     S_CHECK  = 3'd2,  // SGEs to the check port, answers back
-                     S_OST    = 3'd3,  // push the outstanding entry, start the gather
-                     S_ERR    = 3'd4,  // QP to ERROR (local failures)
-                     S_JOB    = 3'd5,  // take the PSN, hand the header fields to the back end
-                     S_CTX    = 3'd6,  // wait for the READ of the WQE's QP context
-                     S_SEG    = 3'd7;  // a READ's segments into the segment RAM
+    localparam [3:0] S_LOAD   = 4'd0,  // take the next WQE, two words a cycle
+                     S_DECODE = 4'd1,  // state, opcode and nsge checks
+                     S_CHECK  = 4'd2,  // SGEs to the check port, answers back
+                     S_OST    = 4'd3,  // push the outstanding entry, start the gather
+                     S_ERR    = 4'd4,  // QP to ERROR (local failures)
+                     S_JOB    = 4'd5,  // take the PSN, hand the header fields to the back end
+                     S_CTX    = 4'd6,  // wait for the READ of the WQE's QP context
+                     S_SEG    = 4'd7,  // a READ's segments into the segment RAM
+                     S_INV    = 4'd8;  // INVALIDATE: its check (which clears the entry)
     // back end
     localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
                      B_HDR    = 2'd1,  // header words onto the port
                      B_DATA   = 2'd2;  // payload from the staging FIFO
 
-    reg [2:0]    state;
+    reg [3:0]    state;
+    reg          inv_sent;      // S_INV: the invalidate's check went out
     reg [1:0]    bstate;
     reg [511:0]  wqe;           // the WQE, word w at [32w +: 32]
     reg [2:0]    ld_pair;
@@ -163,7 +173,7 @@ module qpnic_requester #(
     reg          tq_wait;       // its answer is awaited
     // the job: what the back end needs of a WQE for its packet's header
     reg          job_valid;
-    reg          job_write, job_read, job_se;
+    reg          job_write, job_read, job_se, job_inv;
     reg [31:0]   job_total;
     reg [31:0]   job_rtoken, job_rva_lo, job_rva_hi;
     reg [23:0]   job_psn, job_dqp;
@@ -190,18 +200,27 @@ module qpnic_requester #(
     wire is_send  = (opcode == `QPNIC_WQE_OP_SEND);
     wire is_write = (opcode == `QPNIC_WQE_OP_WRITE);
     wire is_read  = (opcode == `QPNIC_WQE_OP_READ);
+    wire is_sinv  = (opcode == `QPNIC_WQE_OP_SEND_INV);
+    wire is_inval = (opcode == `QPNIC_WQE_OP_INVALIDATE);
 
     // The SGE list, checked by qpnic_sge_check while in S_CHECK (started as
     // S_DECODE moves there).
     wire sg_start = (state == S_DECODE) && (cur_state != `QPNIC_QP_STATE_RESET) &&
-                    !cur_in_err && (is_send || is_write || is_read) && nsge <= MAX_SGE;
+                    !cur_in_err && (is_send || is_sinv || is_write || is_read) && nsge <= MAX_SGE;
+    // the check port: the SGE checks, or an INVALIDATE's one check
+    wire        sg_chk_valid;
+    wire [31:0] sg_chk_token;
+    wire        inv_issue = (state == S_INV) && !inv_sent;
+    assign chk_valid = sg_chk_valid || inv_issue;
+    assign chk_token = inv_issue ? rtoken : sg_chk_token;
+    assign chk_inval = inv_issue;
     qpnic_sge_check u_sge (
         .clk(clk), .rst(rst),
         .start(sg_start), .sges(wqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
         .nsge(nsge), .need(is_read ? `QPNIC_MR_ACCESS_LOCAL_WRITE : 3'd0),
         .busy(sg_busy), .done(sg_done), .fail(sg_fail), .total(total),
         .seg_addr(seg_addr), .seg_len(seg_len),
-        .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
+        .chk_valid(sg_chk_valid), .chk_token(sg_chk_token), .chk_va(chk_va),
         .chk_len(chk_len), .chk_need(chk_need),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev));
 
@@ -240,7 +259,7 @@ module qpnic_requester #(
 
     // --- the packet header, from the job ---
     wire       has_reth    = job_write || job_read;
-    wire [3:0] hdr_words   = has_reth ? HDR_RETH : HDR_PLAIN;
+    wire [3:0] hdr_words   = has_reth ? HDR_RETH : job_inv ? HDR_IETH : HDR_PLAIN;
     wire [31:0] payload    = job_read ? 32'd0 : job_total;
     wire [23:0] cur_psn    = job_psn;
     // Header word hdr_i, built on its own: one 32-bit word a cycle, never
@@ -256,6 +275,7 @@ module qpnic_requester #(
         BTH_AT + `QPNIC_BTH_OPCODE_WORD: begin
             hdr_word[`QPNIC_BTH_OPCODE] = job_write ? `QPNIC_IB_OPCODE_WRITE_ONLY :
                                           job_read  ? `QPNIC_IB_OPCODE_READ_REQUEST :
+                                          job_inv   ? `QPNIC_IB_OPCODE_SEND_ONLY_INV :
                                                       `QPNIC_IB_OPCODE_SEND_ONLY;
             hdr_word[`QPNIC_BTH_SE]     = job_se;
             hdr_word[`QPNIC_BTH_PKEY]   = 16'hFFFF;
@@ -266,7 +286,9 @@ module qpnic_requester #(
             hdr_word[`QPNIC_BTH_PSN]    = cur_psn;
             hdr_word[`QPNIC_BTH_ACKREQ] = 1'b1;
         end
-        RETH_AT + `QPNIC_RETH_VA_HI_WORD:   hdr_word[`QPNIC_RETH_VA_HI]   = job_rva_hi;
+        RETH_AT + `QPNIC_RETH_VA_HI_WORD:   // the IETH, for SEND_ONLY_INV, sits here
+            if (job_inv) hdr_word[`QPNIC_IETH_RKEY] = job_rtoken;
+            else         hdr_word[`QPNIC_RETH_VA_HI] = job_rva_hi;
         RETH_AT + `QPNIC_RETH_VA_LO_WORD:   hdr_word[`QPNIC_RETH_VA_LO]   = job_rva_lo;
         RETH_AT + `QPNIC_RETH_RKEY_WORD:    hdr_word[`QPNIC_RETH_RKEY]    = job_rtoken;
         RETH_AT + `QPNIC_RETH_DMA_LEN_WORD: hdr_word[`QPNIC_RETH_DMA_LEN] = job_total;
@@ -370,7 +392,8 @@ module qpnic_requester #(
                        !tq_busy && !tq_wait &&
                        (bstate == B_IDLE) && g_idle && (st_count == 0);
 
-    // A local completion: status s, QP to ERROR unless s is FLUSHED.
+    // A local completion: status s, QP to ERROR unless s is FLUSHED or
+    // SUCCESS (an INVALIDATE).
     task finish_local(input [7:0] s);
         begin
             is_local <= 1'b1;
@@ -382,6 +405,7 @@ module qpnic_requester #(
     always @(posedge clk) begin
         if (rst) begin
             state      <= S_LOAD;
+            inv_sent   <= 1'b0;
             wqe        <= 512'd0;
             ld_pair    <= 3'd0;
             qpn        <= {QW{1'b0}};
@@ -404,6 +428,7 @@ module qpnic_requester #(
             job_write  <= 1'b0;
             job_read   <= 1'b0;
             job_se     <= 1'b0;
+            job_inv    <= 1'b0;
             job_total  <= 32'd0;
             job_rtoken <= 32'd0;
             job_rva_lo <= 32'd0;
@@ -436,10 +461,19 @@ module qpnic_requester #(
                     state <= S_LOAD;
                 else if (cur_in_err)
                     finish_local(`QPNIC_CQE_STATUS_FLUSHED);
-                else if (!(is_send || is_write || is_read) || nsge > MAX_SGE)
+                else if (!(is_send || is_sinv || is_write || is_read || is_inval) ||
+                         nsge > MAX_SGE)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
-                else
+                else if (is_inval) begin
+                    inv_sent <= 1'b0;
+                    state    <= S_INV;
+                end else
                     state <= S_CHECK;
+            end
+            S_INV: begin
+                inv_sent <= 1'b1;
+                if (inv_sent && res_valid)
+                    finish_local(res_ok ? `QPNIC_CQE_STATUS_SUCCESS : `QPNIC_CQE_STATUS_BAD_TOKEN);
             end
             S_CHECK:   // with done, every answer is in (total included)
                 if (sg_done) begin
@@ -464,7 +498,8 @@ module qpnic_requester #(
                     if (!is_local) begin
                         tq_busy <= 1'b1;      // PSN
                         state   <= S_JOB;
-                    end else if (status == `QPNIC_CQE_STATUS_FLUSHED)
+                    end else if (status == `QPNIC_CQE_STATUS_FLUSHED ||
+                                 status == `QPNIC_CQE_STATUS_SUCCESS)
                         state <= S_LOAD;
                     else begin
                         tq_busy <= 1'b1;      // SET_ERR
@@ -504,7 +539,9 @@ module qpnic_requester #(
                 job_dqp    <= nxt_dqp;
                 job_write  <= is_write;
                 job_read   <= is_read;
-                job_se     <= is_send && ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
+                job_se     <= (is_send || is_sinv) &&
+                              ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
+                job_inv    <= is_sinv;
                 job_total  <= total[31:0];
                 job_rtoken <= rtoken;
                 job_rva_lo <= rva_lo;

@@ -16,6 +16,11 @@
 //     RQ_CI_ERR when it failed (the QP goes to ERROR, and its other
 //     receives are flushed); the sender gets ACK on success, NAK_REM_OP
 //     otherwise.
+//   - SEND_ONLY_INV: a SEND (as above) whose receive, when it succeeded,
+//     then invalidates the IETH's token through the check port (chk_inval:
+//     it must be a valid region's rkey, and the entry is cleared): the RQ
+//     CQE is RECEIVE_AND_INVALIDATE with the token (C2-C4); a token that is
+//     not valid completes the receive BAD_TOKEN and NAKs NAK_REM_ACC;
 //   - WRITE_ONLY: remote token, REMOTE_WRITE and bounds (a zero-length write
 //     is not checked), then the payload is scattered and ACKed; NAK_REM_ACC
 //     with the payload dropped otherwise.
@@ -91,6 +96,7 @@ module qpnic_responder #(
     output wire [63:0]          chk_va,
     output wire [31:0]          chk_len,
     output wire                 chk_remote,
+    output wire                 chk_inval,
     output wire [2:0]           chk_need,
     input  wire                 res_valid,
     input  wire                 res_ok,
@@ -144,26 +150,29 @@ module qpnic_responder #(
     localparam EXT_AT = BTH_AT + `QPNIC_BTH_WORDS;
     localparam [3:0] HDR_PLAIN  = EXT_AT;                      // LRH + BTH
     localparam [3:0] HDR_RETH   = EXT_AT + `QPNIC_RETH_WORDS;  // + RETH
+    localparam [3:0] HDR_IETH   = EXT_AT + `QPNIC_IETH_WORDS;  // + IETH
     localparam [3:0] RESP_WORDS = EXT_AT + `QPNIC_AETH_WORDS;  // + AETH
 
-    localparam [3:0] S_HDR      = 4'd0,   // take the request's header words
-                     S_DISPATCH = 4'd1,   // decide what the packet gets
-                     S_RQ_REQ   = 4'd2,   // DMA read of the RQ WQE
-                     S_RQ_DATA  = 4'd3,   // its 16 words
-                     S_RQ_CHECK = 4'd4,   // opcode, nsge, then SGEs to the check port
-                     S_DATA     = 4'd5,   // scatter or drop the payload
-                     S_SCAT     = 4'd6,   // scatter running
-                     S_DRAIN    = 4'd7,   // drop the payload up to last
-                     S_CQE      = 4'd8,   // RQ CQE request
-                     S_RQINC    = 4'd9,   // RQ_CI_INC
-                     S_RESP     = 4'd10,  // response header words
-                     S_GSTART   = 4'd11,  // start the READ's gather
-                     S_GDATA    = 4'd12,  // READ data onto the port
-                     S_RWAIT    = 4'd13,  // READ: wait for its header to go out
-                     S_FL_ASK   = 4'd14,  // flush: RQ_FLUSH for QP dq
-                     S_FL_WAIT  = 4'd15;  // its answer: a receive to flush, or none
+    localparam [4:0] S_HDR      = 5'd0,   // take the request's header words
+                     S_DISPATCH = 5'd1,   // decide what the packet gets
+                     S_RQ_REQ   = 5'd2,   // DMA read of the RQ WQE
+                     S_RQ_DATA  = 5'd3,   // its 16 words
+                     S_RQ_CHECK = 5'd4,   // opcode, nsge, then SGEs to the check port
+                     S_DATA     = 5'd5,   // scatter or drop the payload
+                     S_SCAT     = 5'd6,   // scatter running
+                     S_DRAIN    = 5'd7,   // drop the payload up to last
+                     S_CQE      = 5'd8,   // RQ CQE request
+                     S_RQINC    = 5'd9,   // RQ_CI_INC
+                     S_RESP     = 5'd10,  // response header words
+                     S_GSTART   = 5'd11,  // start the READ's gather
+                     S_GDATA    = 5'd12,  // READ data onto the port
+                     S_RWAIT    = 5'd13,  // READ: wait for its header to go out
+                     S_FL_ASK   = 5'd14,  // flush: RQ_FLUSH for QP dq
+                     S_FL_WAIT  = 5'd15,
+                     S_INVAL    = 5'd16;  // SEND_ONLY_INV: the IETH's token invalidated  // its answer: a receive to flush, or none
 
-    reg [3:0]    state;
+    reg [4:0]    state;
+    reg          inv_sent;     // S_INVAL: its check went out
     reg [255:0]  hdr;          // request header, word w at [32w +: 32]
     reg [3:0]    hdr_i;
     reg          has_payload;  // beats follow the header
@@ -221,6 +230,7 @@ module qpnic_responder #(
     wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];
     wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
     wire [31:0] h_dlen = hdr[32*(EXT_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32];
+    wire [31:0] h_ieth = hdr[32*(EXT_AT + `QPNIC_IETH_RKEY_WORD) +: 32];
     // The header words as they are once this cycle's word is in (word k is
     // in_data if it arrives now): the RETH's check goes out in the cycle its
     // last word arrives. Only the words needed are formed.
@@ -246,13 +256,15 @@ module qpnic_responder #(
     wire is_send  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY);
     wire is_write = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
     wire is_read  = (opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
+    wire is_sinv  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
+    wire [31:0] inv_rkey = h_ieth[`QPNIC_IETH_RKEY];
     wire [7:0] n_opcode = n_op[`QPNIC_BTH_OPCODE];
     wire n_write  = (n_opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
     wire n_read   = (n_opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
 
     // Header length: LRH + BTH, plus a RETH. Compared only once the BTH is
     // in (the LRH + BTH count is past the BTH).
-    wire [3:0] hdr_words = (is_write || is_read) ? HDR_RETH : HDR_PLAIN;
+    wire [3:0] hdr_words = (is_write || is_read) ? HDR_RETH : is_sinv ? HDR_IETH : HDR_PLAIN;
 
     // --- destination QP ---
     // READ as the dest_qp word arrives, if that QP exists
@@ -310,9 +322,12 @@ module qpnic_responder #(
         .chk_valid(sg_chk_valid), .chk_token(sg_chk_token), .chk_va(sg_chk_va),
         .chk_len(sg_chk_len), .chk_need(sg_chk_need),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev));
-    // the two never overlap: SGE checks run only in S_RQ_CHECK
-    assign chk_valid  = reth_iss || sg_chk_valid;
-    assign chk_token  = sg_busy ? sg_chk_token : n_rkey[`QPNIC_RETH_RKEY];
+    // the three never overlap: SGE checks run only in S_RQ_CHECK, the
+    // invalidate only in S_INVAL
+    wire inv_iss = (state == S_INVAL) && !inv_sent;
+    assign chk_valid  = reth_iss || sg_chk_valid || inv_iss;
+    assign chk_inval  = inv_iss;
+    assign chk_token  = sg_busy ? sg_chk_token : inv_iss ? inv_rkey : n_rkey[`QPNIC_RETH_RKEY];
     assign chk_va     = sg_busy ? sg_chk_va
                                 : {n_vahi[`QPNIC_RETH_VA_HI], n_valo[`QPNIC_RETH_VA_LO]};
     assign chk_len    = sg_busy ? sg_chk_len : n_dlen[`QPNIC_RETH_DMA_LEN];
@@ -468,6 +483,8 @@ module qpnic_responder #(
     end
 
     // --- the RQ CQE ---
+    // C2-C4: a receive that invalidated says so, with the token
+    wire cqe_inv = is_sinv && !flushing && rq_status == `QPNIC_CQE_STATUS_SUCCESS;
     // the receiving QP's full number (struct qp_num), as its owner knows it
     reg [`QPNIC_CQE_QPN_WIDTH-1:0] cqe_qpn;
     always @* begin
@@ -477,7 +494,8 @@ module qpnic_responder #(
     end
     qpnic_cqe_pack u_cqe (
         .byte_count(flushing ? 32'd0 : payload), .qpn(cqe_qpn),
-        .wqe_index(rq_ci), .inv_token(32'd0), .cqe_type(`QPNIC_CQE_TYPE_RECEIVE),
+        .wqe_index(rq_ci), .inv_token(cqe_inv ? inv_rkey : 32'd0),
+        .cqe_type(cqe_inv ? `QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE : `QPNIC_CQE_TYPE_RECEIVE),
         .status(rq_status), .solicited(se && !flushing), // N7
         .cqe(cqe_data));
     assign cqe_valid = (state == S_CQE);
@@ -490,6 +508,10 @@ module qpnic_responder #(
     assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy && !fl_valid;
 
     wire [33:0] payload34 = {2'b00, payload};
+    // once the data has moved: a SEND_ONLY_INV whose receive succeeded
+    // invalidates, then the RQ CQE (if a receive was consumed), the response
+    wire [4:0] after_data = (need_cqe && is_sinv && rq_status == `QPNIC_CQE_STATUS_SUCCESS) ? S_INVAL :
+                            need_cqe ? S_CQE : S_RESP;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -510,6 +532,7 @@ module qpnic_responder #(
             tq_busy     <= 1'b0;
             tq_wait     <= 1'b0;
             flushing    <= 1'b0;
+            inv_sent    <= 1'b0;
             rqwqe       <= 512'd0;
             rq_word     <= 4'd0;
             sge_phase   <= 1'b0;
@@ -584,15 +607,16 @@ module qpnic_responder #(
                 reth_seg   <= 1'b0;
                 scat_total <= 32'd0;
                 sge_phase  <= 1'b0;
+                inv_sent   <= 1'b0;
                 rq_word    <= 4'd0;
                 need_cqe   <= 1'b0;
                 read_resp  <= 1'b0;
                 rq_status  <= `QPNIC_CQE_STATUS_SUCCESS;
                 syn        <= `QPNIC_AETH_SYNDROME_ACK;
                 state      <= S_DATA;
-                if (!dq_rts || !(is_send || is_write || is_read))
+                if (!dq_rts || !(is_send || is_sinv || is_write || is_read))
                     syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
-                else if (is_send) begin
+                else if (is_send || is_sinv) begin
                     if (ctx_rq_ci == ctx_rq_pi)
                         syn <= `QPNIC_AETH_SYNDROME_RNR_NAK;  // nothing written
                     else
@@ -651,11 +675,21 @@ module qpnic_responder #(
                 end else if (has_payload)
                     state <= S_DRAIN;
                 else
-                    state <= need_cqe ? S_CQE : S_RESP;
+                    state <= after_data;
             S_SCAT:
-                if (s_done) state <= need_cqe ? S_CQE : S_RESP;
+                if (s_done) state <= after_data;
             S_DRAIN:
-                if (in_valid && in_last) state <= need_cqe ? S_CQE : S_RESP;
+                if (in_valid && in_last) state <= after_data;
+            S_INVAL: begin
+                inv_sent <= 1'b1;
+                if (inv_sent && res_valid) begin
+                    if (!res_ok) begin
+                        rq_status <= `QPNIC_CQE_STATUS_BAD_TOKEN;
+                        syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
+                    end
+                    state <= S_CQE;
+                end
+            end
             S_CQE:
                 if (cqe_ready) state <= flushing ? S_FL_ASK : S_RQINC;
             S_FL_ASK:

@@ -1,6 +1,7 @@
 /* post.c: posting requests, and deferral.
  *
- * For: ndk_receive, ndk_send, ndk_write, ndk_read: the inline checks, the
+ * For: ndk_receive, ndk_send, ndk_send_and_invalidate, ndk_write, ndk_read,
+ * ndk_invalidate: the inline checks, the
  * WQE written to the ring at once, and the doorbell (SQ_PI / RQ_PI). The
  * deferral rules live here: a request with DEFER leaves the doorbell for
  * later (D1, D2); the next request without DEFER rings once for the whole
@@ -22,6 +23,7 @@
 #define WRITE_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
                      NDK_OP_FLAG_INLINE | NDK_OP_FLAG_DEFER)
 #define READ_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_DEFER)
+#define INVALIDATE_FLAGS READ_FLAGS
 
 /* The checks every request makes, in the order ndk.h documents. */
 static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge,
@@ -96,6 +98,17 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
 ndk_status ndk_send(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge, uint32_t flags)
 {
     return post_sq(qp, ctx, QPNIC_WQE_OP_SEND, sgl, nsge, flags, SEND_FLAGS, 0, 0);
+}
+
+ndk_status ndk_send_and_invalidate(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
+                                   uint32_t flags, uint32_t remote_token)
+{
+    return post_sq(qp, ctx, QPNIC_WQE_OP_SEND_INV, sgl, nsge, flags, SEND_FLAGS, remote_token, 0);
+}
+
+ndk_status ndk_invalidate(ndk_qp *qp, void *ctx, uint32_t token, uint32_t flags)
+{
+    return post_sq(qp, ctx, QPNIC_WQE_OP_INVALIDATE, NULL, 0, flags, INVALIDATE_FLAGS, token, 0);
 }
 
 ndk_status ndk_write(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,

@@ -80,6 +80,7 @@
 `define QPNIC_CQE_STATUS_BAD_WQE 8'd6
 `define QPNIC_CQE_STATUS_REM_OP 8'd7
 `define QPNIC_CQE_STATUS_BAD_QP 8'd8
+`define QPNIC_CQE_STATUS_BAD_TOKEN 8'd9
 
 // enum qp_state (2 bits): QP state (QP register STATE).
 `define QPNIC_QP_STATE_BITS 2
@@ -689,6 +690,13 @@
 `define QPNIC_RETH_DMA_LEN_WIDTH 32
 `define QPNIC_RETH_DMA_LEN 31:0  // bytes to write or read
 `define QPNIC_RETH_DMA_LEN_FLAT 127:96
+
+// struct ieth (1 words): Invalidate extended transport header, 1 word, after the BTH of SEND_ONLY_INV.
+`define QPNIC_IETH_WORDS 1
+`define QPNIC_IETH_RKEY_WORD 0
+`define QPNIC_IETH_RKEY_WIDTH 32
+`define QPNIC_IETH_RKEY 31:0  // the receiver's token to invalidate once the receive completes
+`define QPNIC_IETH_RKEY_FLAT 31:0
 
 // struct aeth (1 words): ACK extended transport header, 1 word, after the BTH of ACK and READ_RESPONSE_ONLY.
 `define QPNIC_AETH_WORDS 1

@@ -413,6 +413,30 @@ NDK_API ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32
 NDK_API ndk_status ndk_send(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
                             uint32_t flags);
 
+/* A send that also invalidates remote_token at the receiver once its receive
+ * has completed successfully: the receiver gets a RECEIVE_AND_INVALIDATE
+ * completion (type 0x8001 in ndk_get_cq_results_ex, with the token in
+ * type_specific; a plain RECEIVE to ndk_get_cq_results, C2-C4), and the
+ * token is invalid from then on, whether or not the receiver ever asks
+ * (C3). remote_token must be the rkey of a valid region at the receiver;
+ * otherwise the receive completes INVALID_TOKEN and this send
+ * REMOTE_ACCESS_ERROR. flags: as ndk_send. */
+NDK_API ndk_status ndk_send_and_invalidate(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
+                                           uint32_t flags, uint32_t remote_token);
+
+/* Invalidate a token of this adapter: either token of a registered region
+ * (the whole region becomes unusable through both; a later access fails
+ * ACCESS_VIOLATION locally or REMOTE_ACCESS_ERROR at a peer). Executed in
+ * SQ order, when the NIC reaches it; completes as NDK_OP_TYPE_INVALIDATE,
+ * SUCCESS, or INVALID_TOKEN when the token is not valid (never was, or
+ * was invalidated already: C5), which like any failure puts the QP in
+ * ERROR. The region stays registered to the library: ndk_destroy_mr still
+ * ends it. Takes no SGE. flags: SILENT_SUCCESS, READ_FENCE, DEFER. Only
+ * an invalidate of a region whose DMA has finished is fenced the way
+ * ndk_destroy_mr is: one made while transfers on the region are in flight
+ * lets those finish. */
+NDK_API ndk_status ndk_invalidate(ndk_qp *qp, void *ctx, uint32_t token, uint32_t flags);
+
 /* RDMA read [remote_addr, +sum of SGE lengths) under remote_token into the
  * SGEs (which need LOCAL_WRITE). flags: SILENT_SUCCESS, READ_FENCE, DEFER. */
 NDK_API ndk_status ndk_read(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,

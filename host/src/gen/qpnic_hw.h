@@ -43,13 +43,13 @@
 /* enum wqe_op: Operation code in a WQE (word 0, field opcode). */
 #define QPNIC_WQE_OP_NOP 0x0u /* invalid; completes with BAD_WQE */
 #define QPNIC_WQE_OP_SEND 0x1u /* send the gathered SGEs to the peer's next receive */
-#define QPNIC_WQE_OP_SEND_INV 0x2u /* send, and invalidate the peer's token in word 1 (later issue) */
+#define QPNIC_WQE_OP_SEND_INV 0x2u /* send, and invalidate the peer's token in word 1 (rtoken): SEND_ONLY_INV with an IETH */
 #define QPNIC_WQE_OP_WRITE 0x3u /* write the gathered SGEs to remote_va under remote_token */
 #define QPNIC_WQE_OP_READ 0x4u /* read remote_va under remote_token into the SGEs */
 #define QPNIC_WQE_OP_RECV 0x5u /* receive queue entry: where an incoming SEND lands */
 #define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region (later issue) */
 #define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window (later issue) */
-#define QPNIC_WQE_OP_INVALIDATE 0x8u /* invalidate a token (later issue) */
+#define QPNIC_WQE_OP_INVALIDATE 0x8u /* invalidate the token in word 1 (rtoken): either token of a local region; no packet, no SGE */
 
 /* enum op_flag: Request flags carried in WQE word 0 bits 31:16; the values of ndkpi.h. */
 #define QPNIC_OP_FLAG_SILENT_SUCCESS 0x1u /* no CQE on success (not yet honoured: every request completes) */
@@ -87,6 +87,7 @@
 #define QPNIC_CQE_STATUS_BAD_WQE 0x6u /* malformed WQE: unknown opcode or too many SGEs */
 #define QPNIC_CQE_STATUS_REM_OP 0x7u /* the peer failed the request for a reason of its own (its receive failed) */
 #define QPNIC_CQE_STATUS_BAD_QP 0x8u /* the destination QP does not exist or is not ready */
+#define QPNIC_CQE_STATUS_BAD_TOKEN 0x9u /* an Invalidate (local, or a SendAndInvalidate's at the receiver) named a token that is not valid (C5) */
 
 /* enum qp_state: QP state (QP register STATE). */
 #define QPNIC_QP_STATE_RESET 0x0u /* not usable; writing RESET clears the ring indices */
@@ -129,7 +130,7 @@
 #define QPNIC_IB_OPCODE_READ_REQUEST 0xCu /* an RDMA READ request; RETH follows the BTH; no payload */
 #define QPNIC_IB_OPCODE_READ_RESPONSE_ONLY 0x10u /* the data of a READ; AETH follows the BTH */
 #define QPNIC_IB_OPCODE_ACK 0x11u /* acknowledge (or NAK) a SEND or WRITE; AETH follows */
-#define QPNIC_IB_OPCODE_SEND_ONLY_INV 0x17u /* SEND with invalidate (later issue); IETH follows */
+#define QPNIC_IB_OPCODE_SEND_ONLY_INV 0x17u /* a whole SEND that also invalidates the receiver's token named in the IETH, which follows the BTH */
 
 /* enum aeth_syndrome: AETH syndrome values (InfiniBand): ACK, or the NAK reasons. */
 #define QPNIC_AETH_SYNDROME_ACK 0x0u /* success */
@@ -529,6 +530,14 @@
 #define QPNIC_RETH_DMA_LEN_SHIFT 0u
 #define QPNIC_RETH_DMA_LEN_WIDTH 32u
 #define QPNIC_RETH_DMA_LEN_MASK 0xFFFFFFFFu
+
+/* struct ieth (1 words): Invalidate extended transport header, 1 word, after the BTH of SEND_ONLY_INV. */
+#define QPNIC_IETH_WORDS 1u
+/* rkey: the receiver's token to invalidate once the receive completes */
+#define QPNIC_IETH_RKEY_WORD 0u
+#define QPNIC_IETH_RKEY_SHIFT 0u
+#define QPNIC_IETH_RKEY_WIDTH 32u
+#define QPNIC_IETH_RKEY_MASK 0xFFFFFFFFu
 
 /* struct aeth (1 words): ACK extended transport header, 1 word, after the BTH of ACK and READ_RESPONSE_ONLY. */
 #define QPNIC_AETH_WORDS 1u

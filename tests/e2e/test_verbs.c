@@ -1,0 +1,218 @@
+/* test_verbs.c: the memory verbs, end to end: SendAndInvalidate (C2-C5)
+ * and Invalidate.
+ *
+ * A SendAndInvalidate from side a names side b's remote token; b's receive
+ * completes as a ReceiveAndInvalidate and the token is dead at b's NIC
+ * from then on, whether b ever looks (C3). An Invalidate is a request of
+ * the SQ: it kills a token of the local adapter, and one of a dead token
+ * fails (C5).
+ */
+#include "e2e.h"
+
+#define CTX(i) ((void *)(uintptr_t)(0x2000u + (i)))
+
+/* b posts a receive of 256 bytes; a sends 64 bytes with SendAndInvalidate
+ * of token `inv`. Returns a's completion status. */
+static ndk_status send_inv(e2e_pair *p, uint32_t inv)
+{
+    ndk_sge r = e2e_sge(&p->b, 0, 256);
+    EXPECT_STATUS(ndk_receive(p->b.qp, CTX(1), &r, 1), NDK_STATUS_SUCCESS);
+    e2e_fill(p->a.buf, 64, 9);
+    ndk_sge g = e2e_sge(&p->a, 0, 64);
+    EXPECT_STATUS(ndk_send_and_invalidate(p->a.qp, CTX(2), &g, 1, 0, inv), NDK_STATUS_SUCCESS);
+    ndk_result_ex s;
+    EXPECT(e2e_poll(p->a.icq, &s, 1, 10000) == 1, "the SendAndInvalidate never completed");
+    EXPECT(s.type == NDK_OP_TYPE_SEND, "SendAndInvalidate completed as type %u, expected SEND", s.type);
+    return s.status;
+}
+
+/* b's receive completion, taken with plain ndk_get_cq_results only (C2). */
+static ndk_result plain_receive(e2e_pair *p)
+{
+    ndk_result r;
+    uint64_t end = e2e_now_ms() + 10000;
+    uint32_t got = 0;
+    while (got == 0 && e2e_now_ms() < end)
+        got = ndk_get_cq_results(p->b.rcq, &r, 1);
+    EXPECT(got == 1, "C2: plain ndk_get_cq_results did not return the ReceiveAndInvalidate");
+    return r;
+}
+
+static void C2_send_and_invalidate_is_retrieved_as_a_plain_receive(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    EXPECT_STATUS(send_inv(&p, ndk_mr_remote_token(p.b.mr)), NDK_STATUS_SUCCESS);
+    ndk_result r = plain_receive(&p);
+    EXPECT_STATUS(r.status, NDK_STATUS_SUCCESS);
+    EXPECT(r.request_context == CTX(1) && r.bytes_transferred == 64,
+           "C2: receive context %p bytes %u, expected %p 64", r.request_context, r.bytes_transferred, CTX(1));
+    EXPECT(memcmp(p.a.buf, p.b.buf, 64) == 0, "C2: the sent bytes did not arrive");
+    e2e_pair_close(&p);
+}
+
+/* C3: the consumer only ever polls with plain ndk_get_cq_results, and the
+ * token is invalid all the same: a WRITE with it is refused at b's NIC and
+ * moves nothing. */
+static void C3_token_is_invalidated_even_with_plain_polling(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    uint32_t rkey = ndk_mr_remote_token(p.b.mr);
+    EXPECT_STATUS(send_inv(&p, rkey), NDK_STATUS_SUCCESS);
+    ndk_result r = plain_receive(&p);
+    EXPECT_STATUS(r.status, NDK_STATUS_SUCCESS);
+    memset(p.b.buf + 4096, 0, 64);
+    e2e_fill(p.a.buf + 4096, 64, 3);
+    ndk_sge g = e2e_sge(&p.a, 4096, 64);
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(3), &g, 1, e2e_remote_addr(&p.b, 4096), rkey, 0),
+                  NDK_STATUS_SUCCESS);
+    ndk_result_ex w;
+    EXPECT(e2e_poll(p.a.icq, &w, 1, 10000) == 1, "the WRITE never completed");
+    EXPECT(w.status == NDK_STATUS_REMOTE_ACCESS_ERROR,
+           "C3: a WRITE with the invalidated token completed %s, expected REMOTE_ACCESS_ERROR",
+           ndk_status_str(w.status));
+    for (int i = 0; i < 64; i++)
+        EXPECT(p.b.buf[4096 + i] == 0, "C3: byte %d written through the invalidated token", i);
+    e2e_pair_close(&p);
+}
+
+static void C4_ex_reports_receive_and_invalidate_with_its_token(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    uint32_t rkey = ndk_mr_remote_token(p.b.mr);
+    EXPECT_STATUS(send_inv(&p, rkey), NDK_STATUS_SUCCESS);
+    ndk_result_ex r;
+    EXPECT(e2e_poll(p.b.rcq, &r, 1, 10000) == 1, "no receive completion");
+    EXPECT_STATUS(r.status, NDK_STATUS_SUCCESS);
+    EXPECT(r.type == NDK_OP_TYPE_RECEIVE_AND_INVALIDATE,
+           "C4: type 0x%x, expected RECEIVE_AND_INVALIDATE (0x8001)", r.type);
+    EXPECT(r.type_specific == rkey, "C4: type_specific 0x%llx, expected the token 0x%x",
+           (unsigned long long)r.type_specific, rkey);
+    EXPECT(r.qp_num == ndk_qp_num(p.b.qp) && r.request_context == CTX(1) && r.bytes_transferred == 64,
+           "C4: QP 0x%x context %p bytes %u", r.qp_num, r.request_context, r.bytes_transferred);
+    e2e_pair_close(&p);
+}
+
+/* C5: after the SendAndInvalidate, b's own Invalidate of that token fails
+ * as for any invalid token. */
+static void C5_later_invalidate_of_that_token_fails(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    uint32_t rkey = ndk_mr_remote_token(p.b.mr);
+    EXPECT_STATUS(send_inv(&p, rkey), NDK_STATUS_SUCCESS);
+    ndk_result_ex r;
+    EXPECT(e2e_poll(p.b.rcq, &r, 1, 10000) == 1, "no receive completion");
+    EXPECT_STATUS(ndk_invalidate(p.b.qp, CTX(4), rkey, 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.b.icq, &r, 1, 10000) == 1, "the Invalidate never completed");
+    EXPECT(r.status == NDK_STATUS_INVALID_TOKEN,
+           "C5: an Invalidate of the invalidated token completed %s, expected INVALID_TOKEN",
+           ndk_status_str(r.status));
+    EXPECT(r.type == NDK_OP_TYPE_INVALIDATE && r.request_context == CTX(4),
+           "C5: type %u context %p", r.type, r.request_context);
+    e2e_pair_close(&p);
+}
+
+/* Invalidate of a local region's token: SUCCESS, then an access through
+ * either of its tokens fails, and a second Invalidate fails (C5). */
+static void invalidate_local_token_then_access_and_again_fail(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_mr *mr;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_register_mr(mr, p.a.buf + 8192, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE),
+                  NDK_STATUS_SUCCESS);
+    uint32_t lkey = ndk_mr_local_token(mr);
+    EXPECT_STATUS(ndk_invalidate(p.a.qp, CTX(5), lkey, 0), NDK_STATUS_SUCCESS);
+    ndk_result_ex r;
+    EXPECT(e2e_poll(p.a.icq, &r, 1, 10000) == 1, "the Invalidate never completed");
+    EXPECT_STATUS(r.status, NDK_STATUS_SUCCESS);
+    EXPECT(r.type == NDK_OP_TYPE_INVALIDATE && r.request_context == CTX(5),
+           "Invalidate completed as type %u context %p", r.type, r.request_context);
+    /* the WRITE's source is the dead region: refused before any DMA */
+    ndk_sge g = { (uint64_t)(uintptr_t)(p.a.buf + 8192), 64, lkey };
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(6), &g, 1, e2e_remote_addr(&p.b, 0),
+                            ndk_mr_remote_token(p.b.mr), 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, &r, 1, 10000) == 1, "the WRITE never completed");
+    EXPECT(r.status == NDK_STATUS_ACCESS_VIOLATION,
+           "a WRITE from an invalidated region completed %s, expected ACCESS_VIOLATION",
+           ndk_status_str(r.status));
+    /* the QP is in ERROR now: a second Invalidate from b's QP */
+    EXPECT_STATUS(ndk_invalidate(p.b.qp, CTX(7), ndk_mr_remote_token(mr), 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.b.icq, &r, 1, 10000) == 1, "the second Invalidate never completed");
+    EXPECT(r.status == NDK_STATUS_INVALID_TOKEN,
+           "C5: a second Invalidate (through the other token) completed %s", ndk_status_str(r.status));
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
+/* A SendAndInvalidate naming a token that is not valid at the receiver:
+ * the receive completes INVALID_TOKEN, the send REMOTE_ACCESS_ERROR. */
+static void send_and_invalidate_of_a_bad_token_fails_both_sides(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    uint32_t bad = ndk_mr_remote_token(p.b.mr) ^ 0x100u;
+    EXPECT(send_inv(&p, bad) == NDK_STATUS_REMOTE_ACCESS_ERROR,
+           "a SendAndInvalidate of a bad token did not fail REMOTE_ACCESS_ERROR");
+    ndk_result_ex r;
+    EXPECT(e2e_poll(p.b.rcq, &r, 1, 10000) == 1, "no receive completion");
+    EXPECT(r.status == NDK_STATUS_INVALID_TOKEN, "the receive completed %s, expected INVALID_TOKEN",
+           ndk_status_str(r.status));
+    EXPECT(r.type == NDK_OP_TYPE_RECEIVE, "a failed ReceiveAndInvalidate reports type 0x%x", r.type);
+    e2e_pair_close(&p);
+}
+
+/* D1: DEFER is accepted on Invalidate and SendAndInvalidate; the chain
+ * goes in one doorbell and completes in order. */
+static void D1_defer_on_invalidate_and_send_and_invalidate(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_mr *mr;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_register_mr(mr, p.a.buf + 8192, 4096, 0), NDK_STATUS_SUCCESS);
+    ndk_sge r = e2e_sge(&p.b, 0, 256);
+    EXPECT_STATUS(ndk_receive(p.b.qp, NULL, &r, 1), NDK_STATUS_SUCCESS);
+    ndk_counters c0, c1;
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c0), NDK_STATUS_SUCCESS);
+    ndk_sge g = e2e_sge(&p.a, 0, 64);
+    EXPECT_STATUS(ndk_invalidate(p.a.qp, CTX(10), ndk_mr_local_token(mr), NDK_OP_FLAG_DEFER),
+                  NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_send_and_invalidate(p.a.qp, CTX(11), &g, 1, NDK_OP_FLAG_DEFER,
+                                          ndk_mr_remote_token(p.b.mr)), NDK_STATUS_SUCCESS);
+    ndk_result_ex out[3];
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, out, 3) == 0, "a DEFERred chain completed before its end");
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(12), &g, 1, e2e_remote_addr(&p.b, 1024),
+                            ndk_mr_remote_token(p.b.mr), 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, out, 3, 10000) == 3, "the chain did not complete");
+    for (int i = 0; i < 3; i++)
+        EXPECT(out[i].request_context == CTX(10 + i), "completion %d has context %p", i,
+               out[i].request_context);
+    EXPECT_STATUS(out[0].status, NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(out[1].status, NDK_STATUS_SUCCESS);
+    /* the SendAndInvalidate killed b's rkey before the WRITE that uses it */
+    EXPECT_STATUS(out[2].status, NDK_STATUS_REMOTE_ACCESS_ERROR);
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c1), NDK_STATUS_SUCCESS);
+    EXPECT(c1.doorbells - c0.doorbells == 1, "D1: the chain of 3 took %llu doorbells",
+           (unsigned long long)(c1.doorbells - c0.doorbells));
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
+int main(int argc, char **argv)
+{
+    static const e2e_case cases[] = {
+        { "C2_send_and_invalidate_is_retrieved_as_a_plain_receive", C2_send_and_invalidate_is_retrieved_as_a_plain_receive },
+        { "C3_token_is_invalidated_even_with_plain_polling", C3_token_is_invalidated_even_with_plain_polling },
+        { "C4_ex_reports_receive_and_invalidate_with_its_token", C4_ex_reports_receive_and_invalidate_with_its_token },
+        { "C5_later_invalidate_of_that_token_fails", C5_later_invalidate_of_that_token_fails },
+        { "invalidate_local_token_then_access_and_again_fail", invalidate_local_token_then_access_and_again_fail },
+        { "send_and_invalidate_of_a_bad_token_fails_both_sides", send_and_invalidate_of_a_bad_token_fails_both_sides },
+        { "D1_defer_on_invalidate_and_send_and_invalidate", D1_defer_on_invalidate_and_send_and_invalidate },
+    };
+    return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
+}
