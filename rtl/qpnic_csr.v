@@ -131,6 +131,7 @@ module qpnic_csr #(
     output wire [31:0]            mr_upd_lkey,
     output wire [31:0]            mr_upd_rkey,
     output wire [2:0]             mr_upd_access,
+    output wire [`QPNIC_PD_BITS-1:0] mr_upd_pd,
 
     input  wire [1:0]             cnt_fetch_read,
     input  wire [4:0]             cnt_wqes_fetched,
@@ -246,6 +247,7 @@ module qpnic_csr #(
     reg [31:0] st_lkey;
     reg [31:0] st_rkey;
     reg [2:0]  st_access;
+    reg [`QPNIC_PD_BITS-1:0] st_pd;
 
     // ---- counters ----------------------------------------------------------
     reg [63:0] cnt_doorbells;
@@ -321,6 +323,7 @@ module qpnic_csr #(
             `QPNIC_REG_MR_LKEY:   rd_word = st_lkey;
             `QPNIC_REG_MR_RKEY:   rd_word = st_rkey;
             `QPNIC_REG_MR_ACCESS: rd_word[2:0] = st_access;
+            `QPNIC_REG_MR_PD:     rd_word[`QPNIC_PD_BITS-1:0] = st_pd;
             default: ;
             endcase
         end
@@ -353,6 +356,7 @@ module qpnic_csr #(
     assign mr_upd_lkey   = st_lkey;
     assign mr_upd_rkey   = st_rkey;
     assign mr_upd_access = st_access;
+    assign mr_upd_pd     = st_pd;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -364,6 +368,7 @@ module qpnic_csr #(
             st_lkey   <= 32'd0;
             st_rkey   <= 32'd0;
             st_access <= 3'd0;
+            st_pd     <= 0;
         end else if (hw_wr) begin
             case (mmio_addr)
             `QPNIC_REG_SCRATCH:   scratch        <= mmio_wdata;
@@ -376,6 +381,7 @@ module qpnic_csr #(
             `QPNIC_REG_MR_LKEY:   st_lkey        <= mmio_wdata;
             `QPNIC_REG_MR_RKEY:   st_rkey        <= mmio_wdata;
             `QPNIC_REG_MR_ACCESS: st_access      <= mmio_wdata[2:0];
+            `QPNIC_REG_MR_PD:     st_pd          <= mmio_wdata[`QPNIC_PD_BITS-1:0];
             default: ;
             endcase
         end

@@ -21,6 +21,8 @@
 //   va, len      the range asked for: va .. va+len-1
 //   remote       1: a peer's request (rkey); 0: a local request (lkey)
 //   need         enum mr_access bits that must all be set in the entry
+//   pd           the asking QP's protection domain: the entry's must be it,
+//                for every check and invalidate
 //   inval        an invalidate: ok when the entry is valid and the token is
 //                its rkey (remote) or either of its tokens (local); range and
 //                rights are not looked at. inv_hit says so a cycle early
@@ -46,6 +48,7 @@ module qpnic_mr_check (
     input  wire                          remote,
     input  wire [2:0]                    need,
     input  wire                          inval,
+    input  wire [`QPNIC_PD_BITS-1:0]     pd,
     input  wire [`QPNIC_MR_CTX_BITS-1:0] entry,
     output reg                           out_valid,
     output reg                           ok,
@@ -60,6 +63,7 @@ module qpnic_mr_check (
     wire [31:0] e_key    = remote ? e_rkey : e_lkey;
     wire [2:0]  e_access = entry[`QPNIC_MR_CTX_ACCESS_FLAT];
     wire        e_valid  = entry[`QPNIC_MR_CTX_VALID_FLAT];
+    wire        e_pd_ok  = (entry[`QPNIC_MR_CTX_PD_FLAT] == pd);
 
     // ---- stage A -------------------------------------------------------------
     reg        a_valid, a_ok;
@@ -79,9 +83,9 @@ module qpnic_mr_check (
         end else begin
             a_valid   <= in_valid;
             a_inval   <= inval;
-            a_inv_ok  <= in_idx_ok && e_valid &&
+            a_inv_ok  <= in_idx_ok && e_valid && e_pd_ok &&
                          ((e_rkey == token) || (!remote && e_lkey == token));
-            a_ok      <= in_idx_ok && e_valid && (e_key == token) &&
+            a_ok      <= in_idx_ok && e_valid && e_pd_ok && (e_key == token) &&
                          ((e_access & need) == need) && (va >= e_va);
             a_req_end <= {1'b0, va} + {33'd0, len};
             a_mr_end  <= {1'b0, e_va} + {33'd0, e_len};

@@ -38,9 +38,10 @@
 //   upd_idx                  the entry (a token's low TOKEN_INDEX_BITS;
 //                            an index >= NUM_MR is accepted and ignored)
 //   upd_write                1: write the fields below, valid; 0: invalidate
-//   upd_va, upd_len, upd_dma, upd_lkey, upd_rkey, upd_access   the entry
+//   upd_va, upd_len, upd_dma, upd_lkey, upd_rkey, upd_access, upd_pd   the entry
 //   chk_valid[p]             port p: a check this cycle
-//   chk_token, chk_va, chk_len, chk_remote, chk_need, chk_inval   its request, port p
+//   chk_token, chk_va, chk_len, chk_remote, chk_need, chk_inval, chk_pd
+//                            its request, port p (chk_pd: the asking QP's PD)
 //                            at [p*W +: W] (see qpnic_mr_check)
 //   res_valid[p], res_ok[p], res_dev[p*64 +: 64]   its answer, CHECK_LATENCY
 //                            cycles later
@@ -64,6 +65,7 @@ module qpnic_mr_table #(
     input  wire [31:0]          upd_lkey,
     input  wire [31:0]          upd_rkey,
     input  wire [2:0]           upd_access,
+    input  wire [`QPNIC_PD_BITS-1:0] upd_pd,
 
     input  wire [PORTS-1:0]     chk_valid,
     input  wire [PORTS*32-1:0]  chk_token,
@@ -72,6 +74,7 @@ module qpnic_mr_table #(
     input  wire [PORTS-1:0]     chk_remote,
     input  wire [PORTS*3-1:0]   chk_need,
     input  wire [PORTS-1:0]     chk_inval,
+    input  wire [PORTS*`QPNIC_PD_BITS-1:0] chk_pd,
     output wire [PORTS-1:0]     res_valid,
     output wire [PORTS-1:0]     res_ok,
     output wire [PORTS*64-1:0]  res_dev
@@ -138,6 +141,7 @@ module qpnic_mr_table #(
             upd_word[`QPNIC_MR_CTX_RKEY_FLAT]   = upd_rkey;
             upd_word[`QPNIC_MR_CTX_ACCESS_FLAT] = upd_access;
             upd_word[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
+            upd_word[`QPNIC_MR_CTX_PD_FLAT]     = upd_pd;
         end
         // an invalidated entry keeps nothing: all zero, valid 0
     end
@@ -165,6 +169,7 @@ module qpnic_mr_table #(
             reg [31:0] r_token, r_len;
             reg [63:0] r_va;
             reg [2:0]  r_need;
+            reg [`QPNIC_PD_BITS-1:0] r_pd;
             always @(posedge clk) begin
                 if (rst) begin
                     r_valid  <= 1'b0;
@@ -175,9 +180,11 @@ module qpnic_mr_table #(
                     r_va     <= 64'd0;
                     r_need   <= 3'd0;
                     r_inval  <= 1'b0;
+                    r_pd     <= 0;
                     a_idx    <= {IB{1'b0}};
                 end else begin
                     r_inval  <= chk_inval[p];
+                    r_pd     <= chk_pd[p*`QPNIC_PD_BITS +: `QPNIC_PD_BITS];
                     a_idx    <= r_token[IB-1:0];
                     r_valid  <= chk_valid[p];
                     // an entry being cleared after reset answers nothing
@@ -194,7 +201,7 @@ module qpnic_mr_table #(
                 .clk(clk), .rst(rst),
                 .in_valid(r_valid), .in_idx_ok(r_idx_ok), .token(r_token),
                 .va(r_va), .len(r_len), .remote(r_remote), .need(r_need),
-                .inval(r_inval), .entry(entry),
+                .inval(r_inval), .pd(r_pd), .entry(entry),
                 .out_valid(res_valid[p]), .ok(res_ok[p]),
                 .dev_addr(res_dev[p*64 +: 64]), .inv_hit(inv_hit[p]));
             assign inv_hit_idx[p*IB +: IB] = a_idx;

@@ -273,6 +273,7 @@ module qpnic_qp_table #(
         `QPNIC_QPREG_RQ_PI:   rdata[IW-1:0] = rq_pi;
         `QPNIC_QPREG_SQ_CI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
         `QPNIC_QPREG_RQ_CI:   rdata[IW-1:0] = rq_ci;
+        `QPNIC_QPREG_PD:      rdata[`QPNIC_PD_BITS-1:0] = cur[`QPNIC_QP_CTX_PD_FLAT];
         `QPNIC_QPREG_QPN: begin
             rdata[`QPNIC_QP_NUM_INDEX] = {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, c_qpn};
             rdata[`QPNIC_QP_NUM_GEN]   = cur[`QPNIC_QP_CTX_GEN_FLAT];
@@ -346,6 +347,7 @@ module qpnic_qp_table #(
                 end
                 `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = c_arg[IW-1:0];
                 `QPNIC_QPREG_QPN:   new_word[`QPNIC_QP_CTX_GEN_FLAT] = c_arg[`QPNIC_QP_NUM_GEN];
+                `QPNIC_QPREG_PD:    new_word[`QPNIC_QP_CTX_PD_FLAT]  = c_arg[`QPNIC_PD_BITS-1:0];
                 default: wr_en = 1'b0;   // read-only or unmapped
                 endcase
                 // a doorbell or a state out of RESET may leave WQEs to fetch

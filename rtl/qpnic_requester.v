@@ -116,6 +116,7 @@ module qpnic_requester #(
     output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr,
     output wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data,
     output wire                 chk_inval,
+    output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
     output wire                 gather_busy,
     output wire                 idle
@@ -168,6 +169,7 @@ module qpnic_requester #(
     // the QP context of this WQE (its READ's answer) and of the table
     // request in flight
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
+    reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // its PD: every check of the WQE names it
     reg          ctx_have;      // ctx_state is the answer for this WQE
     reg          tq_busy;       // a request is up (until granted)
     reg          tq_wait;       // its answer is awaited
@@ -214,6 +216,7 @@ module qpnic_requester #(
     assign chk_valid = sg_chk_valid || inv_issue;
     assign chk_token = inv_issue ? rtoken : sg_chk_token;
     assign chk_inval = inv_issue;
+    assign chk_pd    = ctx_pd;
     qpnic_sge_check u_sge (
         .clk(clk), .rst(rst),
         .start(sg_start), .sges(wqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
@@ -410,6 +413,7 @@ module qpnic_requester #(
             ld_pair    <= 3'd0;
             qpn        <= {QW{1'b0}};
             ctx_state  <= `QPNIC_QP_STATE_RESET;
+            ctx_pd     <= 0;
             ctx_have   <= 1'b0;
             tq_busy    <= 1'b0;
             tq_wait    <= 1'b0;
@@ -524,6 +528,7 @@ module qpnic_requester #(
             // the READ's answer, in S_LOAD or S_CTX
             if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
                 ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
+                ctx_pd    <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_have  <= 1'b1;
             end
             if (state == S_JOB && tq_answer) begin

@@ -97,6 +97,7 @@ module qpnic_responder #(
     output wire [31:0]          chk_len,
     output wire                 chk_remote,
     output wire                 chk_inval,
+    output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire [2:0]           chk_need,
     input  wire                 res_valid,
     input  wire                 res_ok,
@@ -186,6 +187,8 @@ module qpnic_responder #(
     reg [`QPNIC_CQN_BITS-1:0] ctx_rcq;
     reg [23:0]   ctx_remote;
     reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;
+    reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // every check names the QP's PD
+    reg          reth_late;    // the RETH's check waits for the context (its PD)
     reg          tq_busy;      // a table request is up (until granted)
     reg          tq_wait;      // the READ's answer is awaited
     reg          flushing;     // S_CQE completes a flushed receive
@@ -306,7 +309,14 @@ module qpnic_responder #(
     wire [3:0]  rq_nsge   = rq_w0n[`QPNIC_WQE_NSGE];
     // --- the check port: the RETH as its last word arrives, else RQ SGEs ---
     wire hdr_done  = (state == S_HDR) && in_valid && (in_last || hdr_i == hdr_words - 4'd1);
-    wire reth_iss  = hdr_done && (n_write || n_read);
+    // The RETH's check names the QP's PD, which comes with its context: it
+    // goes out as the last header word arrives when the context is in (the
+    // usual case: the READ went out at the dest_qp word), else from
+    // S_DISPATCH once it is.
+    wire reth_want = hdr_done && (n_write || n_read);
+    wire reth_now  = reth_want && !ctx_wait;
+    wire reth_late_iss = (state == S_DISPATCH) && reth_late && !ctx_wait;
+    wire reth_iss  = reth_now || reth_late_iss;
     wire        sg_chk_valid;
     wire [31:0] sg_chk_token, sg_chk_len;
     wire [63:0] sg_chk_va;
@@ -327,6 +337,7 @@ module qpnic_responder #(
     wire inv_iss = (state == S_INVAL) && !inv_sent;
     assign chk_valid  = reth_iss || sg_chk_valid || inv_iss;
     assign chk_inval  = inv_iss;
+    assign chk_pd     = ctx_pd;
     assign chk_token  = sg_busy ? sg_chk_token : inv_iss ? inv_rkey : n_rkey[`QPNIC_RETH_RKEY];
     assign chk_va     = sg_busy ? sg_chk_va
                                 : {n_vahi[`QPNIC_RETH_VA_HI], n_valo[`QPNIC_RETH_VA_LO]};
@@ -352,7 +363,7 @@ module qpnic_responder #(
             reth_ans_dev <= res_dev;
         end
     end
-    wire reth_wait = reth_chk && !res_valid && !reth_ans;
+    wire reth_wait = reth_late || (reth_chk && !res_valid && !reth_ans);
     wire reth_ok   = (reth_len == 32'd0) || (reth_ans ? reth_ans_ok : res_ok);
     wire [63:0] mr_dev = reth_ans ? reth_ans_dev : res_dev;
 
@@ -529,6 +540,8 @@ module qpnic_responder #(
             ctx_rcq     <= 0;
             ctx_remote  <= 24'd0;
             ctx_gen     <= 0;
+            ctx_pd      <= 0;
+            reth_late   <= 1'b0;
             tq_busy     <= 1'b0;
             tq_wait     <= 1'b0;
             flushing    <= 1'b0;
@@ -580,6 +593,7 @@ module qpnic_responder #(
                 ctx_rcq     <= tq_rsp_ctx[`QPNIC_QP_CTX_RECV_CQ_FLAT];
                 ctx_remote  <= tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
                 ctx_gen     <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
+                ctx_pd      <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
             end
 
             // the emitter: one header word a cycle while the port takes it
@@ -597,11 +611,15 @@ module qpnic_responder #(
                     hdr_i <= hdr_i + 4'd1;
                     if (hdr_done) begin
                         has_payload <= !in_last;
-                        reth_chk    <= reth_iss;
+                        reth_chk    <= reth_now;
+                        reth_late   <= reth_want && ctx_wait;
                         state       <= S_DISPATCH;
                     end
                 end
-            S_DISPATCH: if (!reth_wait && !ctx_wait) begin
+            S_DISPATCH: if (reth_late_iss) begin
+                reth_late <= 1'b0;
+                reth_chk  <= 1'b1;
+            end else if (!reth_wait && !ctx_wait) begin
                 reth_chk   <= 1'b0;
                 hdr_i      <= 4'd0;
                 reth_seg   <= 1'b0;

@@ -91,6 +91,7 @@ struct ndk_adapter {
     ndk_cq **cqs;          /* [num_cq], by CQ number */
     ndk_mr **mrs;          /* [num_mr], by MR table index */
     uint32_t next_tag;     /* token tags, 24 bits, never 0 */
+    uint32_t next_pd;      /* PD numbers, modulo 2^PD_BITS */
     uint16_t *qp_gen;      /* [num_qp]: generation of each index's next QP */
     uint8_t *cq_gen;       /* [num_cq]: generation of each number's next CQ */
     ndk_qp *zombies;       /* destroyed QPs whose completions are still in CQs */
@@ -108,6 +109,7 @@ struct ndk_adapter {
 
 struct ndk_pd {
     ndk_adapter *ad;
+    uint32_t id;           /* its number at the NIC (PD_BITS): QPs' and regions' */
     uint32_t refs;         /* QPs and MRs in it */
 };
 

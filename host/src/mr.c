@@ -81,6 +81,7 @@ static ndk_status mr_program(ndk_adapter *ad, const ndk_mr *mr, uint64_t va, uin
         { QPNIC_REG_MR_LKEY, mr->lkey },
         { QPNIC_REG_MR_RKEY, mr->rkey },
         { QPNIC_REG_MR_ACCESS, access },
+        { QPNIC_REG_MR_PD, mr->pd->id },
         { QPNIC_REG_MR_CMD, QPNIC_MR_CMD_WRITE },
     };
     ndk_status st = NDK_STATUS_SUCCESS;

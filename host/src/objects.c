@@ -27,6 +27,7 @@ ndk_status ndk_create_pd(ndk_adapter *ad, ndk_pd **out)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     pd->ad = ad;
     pthread_mutex_lock(&ad->lock);
+    pd->id = ad->next_pd++ & ((1u << QPNIC_PD_BITS) - 1u);
     ad->live_objects++;
     pthread_mutex_unlock(&ad->lock);
     *out = pd;
@@ -187,6 +188,7 @@ static ndk_status qp_program(ndk_adapter *ad, ndk_qp *qp)
         { QPNIC_QPREG(n, RQ_BASE_HI), (uint32_t)(qp->rq.dev >> 32) },
         { QPNIC_QPREG(n, CFG), cfg },
         { QPNIC_QPREG(n, QPN), qp->qpn },
+        { QPNIC_QPREG(n, PD), qp->pd->id },
         { QPNIC_QPREG(n, STATE), QPNIC_QP_STATE_RESET }, /* zeroes its indices */
     };
     ndk_status st = NDK_STATUS_SUCCESS;

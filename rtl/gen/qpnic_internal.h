@@ -27,9 +27,9 @@
 #define QPNIC_CQ_FW_OP_ARMED_CLR 0x1u /* clear armed unless an ARM is still queued; not answered */
 #define QPNIC_CQ_FW_OP_ARM_POPPED 0x2u /* an ARM event was popped: arms_queued - 1; not answered */
 
-/* struct mr_ctx (8 words, 228 bits stored): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i. */
+/* struct mr_ctx (8 words, 244 bits stored): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i. */
 #define QPNIC_MR_CTX_WORDS 8u
-#define QPNIC_MR_CTX_BITS 228u
+#define QPNIC_MR_CTX_BITS 244u
 /* va_lo: first virtual address of the region, low word */
 #define QPNIC_MR_CTX_VA_LO_WORD 0u
 #define QPNIC_MR_CTX_VA_LO_SHIFT 0u
@@ -75,6 +75,11 @@
 #define QPNIC_MR_CTX_VALID_SHIFT 3u
 #define QPNIC_MR_CTX_VALID_WIDTH 1u
 #define QPNIC_MR_CTX_VALID_MASK 0x1u
+/* pd: its protection domain: only a QP of the same PD passes a check (PD_BITS) */
+#define QPNIC_MR_CTX_PD_WORD 7u
+#define QPNIC_MR_CTX_PD_SHIFT 4u
+#define QPNIC_MR_CTX_PD_WIDTH 16u
+#define QPNIC_MR_CTX_PD_MASK 0xFFFFu
 
 /* struct seg (3 words, 96 bits stored): One checked local segment of an outstanding READ, in the datapath's segment RAM (written by the requester, read by the completer when the READ's response comes). */
 #define QPNIC_SEG_WORDS 3u
@@ -158,6 +163,11 @@
 #define QPNIC_QP_CTX_RECV_CQ_SHIFT 8u
 #define QPNIC_QP_CTX_RECV_CQ_WIDTH 8u
 #define QPNIC_QP_CTX_RECV_CQ_MASK 0xFFu
+/* pd: its protection domain (QP register PD): every token check of the QP, local or as a target, requires the entry's PD to be this one */
+#define QPNIC_QP_CTX_PD_WORD 5u
+#define QPNIC_QP_CTX_PD_SHIFT 16u
+#define QPNIC_QP_CTX_PD_WIDTH 16u
+#define QPNIC_QP_CTX_PD_MASK 0xFFFFu
 /* remote_qpn: the connected QP's number (BTH dest_qp of its packets) */
 #define QPNIC_QP_CTX_REMOTE_QPN_WORD 6u
 #define QPNIC_QP_CTX_REMOTE_QPN_SHIFT 0u

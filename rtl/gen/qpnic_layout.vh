@@ -11,6 +11,7 @@
 `define QPNIC_MAX_NUM_QP 256  // most queue pairs a build can have: the QP register block holds 256
 `define QPNIC_MAX_NUM_CQ 256  // most completion queues a build can have: the CQ register block holds 256
 `define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num
+`define QPNIC_PD_BITS 16  // bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS)
 `define QPNIC_INDEX_BITS 16  // bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index)
 `define QPNIC_MAX_SGE 3  // scatter/gather entries a WQE holds
 `define QPNIC_WQE_BYTES 64  // bytes of one work queue entry (SQ and RQ)
@@ -306,7 +307,7 @@
 
 // struct mr_ctx (8 words): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i.
 `define QPNIC_MR_CTX_WORDS 8
-`define QPNIC_MR_CTX_BITS 228
+`define QPNIC_MR_CTX_BITS 244
 `define QPNIC_MR_CTX_VA_LO_WORD 0
 `define QPNIC_MR_CTX_VA_LO_WIDTH 32
 `define QPNIC_MR_CTX_VA_LO 31:0  // first virtual address of the region, low word
@@ -343,6 +344,10 @@
 `define QPNIC_MR_CTX_VALID_WIDTH 1
 `define QPNIC_MR_CTX_VALID 3:3  // the entry is registered
 `define QPNIC_MR_CTX_VALID_FLAT 227:227
+`define QPNIC_MR_CTX_PD_WORD 7
+`define QPNIC_MR_CTX_PD_WIDTH 16
+`define QPNIC_MR_CTX_PD 19:4  // its protection domain: only a QP of the same PD passes a check (PD_BITS)
+`define QPNIC_MR_CTX_PD_FLAT 243:228
 
 // struct seg (3 words): One checked local segment of an outstanding READ, in the datapath's segment RAM (written by the requester, read by the completer when the READ's response comes).
 `define QPNIC_SEG_WORDS 3
@@ -411,6 +416,10 @@
 `define QPNIC_QP_CTX_RECV_CQ_WIDTH 8
 `define QPNIC_QP_CTX_RECV_CQ 15:8  // CQ of RQ completions
 `define QPNIC_QP_CTX_RECV_CQ_FLAT 175:168
+`define QPNIC_QP_CTX_PD_WORD 5
+`define QPNIC_QP_CTX_PD_WIDTH 16
+`define QPNIC_QP_CTX_PD 31:16  // its protection domain (QP register PD): every token check of the QP, local or as a target, requires the entry's PD to be this one
+`define QPNIC_QP_CTX_PD_FLAT 191:176
 `define QPNIC_QP_CTX_REMOTE_QPN_WORD 6
 `define QPNIC_QP_CTX_REMOTE_QPN_WIDTH 24
 `define QPNIC_QP_CTX_REMOTE_QPN 23:0  // the connected QP's number (BTH dest_qp of its packets)
@@ -749,6 +758,7 @@
 `define QPNIC_REG_MR_RKEY 16'h021C
 `define QPNIC_REG_MR_ACCESS 16'h0220
 `define QPNIC_REG_MR_CMD 16'h0224
+`define QPNIC_REG_MR_PD 16'h0228
 
 // per-qp registers: Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP).
 `define QPNIC_QP_BASE 16'h4000
@@ -765,6 +775,7 @@
 `define QPNIC_QPREG_RQ_PI 6'h20
 `define QPNIC_QPREG_SQ_CI 6'h24
 `define QPNIC_QPREG_RQ_CI 6'h28
+`define QPNIC_QPREG_PD 6'h30
 `define QPNIC_QPREG_QPN 6'h2C
 
 // per-cq registers: Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ).

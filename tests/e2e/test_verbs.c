@@ -203,6 +203,51 @@ static void D1_defer_on_invalidate_and_send_and_invalidate(void)
     e2e_pair_close(&p);
 }
 
+/* Protection domains: a QP uses no region of another PD, neither as its own
+ * SGE (ACCESS_VIOLATION, nothing read) nor as a peer's target
+ * (REMOTE_ACCESS_ERROR, nothing written), and cannot invalidate its token;
+ * the same region in the QP's own PD works. */
+static void pd_a_qp_never_uses_a_region_of_another_pd(void)
+{
+    for (int remote = 0; remote < 3; remote++) {
+        e2e_pair p;
+        e2e_pair_open(&p, NULL);
+        ndk_pd *other;
+        EXPECT_STATUS(ndk_create_pd(p.ad, &other), NDK_STATUS_SUCCESS);
+        ndk_mr *mr;
+        EXPECT_STATUS(ndk_create_mr(other, &mr), NDK_STATUS_SUCCESS);
+        e2e_side *owner = remote ? &p.b : &p.a;
+        EXPECT_STATUS(ndk_register_mr(mr, owner->buf + 8192, 4096, NDK_MR_FLAG_ALLOW_REMOTE_WRITE |
+                                      NDK_MR_FLAG_ALLOW_REMOTE_READ),
+                      NDK_STATUS_SUCCESS);
+        memset(p.b.buf, 0, 4096);
+        memset(p.b.buf + 8192, 0, 64);
+        e2e_fill(p.a.buf + 8192, 64, 4);
+        ndk_result_ex r;
+        if (remote == 2) {
+            EXPECT_STATUS(ndk_invalidate(p.a.qp, CTX(20), ndk_mr_local_token(mr), 0), NDK_STATUS_SUCCESS);
+            EXPECT(e2e_poll(p.a.icq, &r, 1, 10000) == 1, "the Invalidate never completed");
+            EXPECT(r.status == NDK_STATUS_INVALID_TOKEN,
+                   "an Invalidate of another PD's token completed %s", ndk_status_str(r.status));
+        } else {
+            ndk_sge g = remote ? e2e_sge(&p.a, 8192, 64)
+                               : (ndk_sge){ (uint64_t)(uintptr_t)(p.a.buf + 8192), 64, ndk_mr_local_token(mr) };
+            uint64_t ra = remote ? (uint64_t)(uintptr_t)(p.b.buf + 8192) : e2e_remote_addr(&p.b, 0);
+            uint32_t rt = remote ? ndk_mr_remote_token(mr) : ndk_mr_remote_token(p.b.mr);
+            EXPECT_STATUS(ndk_write(p.a.qp, CTX(20), &g, 1, ra, rt, 0), NDK_STATUS_SUCCESS);
+            EXPECT(e2e_poll(p.a.icq, &r, 1, 10000) == 1, "the WRITE never completed");
+            ndk_status want = remote ? NDK_STATUS_REMOTE_ACCESS_ERROR : NDK_STATUS_ACCESS_VIOLATION;
+            EXPECT(r.status == want, "a WRITE %s another PD's region completed %s, expected %s",
+                   remote ? "into" : "from", ndk_status_str(r.status), ndk_status_str(want));
+            for (int i = 0; i < 64; i++)
+                EXPECT(p.b.buf[i] == 0 && p.b.buf[8192 + i] == 0, "byte %d moved across PDs", i);
+        }
+        EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_destroy_pd(other), NDK_STATUS_SUCCESS);
+        e2e_pair_close(&p);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -213,6 +258,7 @@ int main(int argc, char **argv)
         { "invalidate_local_token_then_access_and_again_fail", invalidate_local_token_then_access_and_again_fail },
         { "send_and_invalidate_of_a_bad_token_fails_both_sides", send_and_invalidate_of_a_bad_token_fails_both_sides },
         { "D1_defer_on_invalidate_and_send_and_invalidate", D1_defer_on_invalidate_and_send_and_invalidate },
+        { "pd_a_qp_never_uses_a_region_of_another_pd", pd_a_qp_never_uses_a_region_of_another_pd },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

@@ -260,7 +260,10 @@ NDK_API uint64_t ndk_dma_address(ndk_adapter *ad, const void *p);
  * Objects
  * ---------------------------------------------------------------------- */
 
-/* Create a protection domain. */
+/* Create a protection domain. A QP uses only regions of its own PD: the
+ * NIC checks the PD on every access, local (ACCESS_VIOLATION) or by a peer
+ * (REMOTE_ACCESS_ERROR), and on every Invalidate. PDs are numbered modulo
+ * 65,536 at the NIC: of more live PDs than that, two may share a number. */
 NDK_API ndk_status ndk_create_pd(ndk_adapter *ad, ndk_pd **out);
 
 /* Destroy a PD: DEVICE_BUSY while a QP or MR uses it (V10). */

@@ -23,6 +23,7 @@
 #define QPNIC_MAX_NUM_QP 256u /* most queue pairs a build can have: the QP register block holds 256 */
 #define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
 #define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num */
+#define QPNIC_PD_BITS 16u /* bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS) */
 #define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
@@ -592,6 +593,7 @@
 #define QPNIC_REG_MR_RKEY 0x021Cu /* rw: staging: remote token (its low TOKEN_INDEX_BITS equal MR_IDX) */
 #define QPNIC_REG_MR_ACCESS 0x0220u /* rw: staging: enum mr_access bits */
 #define QPNIC_REG_MR_CMD 0x0224u /* wo: enum mr_cmd */
+#define QPNIC_REG_MR_PD 0x0228u /* rw: staging: protection domain of the entry (PD_BITS) */
 
 /* Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP). */
 #define QPNIC_QP_BASE 0x4000u
@@ -609,6 +611,7 @@
 #define QPNIC_QPREG_RQ_PI 0x20u /* rw: doorbell: RQ producer index */
 #define QPNIC_QPREG_SQ_CI 0x24u /* ro: SQ WQEs completed by the NIC */
 #define QPNIC_QPREG_RQ_CI 0x28u /* ro: RQ WQEs consumed by the NIC (filled or flushed) */
+#define QPNIC_QPREG_PD 0x30u /* rw: the QP's protection domain (PD_BITS) */
 #define QPNIC_QPREG_QPN 0x2Cu /* rw: struct qp_num: this QP's full number; a write keeps the generation (the index is the block's), a read answers both */
 
 /* Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ). */
