@@ -31,11 +31,17 @@
 //
 // Events come from two sources, ARM (qpnic_cq_table, whose op made the event
 // at the moment of the doorbell) and CQE/OVERRUN (the CQE writer). When both
-// wait, the ARM goes first: a CQE event the ARM's armed bit caused can only
-// be offered after the ARM event was made, and must not overtake it while
-// the ARM waits for room. ARMs come at most one every other cycle (the
-// table holds one), so CQE events are never shut out. A source waits while
-// the FIFO is full: no event is ever dropped.
+// wait, the older goes first. A CQE event the ARM's armed bit caused can
+// only be offered after the ARM event was made, and must not overtake it
+// while the ARM waits for room: so the ARM goes first, unless the CQE event
+// was already waiting when the ARM event appeared (cqe_first; its WRITTEN
+// op then came before the ARM's in the table, and either order is right).
+// Without that exception a host arming in a loop, with the FIFO full,
+// would take every slot the firmware frees and shut the CQE writer out for
+// ever (and with it the engines). An ARM event appears only after a cycle
+// without one (the table holds one, and takes the next ARM only when the
+// slot is empty), so its rising edge is seen. A source waits while the FIFO
+// is full: no event is ever dropped.
 //
 // Parameters
 //   NUM_CQ          completion queues (for the NUM_CQ register)
@@ -127,10 +133,24 @@ module qpnic_fw_if #(
 );
     localparam CW = `QPNIC_CQN_BITS;
 
-    // ---- event FIFO: two sources, ARM first --------------------------------------
+    // ---- event FIFO: two sources, the older first ------------------------------------
     wire evt_in_ready;
-    wire take_arm = arm_evt_valid;
-    wire take_cqe = cqe_evt_valid && !arm_evt_valid;
+    reg  arm_q;        // an ARM event was offered last cycle
+    reg  cqe_first;    // the waiting CQE event predates the waiting ARM event
+    always @(posedge clk) begin
+        if (rst) begin
+            arm_q     <= 1'b0;
+            cqe_first <= 1'b0;
+        end else begin
+            arm_q <= arm_evt_valid;
+            if (cqe_evt_valid && cqe_evt_ready)
+                cqe_first <= 1'b0;   // a later CQE event is newer than the ARM
+            else if (arm_evt_valid && !arm_q && cqe_evt_valid)
+                cqe_first <= 1'b1;   // the ARM appears behind a waiting CQE event
+        end
+    end
+    wire take_arm = arm_evt_valid && !(cqe_first && cqe_evt_valid);
+    wire take_cqe = cqe_evt_valid && (!arm_evt_valid || cqe_first);
     wire evt_push = take_arm || take_cqe;
 
     assign arm_evt_ready = take_arm && evt_in_ready;

@@ -188,29 +188,37 @@ void test_pop_and_waiting(Tb &t) {
 }
 
 // Both sources offer 20 events each, the ARM source (the CQ table) at most
-// every other cycle as the table does: when both wait, the ARM goes first.
+// every other cycle as the table does: when both wait, the older goes
+// first; an ARM event is never overtaken by a CQE event offered after it.
 void test_merge_full(Tb &t) {
     auto *m = t.m.get();
     unsigned arm_sent = 0, cqe_sent = 0;
     bool arm_rest = false;   // the ARM source just delivered: one cycle off
     std::vector<uint32_t> pushed;
+    long cyc = 0, arm_since = -1, cqe_since = -1;   // when the waiting event was first offered
     auto offer = [&]() {
         m->arm_evt_valid = arm_sent < 20 && !arm_rest;
         m->arm_evt_data = ev_word(QPNIC_EVT_TYPE_ARM, 1, arm_sent & 3);
         m->cqe_evt_valid = cqe_sent < 20;
         m->cqe_evt_data = ev_word(QPNIC_EVT_TYPE_CQE, 2, cqe_sent & 3);
+        cyc++;
+        if (m->arm_evt_valid && arm_since < 0) arm_since = cyc;
+        if (m->cqe_evt_valid && cqe_since < 0) cqe_since = cyc;
     };
     auto taken = [&]() {
         CHECK(!(m->arm_evt_ready && m->cqe_evt_ready), "both sources taken in one cycle");
-        CHECK(!(m->arm_evt_valid && m->cqe_evt_ready), "a CQE event taken while an ARM waits");
+        CHECK(!(m->arm_evt_valid && m->cqe_evt_ready && cqe_since > arm_since),
+              "a CQE event offered after a waiting ARM event overtook it");
         arm_rest = false;
         if (m->arm_evt_valid && m->arm_evt_ready) {
+            arm_since = -1;
             pushed.push_back(m->arm_evt_data);
             t.table_arm(1);
             arm_sent++;
             arm_rest = true;
         }
         if (m->cqe_evt_valid && m->cqe_evt_ready) {
+            cqe_since = -1;
             pushed.push_back(m->cqe_evt_data);
             cqe_sent++;
         }
@@ -248,7 +256,53 @@ void test_merge_full(Tb &t) {
     for (size_t i = 0; i < 40; i++)
         CHECK(popped[i] == pushed[i], "event %zu popped 0x%08x, pushed 0x%08x", i, popped[i], pushed[i]);
     CHECK(t.queued[1] == 0, "%u ARMs of CQ 1 still counted after all were popped", t.queued[1]);
-    PASS("fw_if_event_merge_arm_first_full_fifo_never_drops");
+    PASS("fw_if_event_merge_older_first_full_fifo_never_drops");
+}
+
+// A host arming in a loop with the FIFO full: each slot the firmware frees
+// must not always go to the next ARM. A CQE event waiting since before the
+// ARM appeared goes first, so the CQE writer (and the engines behind it)
+// are never shut out.
+void test_arm_flood_does_not_starve_cqe_events(Tb &t) {
+    auto *m = t.m.get();
+    bool arm_rest = false;
+    unsigned arms = 0, cqes = 0, pops = 0;
+    for (int n = 0; n < 2000 && pops < 48; n++) {
+        m->arm_evt_valid = !arm_rest;
+        m->arm_evt_data = ev_word(QPNIC_EVT_TYPE_ARM, 1, 0);
+        m->cqe_evt_valid = n > 40;   // once the FIFO is full of ARMs
+        m->cqe_evt_data = ev_word(QPNIC_EVT_TYPE_CQE, 2, 0);
+        if (!m->bus_valid && n > 40 && n % 4 == 0) t.offer(QPNIC_FWREG_EVT_POP, 0);
+        t.low();
+        arm_rest = false;
+        if (m->arm_evt_valid && m->arm_evt_ready) {
+            t.table_arm(1);
+            arms++;
+            arm_rest = true;
+        }
+        if (m->cqe_evt_valid && m->cqe_evt_ready) cqes++;
+        bool done = m->bus_valid && m->bus_ready;
+        t.high();
+        if (done) {
+            m->bus_valid = 0;
+            pops++;
+        }
+    }
+    m->arm_evt_valid = 0;
+    m->cqe_evt_valid = 0;
+    CHECK(pops == 48, "the firmware popped %u events of 48", pops);
+    CHECK(cqes >= 16, "ARMs in a loop took %u of the freed slots, CQE events %u: the CQE writer is "
+          "shut out", arms, cqes);
+    // drain
+    for (int n = 0; n < 400 && !m->evt_empty; n++) {
+        if (!m->bus_valid) t.offer(QPNIC_FWREG_EVT_POP, 0);
+        t.low();
+        bool done = m->bus_valid && m->bus_ready;
+        t.high();
+        if (done) m->bus_valid = 0;
+    }
+    CHECK(m->evt_empty, "the event FIFO did not drain");
+    PASS("fw_if_arm_flood_does_not_starve_cqe_events");
 }
 
 void test_notify(Tb &t) {
@@ -625,6 +679,7 @@ int main(int argc, char **argv) {
     t.tick();
     test_pop_and_waiting(t);
     test_merge_full(t);
+    test_arm_flood_does_not_starve_cqe_events(t);
     test_notify(t);
     test_regs(t);
     test_pop_and_clr_ops(t);
