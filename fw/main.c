@@ -28,10 +28,6 @@
 #endif
 
 static struct arm_cq cqs[FW_MAX_CQ];
-/* Each CQ number's generation, from its latest RESET event (the host's
- * CFG.gen); every notification carries it, so the host can drop one that
- * a destroyed CQ earned once its number serves a new CQ. */
-static uint8_t cq_gen[FW_MAX_CQ];
 
 static uint32_t reg_read(uint32_t offset)
 {
@@ -67,9 +63,9 @@ static void read_cq_view(uint32_t cqn, uint16_t pi_at_arm, struct arm_cq_view *v
 
 static void notify(uint32_t cqn, uint32_t status)
 {
+    /* qpnic_fw_if adds the CQ's generation (struct notify gen) */
     reg_write(QPNIC_FWREG_NOTIFY, QPNIC_FIELD(QPNIC_NOTIFY_CQN, cqn) |
-                                      QPNIC_FIELD(QPNIC_NOTIFY_STATUS, status) |
-                                      QPNIC_FIELD(QPNIC_NOTIFY_GEN, cq_gen[cqn]));
+                                      QPNIC_FIELD(QPNIC_NOTIFY_STATUS, status));
 }
 
 /* Carry out what the policy decided for cqn.
@@ -123,14 +119,16 @@ static void handle_event(uint32_t word)
 
     if (cqn >= FW_MAX_CQ)
         return; /* cannot happen: main refuses to start on a bigger build */
-    switch (QPNIC_FIELD_GET(ev, QPNIC_EVENT_TYPE)) {
-    case QPNIC_EVT_TYPE_ARM:
-        handle_arm(cqn, (uint8_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_TRIGGER),
-                   (uint16_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_INDEX));
-        break;
-    case QPNIC_EVT_TYPE_CQE:
+    uint32_t type = QPNIC_FIELD_GET(ev, QPNIC_EVENT_TYPE);
+    if (type == QPNIC_EVT_TYPE_CQE) { /* the common one, tested first (latency) */
         handle_cqe(cqn, QPNIC_FIELD_GET(ev, QPNIC_EVENT_ERROR) != 0,
                    QPNIC_FIELD_GET(ev, QPNIC_EVENT_SOLICITED) != 0,
+                   (uint16_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_INDEX));
+        return;
+    }
+    switch (type) {
+    case QPNIC_EVT_TYPE_ARM:
+        handle_arm(cqn, (uint8_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_TRIGGER),
                    (uint16_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_INDEX));
         break;
     case QPNIC_EVT_TYPE_OVERRUN:
@@ -139,8 +137,7 @@ static void handle_event(uint32_t word)
     case QPNIC_EVT_TYPE_RESET:
         /* created or destroyed: no arm, no marks, no callback index carried
          * over to the CQ that gets this number next */
-        arm_cq_init(&cqs[cqn]);
-        cq_gen[cqn] = (uint8_t)QPNIC_FIELD_GET(ev, QPNIC_EVENT_INDEX);
+        arm_cq_init(&cqs[cqn]); /* (its generation: qpnic_fw_if takes it) */
         break;
     default:
         break;

@@ -222,9 +222,32 @@ module qpnic_fw_if #(
     wire ntf_push = bus_wr && is_notify;
     wire [NTF_LOG_DEPTH:0] ntf_count;
 
+    // Each CQ's generation, as of the last RESET event of it the firmware
+    // popped (the event's index carries CFG.gen): the notifications the
+    // firmware writes after that pop carry it (struct notify gen), those
+    // before it the old one, so the host can drop a notification a
+    // destroyed CQ earned once its number serves a new CQ. Added here, not
+    // by the firmware: on PicoRV32 the table lookup cost the notification
+    // path ~30 cycles. Not cleared by rst: every CQ the host uses is created
+    // by a CFG write, which queues its RESET event first.
+    reg  [7:0] cq_gen [0:(1<<CW)-1];
+    wire       pop_reset = evt_pop && evt_out_data[`QPNIC_EVENT_TYPE] == `QPNIC_EVT_TYPE_RESET;
+    // a RESET event's index carries the 8-bit generation in its low bits
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [`QPNIC_EVENT_INDEX_WIDTH-1:0] pop_index = evt_out_data[`QPNIC_EVENT_INDEX];
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @(posedge clk)
+        if (pop_reset)
+            cq_gen[evt_out_data[`QPNIC_EVENT_CQN]] <= pop_index[`QPNIC_NOTIFY_GEN_WIDTH-1:0];
+    reg [31:0] ntf_word;
+    always @* begin
+        ntf_word = bus_wdata;
+        ntf_word[`QPNIC_NOTIFY_GEN] = cq_gen[bus_wdata[`QPNIC_NOTIFY_CQN]];
+    end
+
     qpnic_fifo #(.WIDTH(32), .LOG_DEPTH(NTF_LOG_DEPTH)) ntf_fifo (
         .clk(clk), .rst(rst),
-        .in_valid(ntf_push), .in_ready(ntf_in_ready), .in_data(bus_wdata),
+        .in_valid(ntf_push), .in_ready(ntf_in_ready), .in_data(ntf_word),
         .out_valid(ntf_valid), .out_ready(ntf_ready), .out_data(ntf_data),
         .count(ntf_count)
     );
