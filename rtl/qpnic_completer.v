@@ -15,7 +15,8 @@
 // completed in error, the QP's later entries complete FLUSHED (their
 // responses are dropped) until the QP is reset: the table's comp_err mark
 // (COMP_FAIL, with the state to ERROR for a NAK). Each completion: an SQ CQE
-// on the QP's send CQ, then SQ_CI_INC. A QP in RESET (when its entry was
+// on the QP's send CQ (none for a success that asked SILENT_SUCCESS), then
+// SQ_CI_INC. A QP in RESET (when its entry was
 // popped) gets neither.
 //
 // Parameters
@@ -205,7 +206,9 @@ module qpnic_completer #(
         .wqe_index(e_index), .inv_token(32'd0), .cqe_type(e_type), .status(status), .solicited(1'b0), .cqe(cqe_data));
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
-    assign cqe_valid       = (state == S_CQE) && qp_live;
+    // SILENT_SUCCESS: a success writes no CQE (the SQ slot is still retired)
+    wire cqe_skip = ent[`QPNIC_OST_SILENT] && status == `QPNIC_CQE_STATUS_SUCCESS;
+    assign cqe_valid       = (state == S_CQE) && qp_live && !cqe_skip;
     assign cqe_cqn         = ctx_scq;
     assign ost_ready       = (state == S_IDLE);
     // for qpnic_mr_fence: on an entry; done with it (every entry leaves
@@ -345,7 +348,7 @@ module qpnic_completer #(
                     state   <= S_CQE;
                 end
             S_CQE:
-                if (cqe_ready || !qp_live) begin
+                if (cqe_ready || !qp_live || cqe_skip) begin
                     tq_busy <= qp_live;    // SQ_CI_INC
                     state   <= S_CI;
                 end

@@ -14,6 +14,8 @@
 //   SLOT      READ: where its checked local segments wait in the datapath's
 //             segment RAM (segment n at word SLOT * 4 + n; layout struct
 //             seg); the entry carries this index, not the segments
+//   SILENT    the WQE asked SILENT_SUCCESS: no CQE if it succeeds (its SQ
+//             slot is still retired: SQ_CI_INC)
 `ifndef QPNIC_OST_VH
 `define QPNIC_OST_VH
 `define QPNIC_OST_SLOT_BITS 4
@@ -25,5 +27,6 @@
 `define QPNIC_OST_READ     41
 `define QPNIC_OST_BYTES    73:42
 `define QPNIC_OST_SLOT     (74 + `QPNIC_OST_SLOT_BITS - 1):74
-`define QPNIC_OST_WIDTH    (74 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_SILENT   (74 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_WIDTH    (75 + `QPNIC_OST_SLOT_BITS)
 `endif

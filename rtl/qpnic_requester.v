@@ -312,6 +312,7 @@ module qpnic_requester #(
         // a local completion moved nothing (its byte count is not read: V7)
         ost[`QPNIC_OST_BYTES]  = is_local ? 32'd0 : total[31:0];
         ost[`QPNIC_OST_SLOT]   = ost_slot;
+        ost[`QPNIC_OST_SILENT] = (flags & `QPNIC_OP_FLAG_SILENT_SUCCESS) != 16'd0;
     end
     // A packet's entry and the start of its gather go together.
     wire has_payload = !is_read && !is_local && total != 34'd0;

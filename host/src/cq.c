@@ -58,12 +58,20 @@ static const uint32_t *next_cqe(const ndk_cq *cq, uint32_t *word3)
     return e;
 }
 
-/* Advance a 32-bit consumer count to just past 16-bit wqe_index. */
-static void retire(_Atomic uint32_t *ci, uint32_t wqe_index)
+/* Advance a 32-bit consumer count to just past 16-bit wqe_index, unless it
+ * is there already (post.c may have retired silent successes past it); pi
+ * is the producer count: nothing beyond it is retired. */
+static void retire(_Atomic uint32_t *ci, uint32_t pi, uint32_t wqe_index)
 {
     uint32_t cur = atomic_load_explicit(ci, memory_order_relaxed);
-    uint32_t step = (wqe_index + 1u - cur) & HREG_INDEX_MASK;
-    atomic_store_explicit(ci, cur + step, memory_order_release);
+    for (;;) {
+        uint32_t step = (wqe_index + 1u - cur) & HREG_INDEX_MASK;
+        if (step == 0 || step > pi - cur)
+            return;
+        if (atomic_compare_exchange_weak_explicit(ci, &cur, cur + step, memory_order_release,
+                                                  memory_order_relaxed))
+            return;
+    }
 }
 
 static int is_receive(uint32_t type)
@@ -92,10 +100,10 @@ static void take_cqe(ndk_adapter *ad, const uint32_t *e, uint32_t w3, ndk_result
     r->qp_context = qp->context; /* V3 */
     if (is_receive(r->type)) {
         r->request_context = qp->rq_ctx[index & ((1u << qp->rq_log) - 1)];
-        retire(&qp->rq_ci, index);
+        retire(&qp->rq_ci, qp->rq_pi, index);
     } else {
         r->request_context = qp->sq_ctx[index & ((1u << qp->sq_log) - 1)];
-        retire(&qp->sq_ci, index); /* completions are in order per SQ */
+        retire(&qp->sq_ci, qp->sq_pi, index); /* completions are in order per SQ */
     }
     if (r->status != NDK_STATUS_SUCCESS)
         qpnic_qp_mark_error(qp); /* the NIC's QP went to ERROR with it */

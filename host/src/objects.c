@@ -203,6 +203,7 @@ static void qp_free_memory(ndk_adapter *ad, ndk_qp *qp)
     qpnic_dma_buf_free(ad, &qp->rq);
     free(qp->sq_ctx);
     free(qp->rq_ctx);
+    free(qp->sq_silent);
     free(qp);
 }
 
@@ -227,6 +228,7 @@ static void zombie_unlink(ndk_adapter *ad, ndk_qp *qp)
         }
     free(qp->sq_ctx);
     free(qp->rq_ctx);
+    free(qp->sq_silent);
     free(qp);
 }
 
@@ -279,7 +281,8 @@ static ndk_status qp_setup_locked(ndk_adapter *ad, ndk_qp *qp)
     qp->qpn = QPNIC_FIELD(QPNIC_QP_NUM_INDEX, (uint32_t)idx) | QPNIC_FIELD(QPNIC_QP_NUM_GEN, gen);
     qp->sq_ctx = calloc(1u << qp->sq_log, sizeof *qp->sq_ctx);
     qp->rq_ctx = calloc(1u << qp->rq_log, sizeof *qp->rq_ctx);
-    if (!qp->sq_ctx || !qp->rq_ctx)
+    qp->sq_silent = calloc(1u << qp->sq_log, sizeof *qp->sq_silent);
+    if (!qp->sq_ctx || !qp->rq_ctx || !qp->sq_silent)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     ndk_status st = qpnic_dma_buf_alloc(ad, (uint64_t)QPNIC_WQE_BYTES << qp->sq_log,
                                         QPNIC_RANGE_READ, &qp->sq);

@@ -65,6 +65,34 @@ static ndk_status fail_sq(ndk_qp *qp, ndk_status failure)
     return failure;
 }
 
+/* SILENT_SUCCESS: a request that succeeds writes no CQE, so no retrieval
+ * frees its slot. When the SQ looks full, ask the NIC how far it has
+ * completed (SQ_CI) and retire the oldest slots that were silent, up to
+ * there, as long as the QP is still connected at the NIC: had one of them
+ * failed, the QP would be in ERROR (the NIC sets it before it counts the
+ * completion), and its error CQE, still to be taken, needs its slot. */
+static void retire_silent(ndk_qp *qp)
+{
+    uint32_t nic_ci = 0, state = 0;
+    if (qpnic_reg_read(qp->ad, QPNIC_QPREG(qp->idx, SQ_CI), &nic_ci) != NDK_STATUS_SUCCESS ||
+        qpnic_reg_read(qp->ad, QPNIC_QPREG(qp->idx, STATE), &state) != NDK_STATUS_SUCCESS ||
+        state != QPNIC_QP_STATE_RTS)
+        return;
+    uint32_t mask = (1u << qp->sq_log) - 1u;
+    uint32_t cur = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
+    for (;;) {
+        uint32_t done = (nic_ci - cur) & HREG_INDEX_MASK, k = 0;
+        if (done > qp->sq_pi - cur)
+            return; /* the NIC's count is behind ours: nothing to add */
+        while (k < done && qp->sq_silent[(cur + k) & mask])
+            k++;
+        if (k == 0 || atomic_compare_exchange_weak_explicit(&qp->sq_ci, &cur, cur + k,
+                                                            memory_order_release,
+                                                            memory_order_acquire))
+            return;
+    }
+}
+
 static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge *sgl,
                           uint32_t nsge, uint32_t flags, uint32_t allowed_flags,
                           uint32_t rtoken, uint64_t rva)
@@ -78,6 +106,10 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
         return fail_sq(qp, NDK_STATUS_INVALID_DEVICE_STATE);
     uint32_t depth = 1u << qp->sq_log;
     uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
+    if (qp->sq_pi - ci >= depth) {
+        retire_silent(qp);
+        ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
+    }
     if (qp->sq_pi - ci >= depth)
         return fail_sq(qp, NDK_STATUS_INSUFFICIENT_RESOURCES);
 
@@ -86,6 +118,7 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
     qpnic_wqe_encode(w, opcode, flags, sgl, nsge, rtoken, rva);
     memcpy(qp->sq.host + (size_t)slot * QPNIC_WQE_BYTES, w, sizeof w);
     qp->sq_ctx[slot] = ctx;
+    qp->sq_silent[slot] = (flags & NDK_OP_FLAG_SILENT_SUCCESS) != 0;
     qp->sq_pi++;
 
     /* D1/D2: hold the doorbell for DEFER, unless the ring is now full and

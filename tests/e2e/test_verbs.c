@@ -1,5 +1,6 @@
-/* test_verbs.c: the memory verbs, end to end: SendAndInvalidate (C2-C5)
- * and Invalidate.
+/* test_verbs.c: the memory verbs and request flags, end to end:
+ * SendAndInvalidate (C2-C5), Invalidate, protection domains,
+ * SILENT_SUCCESS.
  *
  * A SendAndInvalidate from side a names side b's remote token; b's receive
  * completes as a ReceiveAndInvalidate and the token is dead at b's NIC
@@ -248,6 +249,49 @@ static void pd_a_qp_never_uses_a_region_of_another_pd(void)
     }
 }
 
+/* SILENT_SUCCESS: 40 WRITEs through an SQ of 8, none completes, yet the SQ
+ * never stays full (the library retires silent successes from the NIC's
+ * SQ_CI); the bytes arrive; a WRITE without the flag then completes alone;
+ * a silent request that fails completes with its error. */
+static void silent_success_completes_nothing_and_the_sq_drains(void)
+{
+    e2e_pair p;
+    e2e_opts o = { .sq_depth = 8 };
+    e2e_pair_open(&p, &o);
+    uint32_t rkey = ndk_mr_remote_token(p.b.mr);
+    uint64_t t0 = e2e_now_ms();
+    for (uint32_t i = 0; i < 40;) {
+        e2e_fill(p.a.buf + 64u * i, 64, 100 + i);
+        ndk_sge g = e2e_sge(&p.a, 64u * i, 64);
+        ndk_status st = ndk_write(p.a.qp, CTX(30 + i), &g, 1, e2e_remote_addr(&p.b, 64u * i), rkey,
+                                  NDK_OP_FLAG_SILENT_SUCCESS);
+        if (st == NDK_STATUS_INSUFFICIENT_RESOURCES) {
+            EXPECT(e2e_now_ms() - t0 < 10000, "the SQ stayed full of silent successes (%u posted)", i);
+            continue;
+        }
+        EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
+        i++;
+    }
+    ndk_result_ex r[4];
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, r, 4) == 0, "a silent success produced a completion");
+    EXPECT(memcmp(p.a.buf, p.b.buf, 40 * 64) == 0, "the silent WRITEs' bytes did not all arrive");
+    ndk_sge g = e2e_sge(&p.a, 0, 64);
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(80), &g, 1, e2e_remote_addr(&p.b, 8192), rkey, 0),
+                  NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "the WRITE without the flag did not complete");
+    EXPECT(r[0].request_context == CTX(80) && r[0].status == NDK_STATUS_SUCCESS,
+           "completion context %p status %s", r[0].request_context, ndk_status_str(r[0].status));
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, r, 4) == 0, "more completions than the one asked for");
+    /* a silent request that fails still completes */
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(81), &g, 1, e2e_remote_addr(&p.b, 8192), rkey ^ 0x100u,
+                            NDK_OP_FLAG_SILENT_SUCCESS), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "a failed silent request did not complete");
+    EXPECT(r[0].request_context == CTX(81) && r[0].status == NDK_STATUS_REMOTE_ACCESS_ERROR,
+           "failed silent request: context %p status %s", r[0].request_context,
+           ndk_status_str(r[0].status));
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -259,6 +303,7 @@ int main(int argc, char **argv)
         { "send_and_invalidate_of_a_bad_token_fails_both_sides", send_and_invalidate_of_a_bad_token_fails_both_sides },
         { "D1_defer_on_invalidate_and_send_and_invalidate", D1_defer_on_invalidate_and_send_and_invalidate },
         { "pd_a_qp_never_uses_a_region_of_another_pd", pd_a_qp_never_uses_a_region_of_another_pd },
+        { "silent_success_completes_nothing_and_the_sq_drains", silent_success_completes_nothing_and_the_sq_drains },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

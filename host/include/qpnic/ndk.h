@@ -70,7 +70,7 @@ NDK_API const char *ndk_status_str(ndk_status status);
  * ---------------------------------------------------------------------- */
 
 /* Request flags (the `flags` argument of ndk_send, ndk_write, ndk_read). */
-#define NDK_OP_FLAG_SILENT_SUCCESS          0x00000001u /* accepted; every request still completes */
+#define NDK_OP_FLAG_SILENT_SUCCESS          0x00000001u /* no completion if it succeeds (see below) */
 #define NDK_OP_FLAG_READ_FENCE              0x00000002u
 #define NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT  0x00000004u /* N7: the peer's receive is solicited */
 #define NDK_OP_FLAG_ALLOW_REMOTE_READ       0x00000008u /* fast_register / bind only */
@@ -398,6 +398,15 @@ NDK_API ndk_status ndk_destroy_mr(ndk_mr *mr);
  * QP in error, disconnected, or one of its CQs overran);
  * INSUFFICIENT_RESOURCES (the queue is full: its slots free as their
  * completions are retrieved).
+ *
+ * SILENT_SUCCESS: a request that succeeds produces no completion; one that
+ * fails completes as ever (and, like any failure, puts the QP in ERROR, so
+ * the requests after it complete CANCELLED). Its SQ slot is retired all the
+ * same: by the next completion of the QP taken from the CQ (completions
+ * are in SQ order), or, when the SQ looks full, by the library asking the
+ * NIC how many requests it has completed (register SQ_CI) and retiring the
+ * silent ones among them. A destroyed QP's silent successes are simply
+ * never reported.
  *
  * Deferral (D1-D8): a request with NDK_OP_FLAG_DEFER is written to the SQ but
  * its doorbell is held; the next request without DEFER rings once for the
