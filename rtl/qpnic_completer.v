@@ -77,6 +77,7 @@ module qpnic_completer #(
     output wire [127:0]         cqe_data,
     output wire                 fence_busy,
     output wire                 fence_retire,
+    output wire                 retire_read,
     output wire                 idle
 );
     localparam MAX_SGE = `QPNIC_MAX_SGE;
@@ -215,6 +216,7 @@ module qpnic_completer #(
     // through S_CI)
     assign fence_busy      = (state != S_IDLE);
     assign fence_retire    = (state == S_CI) && (tq_grant || !tq_busy);
+    assign retire_read     = fence_retire && e_read;   // a READ leaves (READ_FENCE)
     assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got;
 
     // The response is evaluated: a NAK (raise_err) fails the QP first.

@@ -206,6 +206,18 @@ module qpnic_datapath #(
     wire [OST_LOG_DEPTH:0] ost_count;
     wire        req_idle;
     wire        req_fence_hold, req_gather_busy;
+    wire        cp_retire_read;   // the completer retires a READ's entry
+    // READs outstanding (pushed by the requester, not yet retired by the
+    // completer), for READ_FENCE
+    reg  [OST_LOG_DEPTH+1:0] reads_out;
+    wire        reads_idle = (reads_out == 0);
+    always @(posedge clk) begin
+        if (rst)
+            reads_out <= 0;
+        else
+            reads_out <= reads_out + {{(OST_LOG_DEPTH+1){1'b0}}, ost_in_valid && ost_in_ready && ost_in_data[`QPNIC_OST_READ]}
+                                   - {{(OST_LOG_DEPTH+1){1'b0}}, cp_retire_read};
+    end
 
     // the requester's checks are local (lkey) ones
     assign chk_remote[0] = 1'b0;
@@ -217,7 +229,7 @@ module qpnic_datapath #(
         .chk_valid(chk_valid[0]), .chk_token(chk_token[0*32 +: 32]),
         .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
         .chk_need(chk_need[0*3 +: 3]), .chk_inval(chk_inval[0]),
-        .chk_pd(chk_pd[0 +: `QPNIC_PD_BITS]),
+        .chk_pd(chk_pd[0 +: `QPNIC_PD_BITS]), .reads_idle(reads_idle),
         .res_valid(res_valid[0]), .res_ok(res_ok[0]), .res_dev(res_dev[0*64 +: 64]),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
         .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index),
@@ -339,7 +351,7 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[1]),
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
-        .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire),
+        .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read),
         .idle(cp_idle));
 
     // --------------------------------------------------------------- fence

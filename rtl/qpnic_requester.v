@@ -6,6 +6,9 @@
 //   - QP in ERROR: FLUSHED;
 //   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE, or nsge >
 //     MAX_SGE: BAD_WQE;
+//   - READ_FENCE: the WQE waits in S_DECODE, before its checks, until no
+//     READ of any QP is outstanding (reads_idle: the datapath counts
+//     them), so its gather sees what earlier READs brought;
 //   - INVALIDATE: one check with chk_inval for the WQE's token (either
 //     token of a local region), which clears the entry if it is valid:
 //     completes locally, SUCCESS, or BAD_TOKEN (then the QP goes to ERROR);
@@ -116,6 +119,7 @@ module qpnic_requester #(
     output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr,
     output wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data,
     output wire                 chk_inval,
+    input  wire                 reads_idle,
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
     output wire                 gather_busy,
@@ -207,7 +211,8 @@ module qpnic_requester #(
 
     // The SGE list, checked by qpnic_sge_check while in S_CHECK (started as
     // S_DECODE moves there).
-    wire sg_start = (state == S_DECODE) && (cur_state != `QPNIC_QP_STATE_RESET) &&
+    wire fence_wait = ((flags & `QPNIC_OP_FLAG_READ_FENCE) != 16'd0) && !reads_idle;
+    wire sg_start = (state == S_DECODE) && !fence_wait && (cur_state != `QPNIC_QP_STATE_RESET) &&
                     !cur_in_err && (is_send || is_sinv || is_write || is_read) && nsge <= MAX_SGE;
     // the check port: the SGE checks, or an INVALIDATE's one check
     wire        sg_chk_valid;
@@ -469,6 +474,8 @@ module qpnic_requester #(
                 else if (!(is_send || is_sinv || is_write || is_read || is_inval) ||
                          nsge > MAX_SGE)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
+                else if (fence_wait)
+                    state <= S_DECODE;   // READ_FENCE: earlier READs first
                 else if (is_inval) begin
                     inv_sent <= 1'b0;
                     state    <= S_INV;

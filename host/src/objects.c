@@ -117,6 +117,11 @@ ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth, ndk_cq_notification_fn
     return NDK_STATUS_SUCCESS;
 }
 
+uint32_t ndk_cq_depth(const ndk_cq *cq)
+{
+    return cq ? 1u << cq->log_depth : 0;
+}
+
 ndk_status ndk_destroy_cq(ndk_cq *cq)
 {
     if (!cq)

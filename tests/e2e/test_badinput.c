@@ -286,6 +286,40 @@ static void V6_qp_depths_granted_and_limited(void)
     e2e_pair_close(&p);
 }
 
+/* V2: the granted CQ depth is reported, at least what was asked, and
+ * holds that many completions before the CQ overruns (N8). */
+static void V2_cq_depth_is_granted_and_holds_that_many(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    EXPECT(ndk_cq_depth(NULL) == 0, "the depth of no CQ is not 0");
+    ndk_cq *cq;
+    EXPECT_STATUS(ndk_create_cq(p.ad, 5, NULL, NULL, &cq), NDK_STATUS_SUCCESS);
+    uint32_t depth = ndk_cq_depth(cq);
+    EXPECT(depth >= 5 && (depth & (depth - 1)) == 0, "CQ of 5 granted depth %u", depth);
+    ndk_qp *q[2];
+    for (int i = 0; i < 2; i++) {
+        ndk_qp_attr attr = {.sq_depth = 16, .rq_depth = 16, .max_sge = 1, .max_inline = 0};
+        EXPECT_STATUS(ndk_create_qp(p.pd, p.a.rcq, cq, NULL, &attr, &q[i]), NDK_STATUS_SUCCESS);
+    }
+    EXPECT_STATUS(ndk_connect(q[0], ndk_qp_address(q[1])), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(q[1], ndk_qp_address(q[0])), NDK_STATUS_SUCCESS);
+    ndk_sge g = e2e_sge(&p.a, 0, 8);
+    for (uint32_t i = 0; i < depth; i++)
+        EXPECT_STATUS(ndk_write(q[0], NULL, &g, 1, e2e_remote_addr(&p.a, 64), ndk_mr_remote_token(p.a.mr), 0),
+                      NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_sim_wait_idle(p.ad, 10000), NDK_STATUS_SUCCESS);
+    ndk_result_ex r[64];
+    uint32_t got = ndk_get_cq_results_ex(cq, r, 64);
+    EXPECT(got == depth, "a CQ of granted depth %u held %u of %u completions", depth, got, depth);
+    for (int i = 0; i < 2; i++) {
+        EXPECT_STATUS(ndk_disconnect(q[i]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_destroy_qp(q[i]), NDK_STATUS_SUCCESS);
+    }
+    EXPECT_STATUS(ndk_destroy_cq(cq), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
 static void V10_destroy_out_of_order_is_device_busy(void)
 {
     e2e_pair p;
@@ -319,6 +353,7 @@ int main(int argc, char **argv)
         C(bad_error_flushes_later_requests),
         C(bad_post_on_unconnected_qp),
         C(V6_qp_depths_granted_and_limited),
+        C(V2_cq_depth_is_granted_and_holds_that_many),
         C(V10_destroy_out_of_order_is_device_busy),
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);

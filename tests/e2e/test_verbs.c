@@ -1,6 +1,6 @@
 /* test_verbs.c: the memory verbs and request flags, end to end:
  * SendAndInvalidate (C2-C5), Invalidate, protection domains,
- * SILENT_SUCCESS.
+ * SILENT_SUCCESS, READ_FENCE.
  *
  * A SendAndInvalidate from side a names side b's remote token; b's receive
  * completes as a ReceiveAndInvalidate and the token is dead at b's NIC
@@ -292,6 +292,32 @@ static void silent_success_completes_nothing_and_the_sq_drains(void)
     e2e_pair_close(&p);
 }
 
+/* READ_FENCE: a WRITE whose source is the sink of the READ before it, in
+ * one chain; with READ_FENCE it starts only once that READ has completed,
+ * so it sends what the READ brought, not what the buffer held before. */
+static void read_fence_waits_for_the_earlier_read(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    enum { LEN = 16384 };
+    e2e_fill(p.b.buf, LEN, 77);              /* what the READ fetches */
+    memset(p.a.buf, 0xEE, LEN);              /* what the sink holds before */
+    memset(p.b.buf + 2 * LEN, 0, LEN);       /* where the WRITE lands */
+    uint32_t rkey = ndk_mr_remote_token(p.b.mr);
+    ndk_sge g = e2e_sge(&p.a, 0, LEN);
+    EXPECT_STATUS(ndk_read(p.a.qp, CTX(90), &g, 1, e2e_remote_addr(&p.b, 0), rkey, NDK_OP_FLAG_DEFER),
+                  NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(91), &g, 1, e2e_remote_addr(&p.b, 2 * LEN), rkey,
+                            NDK_OP_FLAG_READ_FENCE), NDK_STATUS_SUCCESS);
+    ndk_result_ex r[2];
+    EXPECT(e2e_poll(p.a.icq, r, 2, 10000) == 2, "the READ and the fenced WRITE did not complete");
+    EXPECT_STATUS(r[0].status, NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(r[1].status, NDK_STATUS_SUCCESS);
+    EXPECT(memcmp(p.b.buf + 2 * LEN, p.b.buf, LEN) == 0,
+           "the fenced WRITE sent the sink's old bytes: it did not wait for the READ");
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -304,6 +330,7 @@ int main(int argc, char **argv)
         { "D1_defer_on_invalidate_and_send_and_invalidate", D1_defer_on_invalidate_and_send_and_invalidate },
         { "pd_a_qp_never_uses_a_region_of_another_pd", pd_a_qp_never_uses_a_region_of_another_pd },
         { "silent_success_completes_nothing_and_the_sq_drains", silent_success_completes_nothing_and_the_sq_drains },
+        { "read_fence_waits_for_the_earlier_read", read_fence_waits_for_the_earlier_read },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

@@ -279,6 +279,11 @@ NDK_API ndk_status ndk_destroy_pd(ndk_pd *pd);
 NDK_API ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth,
                                  ndk_cq_notification_fn fn, void *fn_ctx, ndk_cq **out);
 
+/* The depth ndk_create_cq granted cq (V2): completions it holds at once, at
+ * least the depth asked for; 0 for NULL. Size a CQ shared by QPs for all
+ * their requests against this figure: beyond it the CQ overruns (N8). */
+NDK_API uint32_t ndk_cq_depth(const ndk_cq *cq);
+
 /* Destroy a CQ: DEVICE_BUSY while a QP uses it (V10). Waits for a running
  * callback of this CQ to return, unless called from that callback. A thread
  * blocked in ndk_wait_cq on it returns CANCELLED; the destroy returns after
@@ -398,6 +403,10 @@ NDK_API ndk_status ndk_destroy_mr(ndk_mr *mr);
  * QP in error, disconnected, or one of its CQs overran);
  * INSUFFICIENT_RESOURCES (the queue is full: its slots free as their
  * completions are retrieved).
+ *
+ * READ_FENCE: the request starts at the NIC only once no READ is
+ * outstanding there (of any QP of the adapter: a conservative fence), so it
+ * sees in its buffers what the earlier READs brought.
  *
  * SILENT_SUCCESS: a request that succeeds produces no completion; one that
  * fails completes as ever (and, like any failure, puts the QP in ERROR, so

@@ -54,7 +54,7 @@
 
 /* enum op_flag: Request flags carried in WQE word 0 bits 31:16; the values of ndkpi.h. */
 #define QPNIC_OP_FLAG_SILENT_SUCCESS 0x1u /* no CQE on success (the completer still retires the SQ slot: SQ_CI); a failure completes as ever */
-#define QPNIC_OP_FLAG_READ_FENCE 0x2u /* wait for earlier READs before starting */
+#define QPNIC_OP_FLAG_READ_FENCE 0x2u /* wait until no READ is outstanding (of any QP: conservative) before starting */
 #define QPNIC_OP_FLAG_SEND_AND_SOLICIT 0x4u /* the receive completion is solicited (N7) */
 #define QPNIC_OP_FLAG_DEFER 0x200u /* host-side only: hold the doorbell (D1); ignored by the NIC */
 
