@@ -145,6 +145,7 @@ struct ndk_qp {
     qpnic_dma_buf sq, rq;
     void **sq_ctx, **rq_ctx;  /* request contexts by ring slot */
     uint8_t *sq_silent;    /* by ring slot: posted with SILENT_SUCCESS */
+    uint32_t prepared;     /* live prepared posts on it (under ad->lock) */
     /* producer side (caller-serialized posting) */
     uint32_t sq_pi;        /* WQEs written */
     uint32_t sq_rung;      /* SQ_PI last written to the doorbell (D1, D5) */

@@ -392,6 +392,10 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     pthread_mutex_lock(&ad->lock);
+    if (qp->prepared != 0) {
+        pthread_mutex_unlock(&ad->lock);
+        return NDK_STATUS_DEVICE_BUSY; /* V10: prepared posts still name it */
+    }
     /* Flush what it holds (also when it was never connected: receives), wait
      * for the NIC to be done with it, then RESET: the NIC forgets it. On a
      * dead device each step fails at once and the QP is freed all the same. */

@@ -13,6 +13,7 @@
  * Posting on one QP is serialized by the caller; the consumer indices come
  * from the CQ side (cq.c) through atomics.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -40,6 +41,7 @@ static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t n
         return NDK_STATUS_INVALID_PARAMETER; /* max_inline is 0 */
     if (atomic_load(&qp->ad->dead))
         return NDK_STATUS_IO_ERROR; /* even a deferred post: it could never complete */
+    /* (a prepared post checks the device again each time: enqueue_sq) */
     if (atomic_load(&qp->rcq->overrun) || atomic_load(&qp->scq->overrun))
         return NDK_STATUS_INVALID_DEVICE_STATE; /* N8 */
     return NDK_STATUS_SUCCESS;
@@ -93,15 +95,13 @@ static void retire_silent(ndk_qp *qp)
     }
 }
 
-static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge *sgl,
-                          uint32_t nsge, uint32_t flags, uint32_t allowed_flags,
-                          uint32_t rtoken, uint64_t rva)
+/* The part of a post after the request's own checks: the QP's state, room
+ * in the SQ, the encoded WQE w into its slot, the doorbell (D1/D2). A
+ * prepared post starts here. */
+static ndk_status enqueue_sq(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags)
 {
-    if (!qp)
-        return NDK_STATUS_INVALID_PARAMETER;
-    ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
-    if (st != NDK_STATUS_SUCCESS)
-        return fail_sq(qp, st);
+    if (atomic_load(&qp->ad->dead))
+        return NDK_STATUS_IO_ERROR;
     if (atomic_load(&qp->state) != QP_HOST_RTS)
         return fail_sq(qp, NDK_STATUS_INVALID_DEVICE_STATE);
     uint32_t depth = 1u << qp->sq_log;
@@ -114,9 +114,7 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
         return fail_sq(qp, NDK_STATUS_INSUFFICIENT_RESOURCES);
 
     uint32_t slot = qp->sq_pi & (depth - 1);
-    uint32_t w[QPNIC_WQE_WORDS];
-    qpnic_wqe_encode(w, opcode, flags, sgl, nsge, rtoken, rva);
-    memcpy(qp->sq.host + (size_t)slot * QPNIC_WQE_BYTES, w, sizeof w);
+    memcpy(qp->sq.host + (size_t)slot * QPNIC_WQE_BYTES, w, QPNIC_WQE_BYTES);
     qp->sq_ctx[slot] = ctx;
     qp->sq_silent[slot] = (flags & NDK_OP_FLAG_SILENT_SUCCESS) != 0;
     qp->sq_pi++;
@@ -125,6 +123,96 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
      * nothing more could join the chain. */
     if (!(flags & NDK_OP_FLAG_DEFER) || qp->sq_pi - ci == depth)
         return ring_sq(qp);
+    return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge *sgl,
+                          uint32_t nsge, uint32_t flags, uint32_t allowed_flags,
+                          uint32_t rtoken, uint64_t rva)
+{
+    if (!qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
+    if (st != NDK_STATUS_SUCCESS)
+        return fail_sq(qp, st);
+    uint32_t w[QPNIC_WQE_WORDS];
+    qpnic_wqe_encode(w, opcode, flags, sgl, nsge, rtoken, rva);
+    return enqueue_sq(qp, ctx, w, flags);
+}
+
+/* ---- prepared posts (V1) ----
+ * The request is checked and its WQE encoded once, by ndk_prepare_*; each
+ * ndk_post_prepared then only checks the QP's state and room and copies the
+ * 64 bytes into the ring. */
+struct ndk_prepared {
+    ndk_qp *qp;
+    uint32_t flags;
+    uint32_t w[QPNIC_WQE_WORDS];
+    ndk_status last;       /* of the latest ndk_post_prepared */
+};
+
+static ndk_status prepare(ndk_qp *qp, uint32_t opcode, const ndk_sge *sgl, uint32_t nsge,
+                          uint32_t flags, uint32_t allowed_flags, uint32_t rtoken, uint64_t rva,
+                          ndk_prepared **out)
+{
+    if (!qp || !out)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    ndk_prepared *pp = calloc(1, sizeof *pp);
+    if (!pp)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    pp->qp = qp;
+    pp->flags = flags;
+    pp->last = NDK_STATUS_SUCCESS;
+    qpnic_wqe_encode(pp->w, opcode, flags, sgl, nsge, rtoken, rva);
+    pthread_mutex_lock(&qp->ad->lock);
+    qp->prepared++; /* the QP is not destroyed under it (DEVICE_BUSY) */
+    pthread_mutex_unlock(&qp->ad->lock);
+    *out = pp;
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_prepare_send(ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge, uint32_t flags,
+                            ndk_prepared **out)
+{
+    return prepare(qp, QPNIC_WQE_OP_SEND, sgl, nsge, flags, SEND_FLAGS, 0, 0, out);
+}
+
+ndk_status ndk_prepare_write(ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge, uint64_t remote_addr,
+                             uint32_t remote_token, uint32_t flags, ndk_prepared **out)
+{
+    return prepare(qp, QPNIC_WQE_OP_WRITE, sgl, nsge, flags, WRITE_FLAGS, remote_token,
+                   remote_addr, out);
+}
+
+ndk_status ndk_prepare_read(ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge, uint64_t remote_addr,
+                            uint32_t remote_token, uint32_t flags, ndk_prepared **out)
+{
+    return prepare(qp, QPNIC_WQE_OP_READ, sgl, nsge, flags, READ_FLAGS, remote_token,
+                   remote_addr, out);
+}
+
+ndk_status ndk_post_prepared(ndk_prepared *pp, void *ctx)
+{
+    if (!pp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    pp->last = enqueue_sq(pp->qp, ctx, pp->w, pp->flags);
+    return pp->last;
+}
+
+ndk_status ndk_free_prepared(ndk_prepared *pp, ndk_status *last_status)
+{
+    if (!pp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    if (last_status)
+        *last_status = pp->last;
+    ndk_adapter *ad = pp->qp->ad;
+    pthread_mutex_lock(&ad->lock);
+    pp->qp->prepared--;
+    pthread_mutex_unlock(&ad->lock);
+    free(pp);
     return NDK_STATUS_SUCCESS;
 }
 

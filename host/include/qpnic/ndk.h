@@ -458,6 +458,26 @@ NDK_API ndk_status ndk_send_and_invalidate(ndk_qp *qp, void *ctx, const ndk_sge 
  * lets those finish. */
 NDK_API ndk_status ndk_invalidate(ndk_qp *qp, void *ctx, uint32_t token, uint32_t flags);
 
+/* Prepared posts (V1): a request checked and encoded once, then posted many
+ * times with the same buffers and descriptor; each ndk_post_prepared costs
+ * only the QP's state and room checks and a 64-byte copy into the ring.
+ * ndk_prepare_* checks what ndk_send / ndk_write / ndk_read check inline
+ * and fails the same way (nothing is posted). ndk_post_prepared behaves as
+ * the plain call would (DEFER, D5, completions with ctx). ndk_free_prepared
+ * frees it and tells the status of its last post (SUCCESS if never posted).
+ * A QP with live prepared posts cannot be destroyed: DEVICE_BUSY (V10). */
+typedef struct ndk_prepared ndk_prepared;
+NDK_API ndk_status ndk_prepare_send(ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge, uint32_t flags,
+                                    ndk_prepared **out);
+NDK_API ndk_status ndk_prepare_write(ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge,
+                                     uint64_t remote_addr, uint32_t remote_token, uint32_t flags,
+                                     ndk_prepared **out);
+NDK_API ndk_status ndk_prepare_read(ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge,
+                                    uint64_t remote_addr, uint32_t remote_token, uint32_t flags,
+                                    ndk_prepared **out);
+NDK_API ndk_status ndk_post_prepared(ndk_prepared *pp, void *ctx);
+NDK_API ndk_status ndk_free_prepared(ndk_prepared *pp, ndk_status *last_status);
+
 /* RDMA read [remote_addr, +sum of SGE lengths) under remote_token into the
  * SGEs (which need LOCAL_WRITE). flags: SILENT_SUCCESS, READ_FENCE, DEFER. */
 NDK_API ndk_status ndk_read(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
