@@ -4,6 +4,9 @@
 //
 //   updates   the host's MR_CMD (through qpnic_csr): write an entry whole and
 //             make it valid, or make it invalid. One update a cycle.
+//   fast-registers  the requester's FAST_REG (fr_*): an entry written whole
+//             and valid, like an update, in SQ order; after invalidates,
+//             before host updates at the write port.
 //   invalidates   a check with chk_inval (the requester's Invalidate, the
 //             responder's SendAndInvalidate) that finds the entry valid and
 //             the token its own clears the entry as well: the write goes out
@@ -66,6 +69,16 @@ module qpnic_mr_table #(
     input  wire [31:0]          upd_rkey,
     input  wire [2:0]           upd_access,
     input  wire [`QPNIC_PD_BITS-1:0] upd_pd,
+    input  wire                 fr_valid,
+    output wire                 fr_ready,
+    input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx,
+    input  wire [63:0]          fr_va,
+    input  wire [31:0]          fr_len,
+    input  wire [63:0]          fr_dma,
+    input  wire [31:0]          fr_lkey,
+    input  wire [31:0]          fr_rkey,
+    input  wire [2:0]           fr_access,
+    input  wire [`QPNIC_PD_BITS-1:0] fr_pd,
 
     input  wire [PORTS-1:0]     chk_valid,
     input  wire [PORTS*32-1:0]  chk_token,
@@ -126,7 +139,24 @@ module qpnic_mr_table #(
     end
     wire inv_in = ({1'b0, inv_idx} < NUM_MR[IB:0]);
 
-    assign upd_ready = !clearing && !inv_wr;
+    assign fr_ready  = !clearing && !inv_wr;
+    wire fr_wr       = fr_valid && fr_ready;
+    wire fr_in       = ({1'b0, fr_idx} < NUM_MR[IB:0]);
+    assign upd_ready = !clearing && !inv_wr && !fr_valid;
+    reg [EB-1:0] fr_word;
+    always @* begin
+        fr_word = {EB{1'b0}};
+        fr_word[`QPNIC_MR_CTX_VA_LO_FLAT]  = fr_va[31:0];
+        fr_word[`QPNIC_MR_CTX_VA_HI_FLAT]  = fr_va[63:32];
+        fr_word[`QPNIC_MR_CTX_LEN_FLAT]    = fr_len;
+        fr_word[`QPNIC_MR_CTX_DMA_LO_FLAT] = fr_dma[31:0];
+        fr_word[`QPNIC_MR_CTX_DMA_HI_FLAT] = fr_dma[63:32];
+        fr_word[`QPNIC_MR_CTX_LKEY_FLAT]   = fr_lkey;
+        fr_word[`QPNIC_MR_CTX_RKEY_FLAT]   = fr_rkey;
+        fr_word[`QPNIC_MR_CTX_ACCESS_FLAT] = fr_access;
+        fr_word[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
+        fr_word[`QPNIC_MR_CTX_PD_FLAT]     = fr_pd;
+    end
 
     reg [EB-1:0] upd_word;
     always @* begin
@@ -146,9 +176,9 @@ module qpnic_mr_table #(
         // an invalidated entry keeps nothing: all zero, valid 0
     end
 
-    wire          wr_en   = !clearing && (inv_wr ? inv_in : upd_valid && upd_in);
-    wire [AW-1:0] wr_addr = inv_wr ? inv_idx[AW-1:0] : upd_idx[AW-1:0];
-    wire [EB-1:0] wr_data = inv_wr ? {EB{1'b0}} : upd_word;   // invalid: all zero
+    wire          wr_en   = !clearing && (inv_wr ? inv_in : fr_wr ? fr_in : upd_valid && upd_in);
+    wire [AW-1:0] wr_addr = inv_wr ? inv_idx[AW-1:0] : fr_wr ? fr_idx[AW-1:0] : upd_idx[AW-1:0];
+    wire [EB-1:0] wr_data = inv_wr ? {EB{1'b0}} : fr_wr ? fr_word : upd_word;   // invalid: all zero
 
     // ---- check ports -----------------------------------------------------------
     genvar p;

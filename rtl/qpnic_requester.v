@@ -9,6 +9,9 @@
 //   - READ_FENCE: the WQE waits in S_DECODE, before its checks, until no
 //     READ of any QP is outstanding (reads_idle: the datapath counts
 //     them), so its gather sees what earlier READs brought;
+//   - FAST_REG: the token table entry of struct wqe_freg, in the QP's PD,
+//     written through the table's fast-register port (fr_*), in SQ order:
+//     completes locally SUCCESS;
 //   - INVALIDATE: one check with chk_inval for the WQE's token (either
 //     token of a local region), which clears the entry if it is valid:
 //     completes locally, SUCCESS, or BAD_TOKEN (then the QP goes to ERROR);
@@ -119,6 +122,16 @@ module qpnic_requester #(
     output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr,
     output wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data,
     output wire                 chk_inval,
+    output wire                 fr_valid,
+    input  wire                 fr_ready,
+    output wire [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx,
+    output wire [63:0]          fr_va,
+    output wire [31:0]          fr_len,
+    output wire [63:0]          fr_dma,
+    output wire [31:0]          fr_lkey,
+    output wire [31:0]          fr_rkey,
+    output wire [2:0]           fr_access,
+    output wire [`QPNIC_PD_BITS-1:0] fr_pd,
     input  wire                 reads_idle,
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
@@ -147,7 +160,8 @@ module qpnic_requester #(
                      S_JOB    = 4'd5,  // take the PSN, hand the header fields to the back end
                      S_CTX    = 4'd6,  // wait for the READ of the WQE's QP context
                      S_SEG    = 4'd7,  // a READ's segments into the segment RAM
-                     S_INV    = 4'd8;  // INVALIDATE: its check (which clears the entry)
+                     S_INV    = 4'd8,  // INVALIDATE: its check (which clears the entry)
+                     S_FREG   = 4'd9;  // FAST_REG: the entry to the token table
     // back end
     localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
                      B_HDR    = 2'd1,  // header words onto the port
@@ -208,6 +222,20 @@ module qpnic_requester #(
     wire is_read  = (opcode == `QPNIC_WQE_OP_READ);
     wire is_sinv  = (opcode == `QPNIC_WQE_OP_SEND_INV);
     wire is_inval = (opcode == `QPNIC_WQE_OP_INVALIDATE);
+    wire is_freg  = (opcode == `QPNIC_WQE_OP_FAST_REG);
+    // FAST_REG's entry, from its WQE (struct wqe_freg)
+    wire [31:0] f_lkey = wqe[32*`QPNIC_WQE_FREG_LKEY_WORD +: 32];
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] f_w8   = wqe[32*`QPNIC_WQE_FREG_ACCESS_WORD +: 32];  // the word; access is its field
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign fr_valid  = (state == S_FREG);
+    assign fr_idx    = f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
+    assign fr_lkey   = f_lkey[`QPNIC_WQE_FREG_LKEY];
+    assign fr_va     = {wqe[32*`QPNIC_WQE_FREG_VA_HI_WORD +: 32], wqe[32*`QPNIC_WQE_FREG_VA_LO_WORD +: 32]};
+    assign fr_dma    = {wqe[32*`QPNIC_WQE_FREG_DMA_HI_WORD +: 32], wqe[32*`QPNIC_WQE_FREG_DMA_LO_WORD +: 32]};
+    assign fr_len    = wqe[32*`QPNIC_WQE_FREG_LEN_WORD +: 32];
+    assign fr_rkey   = wqe[32*`QPNIC_WQE_FREG_RKEY_WORD +: 32];
+    assign fr_access = f_w8[`QPNIC_WQE_FREG_ACCESS];
 
     // The SGE list, checked by qpnic_sge_check while in S_CHECK (started as
     // S_DECODE moves there).
@@ -222,6 +250,7 @@ module qpnic_requester #(
     assign chk_token = inv_issue ? rtoken : sg_chk_token;
     assign chk_inval = inv_issue;
     assign chk_pd    = ctx_pd;
+    assign fr_pd     = ctx_pd;
     qpnic_sge_check u_sge (
         .clk(clk), .rst(rst),
         .start(sg_start), .sges(wqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
@@ -471,17 +500,21 @@ module qpnic_requester #(
                     state <= S_LOAD;
                 else if (cur_in_err)
                     finish_local(`QPNIC_CQE_STATUS_FLUSHED);
-                else if (!(is_send || is_sinv || is_write || is_read || is_inval) ||
+                else if (!(is_send || is_sinv || is_write || is_read || is_inval || is_freg) ||
                          nsge > MAX_SGE)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
                 else if (fence_wait)
                     state <= S_DECODE;   // READ_FENCE: earlier READs first
+                else if (is_freg)
+                    state <= S_FREG;
                 else if (is_inval) begin
                     inv_sent <= 1'b0;
                     state    <= S_INV;
                 end else
                     state <= S_CHECK;
             end
+            S_FREG:
+                if (fr_ready) finish_local(`QPNIC_CQE_STATUS_SUCCESS);
             S_INV: begin
                 inv_sent <= 1'b1;
                 if (inv_sent && res_valid)

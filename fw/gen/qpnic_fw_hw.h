@@ -24,6 +24,7 @@
 #define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
 #define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num */
 #define QPNIC_PD_BITS 16u /* bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS) */
+#define QPNIC_FREG_PAGE_BYTES 4096u /* page size of ndk_fast_register's page list */
 #define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
@@ -48,7 +49,7 @@
 #define QPNIC_WQE_OP_WRITE 0x3u /* write the gathered SGEs to remote_va under remote_token */
 #define QPNIC_WQE_OP_READ 0x4u /* read remote_va under remote_token into the SGEs */
 #define QPNIC_WQE_OP_RECV 0x5u /* receive queue entry: where an incoming SEND lands */
-#define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region (later issue) */
+#define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region: struct wqe_freg; the requester writes the token table entry in SQ order */
 #define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window (later issue) */
 #define QPNIC_WQE_OP_INVALIDATE 0x8u /* invalidate the token in word 1 (rtoken): either token of a local region; no packet, no SGE */
 

@@ -208,6 +208,16 @@ void qpnic_zombie_retired(ndk_adapter *ad, ndk_qp *qp);
  * with no CQ are freed; cq NULL (close): all are freed. Under ad->lock. */
 void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq);
 
+/* ---- post.c ---- */
+
+/* Post an encoded SQ WQE w (QPNIC_WQE_WORDS): the QP's state and room, the
+ * ring, the doorbell unless DEFER (D1/D2); an inline failure hands over the
+ * held chain first (D5). For requests encoded elsewhere (FastRegister). */
+ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags);
+/* An initiator call failing inline before it got that far: D5, then the
+ * failure. */
+ndk_status qpnic_post_fail(ndk_qp *qp, ndk_status failure);
+
 /* ---- wqe.c ---- */
 
 /* Encode a WQE into w[QPNIC_WQE_WORDS] (zeroing the rest). flags are the

@@ -3,7 +3,8 @@
  * For: ndk_create_mr (an unregistered MR), ndk_register_mr (an MR table
  * entry, two tokens, the NIC's MR_* staging registers and MR_CMD WRITE, a
  * DMA-checker range), the token getters, ndk_destroy_mr (MR_CMD INVALIDATE).
- * Not for: memory windows and fast registration (later issues).
+ * ndk_fast_register (the same entry, written by the NIC in SQ order from a
+ * FAST_REG WQE; pages contiguous for now). Not for: memory windows.
  *
  * A token is (tag << TOKEN_INDEX_BITS) | table index. Tags come from a
  * per-adapter counter of 24 bits that skips 0, so a token is never 0, a
@@ -147,6 +148,116 @@ ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags
     else
         st = mr_register_locked(ad, mr, off, (uint32_t)len, (uint64_t)(uintptr_t)addr, mr_flags);
     pthread_mutex_unlock(&ad->lock);
+    return st;
+}
+
+/* ---- fast registration ---- */
+
+#define FREG_FLAGS (NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE | \
+                    NDK_OP_FLAG_ALLOW_LOCAL_WRITE | NDK_OP_FLAG_SILENT_SUCCESS | \
+                    NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_DEFER)
+
+/* The region a page list describes, if the NIC can map it: today the pages
+ * must follow each other in device memory (one table entry maps one
+ * contiguous range; a page table per region is still to come), be page
+ * aligned, and lie inside the adapter's DMA memory. Its first device
+ * address in *dev. */
+static ndk_status freg_range(ndk_adapter *ad, uint32_t page_count, const uint64_t *page_list,
+                             uint32_t first_byte_offset, size_t len, uint64_t *dev)
+{
+    const uint64_t page = QPNIC_FREG_PAGE_BYTES;
+    if (page_count == 0 || !page_list || len == 0 || first_byte_offset >= page ||
+        len > (uint64_t)page_count * page - first_byte_offset || (uint64_t)len > 0xFFFFFFFFu)
+        return NDK_STATUS_INVALID_PARAMETER;
+    for (uint32_t i = 0; i < page_count; i++)
+        if (page_list[i] % page != 0 || page_list[i] != page_list[0] + (uint64_t)i * page)
+            return NDK_STATUS_INVALID_PARAMETER; /* not contiguous: no page tables yet */
+    uint64_t lo = ad->t->dma_base, hi = ad->t->dma_base + ad->t->dma_bytes;
+    if (page_list[0] < lo || page_list[0] + (uint64_t)page_count * page > hi)
+        return NDK_STATUS_INVALID_PARAMETER;
+    *dev = page_list[0] + first_byte_offset;
+    return NDK_STATUS_SUCCESS;
+}
+
+ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_count,
+                             const uint64_t *page_list, uint32_t first_byte_offset,
+                             size_t len, uint64_t base_va, uint32_t flags)
+{
+    if (!qp)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = qp->ad;
+    uint64_t dev = 0;
+    ndk_status st = NDK_STATUS_SUCCESS;
+    if (!mr || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS))
+        st = NDK_STATUS_INVALID_PARAMETER;
+    else if (atomic_load(&ad->dead))
+        st = NDK_STATUS_IO_ERROR;
+    else
+        st = freg_range(ad, page_count, page_list, first_byte_offset, len, &dev);
+    if (st != NDK_STATUS_SUCCESS)
+        return qpnic_post_fail(qp, st); /* D5 */
+    uint32_t access = 0;
+    if (flags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE)
+        access |= QPNIC_MR_ACCESS_LOCAL_WRITE;
+    if (flags & NDK_OP_FLAG_ALLOW_REMOTE_READ)
+        access |= QPNIC_MR_ACCESS_REMOTE_READ;
+    if ((flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
+        access |= QPNIC_MR_ACCESS_REMOTE_WRITE;
+
+    /* The table entry, the tokens and the checker's range are taken now;
+     * the NIC writes the entry when the request's turn comes in the SQ. */
+    pthread_mutex_lock(&ad->lock);
+    int idx = -1;
+    if (mr->registered)
+        st = NDK_STATUS_INVALID_DEVICE_STATE;
+    for (uint32_t i = 0; i < ad->num_mr && idx < 0 && st == NDK_STATUS_SUCCESS; i++)
+        if (!ad->mrs[i])
+            idx = (int)i;
+    if (st == NDK_STATUS_SUCCESS && idx < 0)
+        st = NDK_STATUS_INSUFFICIENT_RESOURCES;
+    int range = -1;
+    if (st == NDK_STATUS_SUCCESS) {
+        uint32_t perm = QPNIC_RANGE_READ | (access & (QPNIC_MR_ACCESS_LOCAL_WRITE |
+                                                      QPNIC_MR_ACCESS_REMOTE_WRITE)
+                                                ? QPNIC_RANGE_WRITE : 0u);
+        range = ad->t->ops->range_add(ad->t, dev, len, perm);
+        if (range < 0)
+            st = NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
+    if (st == NDK_STATUS_SUCCESS) {
+        mr->idx = (uint32_t)idx;
+        mr->lkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
+        mr->rkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
+        mr->range = range;
+        mr->registered = 1;
+        ad->mrs[idx] = mr;
+    }
+    pthread_mutex_unlock(&ad->lock);
+    if (st != NDK_STATUS_SUCCESS)
+        return qpnic_post_fail(qp, st);
+
+    uint32_t w[QPNIC_WQE_WORDS] = { 0 };
+    uint64_t va = base_va + first_byte_offset;
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_OPCODE, QPNIC_WQE_OP_FAST_REG);
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_FLAGS, flags & 0xFFFFu);
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_LKEY, mr->lkey);
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_VA_LO, (uint32_t)va);
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_VA_HI, (uint32_t)(va >> 32));
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_DMA_LO, (uint32_t)dev);
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_DMA_HI, (uint32_t)(dev >> 32));
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_LEN, (uint32_t)len);
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_RKEY, mr->rkey);
+    QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_ACCESS, access);
+    st = qpnic_post_wqe(qp, ctx, w, flags);
+    if (st != NDK_STATUS_SUCCESS) { /* never posted: the registration is undone */
+        pthread_mutex_lock(&ad->lock);
+        ad->t->ops->range_del(ad->t, mr->range);
+        ad->mrs[mr->idx] = NULL;
+        mr->registered = 0;
+        mr->lkey = mr->rkey = 0;
+        mr->range = -1;
+        pthread_mutex_unlock(&ad->lock);
+    }
     return st;
 }
 

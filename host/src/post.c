@@ -126,6 +126,16 @@ static ndk_status enqueue_sq(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t 
     return NDK_STATUS_SUCCESS;
 }
 
+ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags)
+{
+    return enqueue_sq(qp, ctx, w, flags);
+}
+
+ndk_status qpnic_post_fail(ndk_qp *qp, ndk_status failure)
+{
+    return fail_sq(qp, failure);
+}
+
 static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge *sgl,
                           uint32_t nsge, uint32_t flags, uint32_t allowed_flags,
                           uint32_t rtoken, uint64_t rva)

@@ -12,6 +12,7 @@
 `define QPNIC_MAX_NUM_CQ 256  // most completion queues a build can have: the CQ register block holds 256
 `define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num
 `define QPNIC_PD_BITS 16  // bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS)
+`define QPNIC_FREG_PAGE_BYTES 4096  // page size of ndk_fast_register's page list
 `define QPNIC_INDEX_BITS 16  // bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index)
 `define QPNIC_MAX_SGE 3  // scatter/gather entries a WQE holds
 `define QPNIC_WQE_BYTES 64  // bytes of one work queue entry (SQ and RQ)
@@ -193,6 +194,49 @@
 `define QPNIC_WQE_RVA_HI_WIDTH 32
 `define QPNIC_WQE_RVA_HI 31:0  // WRITE/READ: remote virtual address, high word
 `define QPNIC_WQE_RVA_HI_FLAT 127:96
+
+// struct wqe_freg (16 words): A FAST_REG WQE (opcode and flags in word 0 as in struct wqe): the token table entry it writes, valid, in the QP's protection domain. The entry is the lkey's low TOKEN_INDEX_BITS.
+`define QPNIC_WQE_FREG_WORDS 16
+`define QPNIC_WQE_FREG_OPCODE_WORD 0
+`define QPNIC_WQE_FREG_OPCODE_WIDTH 8
+`define QPNIC_WQE_FREG_OPCODE 7:0  // enum wqe_op FAST_REG
+`define QPNIC_WQE_FREG_OPCODE_FLAT 7:0
+`define QPNIC_WQE_FREG_FLAGS_WORD 0
+`define QPNIC_WQE_FREG_FLAGS_WIDTH 16
+`define QPNIC_WQE_FREG_FLAGS 31:16  // enum op_flag bits
+`define QPNIC_WQE_FREG_FLAGS_FLAT 31:16
+`define QPNIC_WQE_FREG_LKEY_WORD 1
+`define QPNIC_WQE_FREG_LKEY_WIDTH 32
+`define QPNIC_WQE_FREG_LKEY 31:0  // the region's local token
+`define QPNIC_WQE_FREG_LKEY_FLAT 63:32
+`define QPNIC_WQE_FREG_VA_LO_WORD 2
+`define QPNIC_WQE_FREG_VA_LO_WIDTH 32
+`define QPNIC_WQE_FREG_VA_LO 31:0  // its first virtual address (base_va + first_byte_offset), low word
+`define QPNIC_WQE_FREG_VA_LO_FLAT 95:64
+`define QPNIC_WQE_FREG_VA_HI_WORD 3
+`define QPNIC_WQE_FREG_VA_HI_WIDTH 32
+`define QPNIC_WQE_FREG_VA_HI 31:0  // high word
+`define QPNIC_WQE_FREG_VA_HI_FLAT 127:96
+`define QPNIC_WQE_FREG_DMA_LO_WORD 4
+`define QPNIC_WQE_FREG_DMA_LO_WIDTH 32
+`define QPNIC_WQE_FREG_DMA_LO 31:0  // device address of its first byte, low word
+`define QPNIC_WQE_FREG_DMA_LO_FLAT 159:128
+`define QPNIC_WQE_FREG_DMA_HI_WORD 5
+`define QPNIC_WQE_FREG_DMA_HI_WIDTH 32
+`define QPNIC_WQE_FREG_DMA_HI 31:0  // high word
+`define QPNIC_WQE_FREG_DMA_HI_FLAT 191:160
+`define QPNIC_WQE_FREG_LEN_WORD 6
+`define QPNIC_WQE_FREG_LEN_WIDTH 32
+`define QPNIC_WQE_FREG_LEN 31:0  // its length in bytes
+`define QPNIC_WQE_FREG_LEN_FLAT 223:192
+`define QPNIC_WQE_FREG_RKEY_WORD 7
+`define QPNIC_WQE_FREG_RKEY_WIDTH 32
+`define QPNIC_WQE_FREG_RKEY 31:0  // its remote token
+`define QPNIC_WQE_FREG_RKEY_FLAT 255:224
+`define QPNIC_WQE_FREG_ACCESS_WORD 8
+`define QPNIC_WQE_FREG_ACCESS_WIDTH 3
+`define QPNIC_WQE_FREG_ACCESS 2:0  // enum mr_access bits
+`define QPNIC_WQE_FREG_ACCESS_FLAT 258:256
 
 // struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n.
 `define QPNIC_SGE_WORDS 4

@@ -1,6 +1,6 @@
 /* test_verbs.c: the memory verbs and request flags, end to end:
  * SendAndInvalidate (C2-C5), Invalidate, protection domains,
- * SILENT_SUCCESS, READ_FENCE, prepared posts (V1).
+ * SILENT_SUCCESS, READ_FENCE, prepared posts (V1), FastRegister (D7).
  *
  * A SendAndInvalidate from side a names side b's remote token; b's receive
  * completes as a ReceiveAndInvalidate and the token is dead at b's NIC
@@ -391,6 +391,97 @@ static void V1_prepared_post_posted_many_times(void)
     e2e_pair_close(&p);
 }
 
+/* A page-aligned piece of DMA memory, `pages` pages long. */
+static uint8_t *aligned_pages(e2e_pair *p, uint32_t pages, void **block)
+{
+    *block = ndk_alloc_dma(p->ad, (size_t)(pages + 1) * 4096u);
+    EXPECT(*block != NULL, "ndk_alloc_dma");
+    uintptr_t a = ((uintptr_t)*block + 4095u) & ~(uintptr_t)4095u;
+    return (uint8_t *)a;
+}
+
+/* D7, literally as the seed tells it: FastRegister(DEFER) succeeds,
+ * FastRegister(DEFER) fails inline, the consumer does not post the Send;
+ * the first completes with a CQE (D5 handed it over), the second produces
+ * none (D3). */
+static void D7_seed_example_literally_with_fast_register(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    void *block;
+    uint8_t *pages = aligned_pages(&p, 2, &block);
+    uint64_t list[2] = { ndk_dma_address(p.ad, pages), ndk_dma_address(p.ad, pages) + 4096u };
+    ndk_mr *mr;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_fast_register(p.a.qp, CTX(60), mr, 2, list, 0, 8192, (uint64_t)(uintptr_t)pages,
+                                    NDK_OP_FLAG_ALLOW_LOCAL_WRITE | NDK_OP_FLAG_DEFER),
+                  NDK_STATUS_SUCCESS);
+    /* the second names an MR that is registered already: fails inline */
+    EXPECT_STATUS(ndk_fast_register(p.a.qp, CTX(61), mr, 2, list, 0, 8192, (uint64_t)(uintptr_t)pages,
+                                    NDK_OP_FLAG_ALLOW_LOCAL_WRITE | NDK_OP_FLAG_DEFER),
+                  NDK_STATUS_INVALID_DEVICE_STATE);
+    ndk_result_ex r[4];
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "D7: the first FastRegister never completed");
+    EXPECT(r[0].request_context == CTX(60) && r[0].status == NDK_STATUS_SUCCESS &&
+           r[0].type == NDK_OP_TYPE_FAST_REGISTER,
+           "D7: completion context %p status %s type %u", r[0].request_context,
+           ndk_status_str(r[0].status), r[0].type);
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, r, 4) == 0, "D7: the failed FastRegister produced a completion");
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    ndk_free_dma(p.ad, block);
+    e2e_pair_close(&p);
+}
+
+/* A region fast-registered by b (base_va of its own choosing, an offset
+ * into the first page) is the target of a's WRITE and the source of a's
+ * READ through its remote token; a non-contiguous page list is refused. */
+static void fast_register_region_serves_write_and_read(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    void *block;
+    uint8_t *pages = aligned_pages(&p, 3, &block);
+    memset(pages, 0, 3 * 4096);
+    uint64_t d0 = ndk_dma_address(p.ad, pages);
+    uint64_t list[3] = { d0, d0 + 4096, d0 + 8192 };
+    const uint64_t base_va = 0x7000000000ull;
+    ndk_mr *mr;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    uint64_t gap[2] = { d0, d0 + 8192 };
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, NULL, mr, 2, gap, 0, 4096, base_va, 0),
+                  NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(70), mr, 3, list, 100, 8000, base_va,
+                                    NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ),
+                  NDK_STATUS_SUCCESS);
+    ndk_result_ex r[2];
+    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
+           "the FastRegister did not complete SUCCESS");
+    e2e_fill(p.a.buf, 6000, 21);
+    ndk_sge g = e2e_sge(&p.a, 0, 6000);
+    /* remote address 1000 bytes into the region: base_va + 100 + 1000 */
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(71), &g, 1, base_va + 100 + 1000, ndk_mr_remote_token(mr), 0),
+                  NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "the WRITE never completed");
+    EXPECT_STATUS(r[0].status, NDK_STATUS_SUCCESS);
+    EXPECT(memcmp(pages + 1100, p.a.buf, 6000) == 0, "the WRITE did not land at page offset 1100");
+    for (int i = 0; i < 1100; i++)
+        EXPECT(pages[i] == 0, "byte %d before the target changed", i);
+    ndk_sge back = e2e_sge(&p.a, 8192, 6000);
+    EXPECT_STATUS(ndk_read(p.a.qp, CTX(72), &back, 1, base_va + 100 + 1000, ndk_mr_remote_token(mr), 0),
+                  NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
+           "the READ did not complete SUCCESS");
+    EXPECT(memcmp(p.a.buf + 8192, p.a.buf, 6000) == 0, "the READ did not bring the region's bytes");
+    /* past the region's end (100 + 8000): refused */
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(73), &g, 1, base_va + 100 + 7000, ndk_mr_remote_token(mr), 0),
+                  NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "the WRITE past the end never completed");
+    EXPECT_STATUS(r[0].status, NDK_STATUS_REMOTE_ACCESS_ERROR);
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    ndk_free_dma(p.ad, block);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -405,6 +496,8 @@ int main(int argc, char **argv)
         { "silent_success_completes_nothing_and_the_sq_drains", silent_success_completes_nothing_and_the_sq_drains },
         { "read_fence_waits_for_the_earlier_read", read_fence_waits_for_the_earlier_read },
         { "V1_prepared_post_posted_many_times", V1_prepared_post_posted_many_times },
+        { "D7_seed_example_literally_with_fast_register", D7_seed_example_literally_with_fast_register },
+        { "fast_register_region_serves_write_and_read", fast_register_region_serves_write_and_read },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

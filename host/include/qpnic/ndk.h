@@ -458,6 +458,23 @@ NDK_API ndk_status ndk_send_and_invalidate(ndk_qp *qp, void *ctx, const ndk_sge 
  * lets those finish. */
 NDK_API ndk_status ndk_invalidate(ndk_qp *qp, void *ctx, uint32_t token, uint32_t flags);
 
+/* Fast-register mr (created, not registered, in qp's PD) over the pages of
+ * page_list (device addresses from ndk_dma_address, pages of 4096 bytes):
+ * the region is len bytes from first_byte_offset in the first page, and its
+ * SGE/remote addresses start at base_va + first_byte_offset. The NIC writes
+ * the region's token table entry in SQ order (requests after it on the QP
+ * may use the tokens); it completes as NDK_OP_TYPE_FAST_REGISTER. Rights in
+ * flags (NDK_OP_FLAG_ALLOW_*), with SILENT_SUCCESS, READ_FENCE, DEFER.
+ * Today the pages must follow each other in device memory (one entry maps
+ * one contiguous range; per-region page tables are still to come):
+ * otherwise INVALID_PARAMETER, as for unaligned pages, len beyond the
+ * pages, pages outside DMA memory, an MR of another PD or adapter; an MR
+ * already registered: INVALID_DEVICE_STATE. An inline failure hands over
+ * the held chain first (D5) and produces no completion (D3). */
+NDK_API ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_count,
+                                     const uint64_t *page_list, uint32_t first_byte_offset,
+                                     size_t len, uint64_t base_va, uint32_t flags);
+
 /* Prepared posts (V1): a request checked and encoded once, then posted many
  * times with the same buffers and descriptor; each ndk_post_prepared costs
  * only the QP's state and room checks and a 64-byte copy into the ring.

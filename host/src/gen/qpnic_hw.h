@@ -24,6 +24,7 @@
 #define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
 #define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num */
 #define QPNIC_PD_BITS 16u /* bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS) */
+#define QPNIC_FREG_PAGE_BYTES 4096u /* page size of ndk_fast_register's page list */
 #define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
@@ -48,7 +49,7 @@
 #define QPNIC_WQE_OP_WRITE 0x3u /* write the gathered SGEs to remote_va under remote_token */
 #define QPNIC_WQE_OP_READ 0x4u /* read remote_va under remote_token into the SGEs */
 #define QPNIC_WQE_OP_RECV 0x5u /* receive queue entry: where an incoming SEND lands */
-#define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region (later issue) */
+#define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region: struct wqe_freg; the requester writes the token table entry in SQ order */
 #define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window (later issue) */
 #define QPNIC_WQE_OP_INVALIDATE 0x8u /* invalidate the token in word 1 (rtoken): either token of a local region; no packet, no SGE */
 
@@ -172,6 +173,59 @@
 #define QPNIC_WQE_RVA_HI_SHIFT 0u
 #define QPNIC_WQE_RVA_HI_WIDTH 32u
 #define QPNIC_WQE_RVA_HI_MASK 0xFFFFFFFFu
+
+/* struct wqe_freg (16 words): A FAST_REG WQE (opcode and flags in word 0 as in struct wqe): the token table entry it writes, valid, in the QP's protection domain. The entry is the lkey's low TOKEN_INDEX_BITS. */
+#define QPNIC_WQE_FREG_WORDS 16u
+/* opcode: enum wqe_op FAST_REG */
+#define QPNIC_WQE_FREG_OPCODE_WORD 0u
+#define QPNIC_WQE_FREG_OPCODE_SHIFT 0u
+#define QPNIC_WQE_FREG_OPCODE_WIDTH 8u
+#define QPNIC_WQE_FREG_OPCODE_MASK 0xFFu
+/* flags: enum op_flag bits */
+#define QPNIC_WQE_FREG_FLAGS_WORD 0u
+#define QPNIC_WQE_FREG_FLAGS_SHIFT 16u
+#define QPNIC_WQE_FREG_FLAGS_WIDTH 16u
+#define QPNIC_WQE_FREG_FLAGS_MASK 0xFFFFu
+/* lkey: the region's local token */
+#define QPNIC_WQE_FREG_LKEY_WORD 1u
+#define QPNIC_WQE_FREG_LKEY_SHIFT 0u
+#define QPNIC_WQE_FREG_LKEY_WIDTH 32u
+#define QPNIC_WQE_FREG_LKEY_MASK 0xFFFFFFFFu
+/* va_lo: its first virtual address (base_va + first_byte_offset), low word */
+#define QPNIC_WQE_FREG_VA_LO_WORD 2u
+#define QPNIC_WQE_FREG_VA_LO_SHIFT 0u
+#define QPNIC_WQE_FREG_VA_LO_WIDTH 32u
+#define QPNIC_WQE_FREG_VA_LO_MASK 0xFFFFFFFFu
+/* va_hi: high word */
+#define QPNIC_WQE_FREG_VA_HI_WORD 3u
+#define QPNIC_WQE_FREG_VA_HI_SHIFT 0u
+#define QPNIC_WQE_FREG_VA_HI_WIDTH 32u
+#define QPNIC_WQE_FREG_VA_HI_MASK 0xFFFFFFFFu
+/* dma_lo: device address of its first byte, low word */
+#define QPNIC_WQE_FREG_DMA_LO_WORD 4u
+#define QPNIC_WQE_FREG_DMA_LO_SHIFT 0u
+#define QPNIC_WQE_FREG_DMA_LO_WIDTH 32u
+#define QPNIC_WQE_FREG_DMA_LO_MASK 0xFFFFFFFFu
+/* dma_hi: high word */
+#define QPNIC_WQE_FREG_DMA_HI_WORD 5u
+#define QPNIC_WQE_FREG_DMA_HI_SHIFT 0u
+#define QPNIC_WQE_FREG_DMA_HI_WIDTH 32u
+#define QPNIC_WQE_FREG_DMA_HI_MASK 0xFFFFFFFFu
+/* len: its length in bytes */
+#define QPNIC_WQE_FREG_LEN_WORD 6u
+#define QPNIC_WQE_FREG_LEN_SHIFT 0u
+#define QPNIC_WQE_FREG_LEN_WIDTH 32u
+#define QPNIC_WQE_FREG_LEN_MASK 0xFFFFFFFFu
+/* rkey: its remote token */
+#define QPNIC_WQE_FREG_RKEY_WORD 7u
+#define QPNIC_WQE_FREG_RKEY_SHIFT 0u
+#define QPNIC_WQE_FREG_RKEY_WIDTH 32u
+#define QPNIC_WQE_FREG_RKEY_MASK 0xFFFFFFFFu
+/* access: enum mr_access bits */
+#define QPNIC_WQE_FREG_ACCESS_WORD 8u
+#define QPNIC_WQE_FREG_ACCESS_SHIFT 0u
+#define QPNIC_WQE_FREG_ACCESS_WIDTH 3u
+#define QPNIC_WQE_FREG_ACCESS_MASK 0x7u
 
 /* struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n. */
 #define QPNIC_SGE_WORDS 4u
