@@ -143,38 +143,29 @@ module qpnic_mr_table #(
     wire fr_wr       = fr_valid && fr_ready;
     wire fr_in       = ({1'b0, fr_idx} < NUM_MR[IB:0]);
     assign upd_ready = !clearing && !inv_wr && !fr_valid;
-    reg [EB-1:0] fr_word;
-    always @* begin
-        fr_word = {EB{1'b0}};
-        fr_word[`QPNIC_MR_CTX_VA_LO_FLAT]  = fr_va[31:0];
-        fr_word[`QPNIC_MR_CTX_VA_HI_FLAT]  = fr_va[63:32];
-        fr_word[`QPNIC_MR_CTX_LEN_FLAT]    = fr_len;
-        fr_word[`QPNIC_MR_CTX_DMA_LO_FLAT] = fr_dma[31:0];
-        fr_word[`QPNIC_MR_CTX_DMA_HI_FLAT] = fr_dma[63:32];
-        fr_word[`QPNIC_MR_CTX_LKEY_FLAT]   = fr_lkey;
-        fr_word[`QPNIC_MR_CTX_RKEY_FLAT]   = fr_rkey;
-        fr_word[`QPNIC_MR_CTX_ACCESS_FLAT] = fr_access;
-        fr_word[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
-        fr_word[`QPNIC_MR_CTX_PD_FLAT]     = fr_pd;
-    end
-
-    reg [EB-1:0] upd_word;
-    always @* begin
-        upd_word = {EB{1'b0}};
-        if (upd_write) begin
-            upd_word[`QPNIC_MR_CTX_VA_LO_FLAT]  = upd_va[31:0];
-            upd_word[`QPNIC_MR_CTX_VA_HI_FLAT]  = upd_va[63:32];
-            upd_word[`QPNIC_MR_CTX_LEN_FLAT]    = upd_len;
-            upd_word[`QPNIC_MR_CTX_DMA_LO_FLAT] = upd_dma[31:0];
-            upd_word[`QPNIC_MR_CTX_DMA_HI_FLAT] = upd_dma[63:32];
-            upd_word[`QPNIC_MR_CTX_LKEY_FLAT]   = upd_lkey;
-            upd_word[`QPNIC_MR_CTX_RKEY_FLAT]   = upd_rkey;
-            upd_word[`QPNIC_MR_CTX_ACCESS_FLAT] = upd_access;
-            upd_word[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
-            upd_word[`QPNIC_MR_CTX_PD_FLAT]     = upd_pd;
+    // A valid entry (struct mr_ctx) of these fields: what an MR_CMD WRITE
+    // and a FAST_REG write alike.
+    function [EB-1:0] entry_word(input [63:0] va, input [31:0] len, input [63:0] dma,
+                                 input [31:0] lkey, input [31:0] rkey, input [2:0] access,
+                                 input [`QPNIC_PD_BITS-1:0] pd);
+        begin
+            entry_word = {EB{1'b0}};
+            entry_word[`QPNIC_MR_CTX_VA_LO_FLAT]  = va[31:0];
+            entry_word[`QPNIC_MR_CTX_VA_HI_FLAT]  = va[63:32];
+            entry_word[`QPNIC_MR_CTX_LEN_FLAT]    = len;
+            entry_word[`QPNIC_MR_CTX_DMA_LO_FLAT] = dma[31:0];
+            entry_word[`QPNIC_MR_CTX_DMA_HI_FLAT] = dma[63:32];
+            entry_word[`QPNIC_MR_CTX_LKEY_FLAT]   = lkey;
+            entry_word[`QPNIC_MR_CTX_RKEY_FLAT]   = rkey;
+            entry_word[`QPNIC_MR_CTX_ACCESS_FLAT] = access;
+            entry_word[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
+            entry_word[`QPNIC_MR_CTX_PD_FLAT]     = pd;
         end
-        // an invalidated entry keeps nothing: all zero, valid 0
-    end
+    endfunction
+    wire [EB-1:0] fr_word  = entry_word(fr_va, fr_len, fr_dma, fr_lkey, fr_rkey, fr_access, fr_pd);
+    // an invalidated entry keeps nothing: all zero, valid 0
+    wire [EB-1:0] upd_word = upd_write ? entry_word(upd_va, upd_len, upd_dma, upd_lkey, upd_rkey,
+                                                    upd_access, upd_pd) : {EB{1'b0}};
 
     wire          wr_en   = !clearing && (inv_wr ? inv_in : fr_wr ? fr_in : upd_valid && upd_in);
     wire [AW-1:0] wr_addr = inv_wr ? inv_idx[AW-1:0] : fr_wr ? fr_idx[AW-1:0] : upd_idx[AW-1:0];
