@@ -40,6 +40,21 @@ ndk_status qpnic_reg_read_locked(ndk_adapter *ad, uint32_t addr, uint32_t *val)
     return st;
 }
 
+ndk_status qpnic_poll(ndk_adapter *ad, qpnic_look_fn look, void *arg, int timeout_ms)
+{
+    struct timespec start, nap = { 0, 50000L };
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        int done = 0;
+        ndk_status st = look(ad, arg, &done);
+        if (st != NDK_STATUS_SUCCESS || done)
+            return st;
+        if (qpnic_ms_since(&start) > timeout_ms)
+            return NDK_STATUS_TIMEOUT;
+        nanosleep(&nap, NULL);
+    }
+}
+
 ndk_status qpnic_reg_write(ndk_adapter *ad, uint32_t addr, uint32_t val)
 {
     pthread_mutex_lock(&ad->lock);

@@ -173,6 +173,13 @@ struct ndk_mr {
  * closed. */
 ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out);
 
+/* A bounded wait for the NIC: call look() (one register look, taking
+ * ad->lock per access) every 50 us until it sets *done; SUCCESS then, its
+ * failure if it fails, TIMEOUT after timeout_ms. Called without ad->lock:
+ * the NIC's progress may need the event thread, which takes it. */
+typedef ndk_status (*qpnic_look_fn)(ndk_adapter *ad, void *arg, int *done);
+ndk_status qpnic_poll(ndk_adapter *ad, qpnic_look_fn look, void *arg, int timeout_ms);
+
 /* Register access under ad->lock (the _locked forms: caller holds it). */
 ndk_status qpnic_reg_write(ndk_adapter *ad, uint32_t addr, uint32_t val);
 ndk_status qpnic_reg_read(ndk_adapter *ad, uint32_t addr, uint32_t *val);
@@ -217,6 +224,9 @@ ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t fla
 /* An initiator call failing inline before it got that far: D5, then the
  * failure. */
 ndk_status qpnic_post_fail(ndk_qp *qp, ndk_status failure);
+/* The doorbell for every SQ WQE written so far (release fence first).
+ * Under ad->lock. */
+ndk_status qpnic_ring_sq_locked(ndk_qp *qp);
 
 /* ---- wqe.c ---- */
 

@@ -12,7 +12,6 @@
  * tokens of one MR (two successive tags) differ.
  */
 #include <stdlib.h>
-#include <time.h>
 
 #include "internal.h"
 #include "shm_proto.h"
@@ -91,19 +90,20 @@ static ndk_status mr_program(ndk_adapter *ad, const ndk_mr *mr, uint64_t va, uin
     return st;
 }
 
-/* An MR table entry, its tokens, its checker range and the NIC's entry.
- * Under ad->lock. */
-static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, uint32_t len,
-                                     uint64_t va, uint32_t flags)
+/* Take a table entry for mr: its index, two tokens and a checker range
+ * over [dev, dev+len) for the rights in access; mr is registered from here
+ * (the NIC's entry is written by the caller). Under ad->lock. */
+static ndk_status mr_take_entry_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t dev, uint32_t len,
+                                       uint32_t access)
 {
+    if (mr->registered)
+        return NDK_STATUS_INVALID_DEVICE_STATE;
     int idx = -1;
     for (uint32_t i = 0; i < ad->num_mr && idx < 0; i++)
         if (!ad->mrs[i])
             idx = (int)i;
     if (idx < 0)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
-    uint32_t access = mr_access(flags);
-    uint64_t dev = ad->t->dma_base + off;
     uint32_t perm = QPNIC_RANGE_READ;
     if (access & (QPNIC_MR_ACCESS_LOCAL_WRITE | QPNIC_MR_ACCESS_REMOTE_WRITE))
         perm |= QPNIC_RANGE_WRITE;
@@ -113,16 +113,35 @@ static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, 
     mr->idx = (uint32_t)idx;
     mr->lkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
     mr->rkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
-    ndk_status st = mr_program(ad, mr, va, dev, len, access);
-    if (st != NDK_STATUS_SUCCESS) {
-        ad->t->ops->range_del(ad->t, range);
-        mr->lkey = mr->rkey = 0;
-        return st;
-    }
     mr->range = range;
     mr->registered = 1;
     ad->mrs[idx] = mr;
     return NDK_STATUS_SUCCESS;
+}
+
+/* Undo mr_take_entry_locked (the NIC never got the entry). Under ad->lock. */
+static void mr_release_entry_locked(ndk_adapter *ad, ndk_mr *mr)
+{
+    ad->t->ops->range_del(ad->t, mr->range);
+    ad->mrs[mr->idx] = NULL;
+    mr->registered = 0;
+    mr->lkey = mr->rkey = 0;
+    mr->range = -1;
+}
+
+/* An MR table entry, its tokens, its checker range and the NIC's entry.
+ * Under ad->lock. */
+static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, uint32_t len,
+                                     uint64_t va, uint32_t flags)
+{
+    uint32_t access = mr_access(flags);
+    uint64_t dev = ad->t->dma_base + off;
+    ndk_status st = mr_take_entry_locked(ad, mr, dev, len, access);
+    if (st == NDK_STATUS_SUCCESS)
+        st = mr_program(ad, mr, va, dev, len, access);
+    if (st != NDK_STATUS_SUCCESS && mr->registered)
+        mr_release_entry_locked(ad, mr);
+    return st;
 }
 
 ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags)
@@ -207,31 +226,7 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
     /* The table entry, the tokens and the checker's range are taken now;
      * the NIC writes the entry when the request's turn comes in the SQ. */
     pthread_mutex_lock(&ad->lock);
-    int idx = -1;
-    if (mr->registered)
-        st = NDK_STATUS_INVALID_DEVICE_STATE;
-    for (uint32_t i = 0; i < ad->num_mr && idx < 0 && st == NDK_STATUS_SUCCESS; i++)
-        if (!ad->mrs[i])
-            idx = (int)i;
-    if (st == NDK_STATUS_SUCCESS && idx < 0)
-        st = NDK_STATUS_INSUFFICIENT_RESOURCES;
-    int range = -1;
-    if (st == NDK_STATUS_SUCCESS) {
-        uint32_t perm = QPNIC_RANGE_READ | (access & (QPNIC_MR_ACCESS_LOCAL_WRITE |
-                                                      QPNIC_MR_ACCESS_REMOTE_WRITE)
-                                                ? QPNIC_RANGE_WRITE : 0u);
-        range = ad->t->ops->range_add(ad->t, dev, len, perm);
-        if (range < 0)
-            st = NDK_STATUS_INSUFFICIENT_RESOURCES;
-    }
-    if (st == NDK_STATUS_SUCCESS) {
-        mr->idx = (uint32_t)idx;
-        mr->lkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
-        mr->rkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
-        mr->range = range;
-        mr->registered = 1;
-        ad->mrs[idx] = mr;
-    }
+    st = mr_take_entry_locked(ad, mr, dev, (uint32_t)len, access);
     pthread_mutex_unlock(&ad->lock);
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st);
@@ -251,11 +246,7 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
     st = qpnic_post_wqe(qp, ctx, w, flags);
     if (st != NDK_STATUS_SUCCESS) { /* never posted: the registration is undone */
         pthread_mutex_lock(&ad->lock);
-        ad->t->ops->range_del(ad->t, mr->range);
-        ad->mrs[mr->idx] = NULL;
-        mr->registered = 0;
-        mr->lkey = mr->rkey = 0;
-        mr->range = -1;
+        mr_release_entry_locked(ad, mr);
         pthread_mutex_unlock(&ad->lock);
     }
     return st;
@@ -273,26 +264,16 @@ uint32_t ndk_mr_remote_token(const ndk_mr *mr)
 
 #define FENCE_TIMEOUT_MS 10000
 
-/* After an INVALIDATE: wait until STATUS.mr_fence is clear, i.e. every DMA
- * job whose token check came before it has finished (rtl/qpnic_mr_fence.v).
- * SUCCESS, IO_ERROR (then nothing can touch the region any more), or
- * TIMEOUT. Without ad->lock (taken per read): the jobs' completions may
- * wait for the event thread, which takes the lock. */
-static ndk_status mr_fence(ndk_adapter *ad)
+/* One look for qpnic_poll after an INVALIDATE: is STATUS.mr_fence clear,
+ * i.e. has every DMA job whose token check came before it finished
+ * (rtl/qpnic_mr_fence.v)? */
+static ndk_status mr_fenced(ndk_adapter *ad, void *arg, int *done)
 {
-    struct timespec start, nap = { 0, 20000L };
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (;;) {
-        uint32_t status = 0;
-        ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
-        if (st != NDK_STATUS_SUCCESS)
-            return st;
-        if (!QPNIC_FIELD_GET(&status, QPNIC_STATUS_MR_FENCE))
-            return NDK_STATUS_SUCCESS;
-        if (qpnic_ms_since(&start) > FENCE_TIMEOUT_MS)
-            return NDK_STATUS_TIMEOUT;
-        nanosleep(&nap, NULL);
-    }
+    (void)arg;
+    uint32_t status = 0;
+    ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
+    *done = !QPNIC_FIELD_GET(&status, QPNIC_STATUS_MR_FENCE);
+    return st;
 }
 
 ndk_status ndk_destroy_mr(ndk_mr *mr)
@@ -307,7 +288,7 @@ ndk_status ndk_destroy_mr(ndk_mr *mr)
         (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_IDX, mr->idx);
         (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
         pthread_mutex_unlock(&ad->lock);
-        if (mr_fence(ad) == NDK_STATUS_TIMEOUT)
+        if (qpnic_poll(ad, mr_fenced, NULL, FENCE_TIMEOUT_MS) == NDK_STATUS_TIMEOUT)
             return NDK_STATUS_DEVICE_BUSY; /* its tokens are dead; the region stays */
         pthread_mutex_lock(&ad->lock);
         ad->t->ops->range_del(ad->t, mr->range);

@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 #include "regs.h"
@@ -349,41 +348,26 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
 static ndk_status qp_to_error_locked(ndk_adapter *ad, ndk_qp *qp)
 {
     ndk_status st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, STATE), QPNIC_QP_STATE_ERROR);
-    if (st == NDK_STATUS_SUCCESS && qp->sq_pi != qp->sq_rung) {
-        atomic_thread_fence(memory_order_release);
-        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, SQ_PI), qp->sq_pi & HREG_INDEX_MASK);
-        if (st == NDK_STATUS_SUCCESS)
-            qp->sq_rung = qp->sq_pi;
-    }
+    if (st == NDK_STATUS_SUCCESS && qp->sq_pi != qp->sq_rung)
+        st = qpnic_ring_sq_locked(qp);
     return st;
 }
 
 #define QUIESCE_TIMEOUT_MS 10000
 
-/* Wait until the NIC has completed every request it was handed for qp:
- * SQ_CI and RQ_CI (the NIC's counts of completed SQ and consumed or flushed
- * RQ WQEs) reach the producer counts. In ERROR nothing new starts, so then
- * no DMA for the QP's requests is left. Without ad->lock, taken per read:
- * the NIC's progress may need the event thread, which needs the lock to
- * deliver the notifications that make room for the NIC's next ones. */
-static ndk_status qp_quiesce(ndk_adapter *ad, ndk_qp *qp)
+/* One look for qpnic_poll: has the NIC completed every request it was
+ * handed for qp? SQ_CI and RQ_CI (the NIC's counts of completed SQ and
+ * consumed or flushed RQ WQEs) at the producer counts. In ERROR nothing new
+ * starts, so then no DMA for the QP's requests is left. */
+static ndk_status qp_quiesced(ndk_adapter *ad, void *arg, int *done)
 {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (;;) {
-        uint32_t sq_ci = 0, rq_ci = 0;
-        ndk_status st = qpnic_reg_read(ad, QPNIC_QPREG(qp->idx, SQ_CI), &sq_ci);
-        if (st == NDK_STATUS_SUCCESS)
-            st = qpnic_reg_read(ad, QPNIC_QPREG(qp->idx, RQ_CI), &rq_ci);
-        if (st != NDK_STATUS_SUCCESS)
-            return st;
-        if (sq_ci == (qp->sq_rung & HREG_INDEX_MASK) && rq_ci == (qp->rq_pi & HREG_INDEX_MASK))
-            return NDK_STATUS_SUCCESS;
-        if (qpnic_ms_since(&start) > QUIESCE_TIMEOUT_MS)
-            return NDK_STATUS_INTERNAL_ERROR;
-        struct timespec nap = { 0, 50000L };
-        nanosleep(&nap, NULL);
-    }
+    const ndk_qp *qp = arg;
+    uint32_t sq_ci = 0, rq_ci = 0;
+    ndk_status st = qpnic_reg_read(ad, QPNIC_QPREG(qp->idx, SQ_CI), &sq_ci);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_read(ad, QPNIC_QPREG(qp->idx, RQ_CI), &rq_ci);
+    *done = sq_ci == (qp->sq_rung & HREG_INDEX_MASK) && rq_ci == (qp->rq_pi & HREG_INDEX_MASK);
+    return st;
 }
 
 ndk_status ndk_destroy_qp(ndk_qp *qp)
@@ -402,8 +386,8 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
     ndk_status st = qp_to_error_locked(ad, qp);
     pthread_mutex_unlock(&ad->lock);
     if (st == NDK_STATUS_SUCCESS)
-        st = qp_quiesce(ad, qp);
-    if (st == NDK_STATUS_INTERNAL_ERROR)
+        st = qpnic_poll(ad, qp_quiesced, qp, QUIESCE_TIMEOUT_MS);
+    if (st == NDK_STATUS_TIMEOUT)
         return NDK_STATUS_DEVICE_BUSY; /* the NIC did not let go: nothing destroyed */
     pthread_mutex_lock(&ad->lock);
     uint32_t state;

@@ -41,7 +41,6 @@ static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t n
         return NDK_STATUS_INVALID_PARAMETER; /* max_inline is 0 */
     if (atomic_load(&qp->ad->dead))
         return NDK_STATUS_IO_ERROR; /* even a deferred post: it could never complete */
-    /* (a prepared post checks the device again each time: enqueue_sq) */
     if (atomic_load(&qp->rcq->overrun) || atomic_load(&qp->scq->overrun))
         return NDK_STATUS_INVALID_DEVICE_STATE; /* N8 */
     return NDK_STATUS_SUCCESS;
@@ -49,18 +48,26 @@ static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t n
 
 /* The doorbell: tell the NIC every SQ WQE written so far. The release fence
  * makes the WQEs visible before the NIC can hear of them. */
-static ndk_status ring_sq(ndk_qp *qp)
+ndk_status qpnic_ring_sq_locked(ndk_qp *qp)
 {
     atomic_thread_fence(memory_order_release);
-    ndk_status st = qpnic_reg_write(qp->ad, QPNIC_QPREG(qp->idx, SQ_PI),
-                                    qp->sq_pi & HREG_INDEX_MASK);
+    ndk_status st = qpnic_reg_write_locked(qp->ad, QPNIC_QPREG(qp->idx, SQ_PI),
+                                           qp->sq_pi & HREG_INDEX_MASK);
     if (st == NDK_STATUS_SUCCESS)
         qp->sq_rung = qp->sq_pi;
     return st;
 }
 
+static ndk_status ring_sq(ndk_qp *qp)
+{
+    pthread_mutex_lock(&qp->ad->lock);
+    ndk_status st = qpnic_ring_sq_locked(qp);
+    pthread_mutex_unlock(&qp->ad->lock);
+    return st;
+}
+
 /* D5: an initiator call about to fail first hands over the held chain. */
-static ndk_status fail_sq(ndk_qp *qp, ndk_status failure)
+ndk_status qpnic_post_fail(ndk_qp *qp, ndk_status failure)
 {
     if (qp->sq_pi != qp->sq_rung)
         (void)ring_sq(qp);
@@ -98,12 +105,10 @@ static void retire_silent(ndk_qp *qp)
 /* The part of a post after the request's own checks: the QP's state, room
  * in the SQ, the encoded WQE w into its slot, the doorbell (D1/D2). A
  * prepared post starts here. */
-static ndk_status enqueue_sq(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags)
+ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags)
 {
-    if (atomic_load(&qp->ad->dead))
-        return NDK_STATUS_IO_ERROR;
     if (atomic_load(&qp->state) != QP_HOST_RTS)
-        return fail_sq(qp, NDK_STATUS_INVALID_DEVICE_STATE);
+        return qpnic_post_fail(qp, NDK_STATUS_INVALID_DEVICE_STATE);
     uint32_t depth = 1u << qp->sq_log;
     uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
     if (qp->sq_pi - ci >= depth) {
@@ -111,7 +116,7 @@ static ndk_status enqueue_sq(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t 
         ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
     }
     if (qp->sq_pi - ci >= depth)
-        return fail_sq(qp, NDK_STATUS_INSUFFICIENT_RESOURCES);
+        return qpnic_post_fail(qp, NDK_STATUS_INSUFFICIENT_RESOURCES);
 
     uint32_t slot = qp->sq_pi & (depth - 1);
     memcpy(qp->sq.host + (size_t)slot * QPNIC_WQE_BYTES, w, QPNIC_WQE_BYTES);
@@ -126,16 +131,6 @@ static ndk_status enqueue_sq(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t 
     return NDK_STATUS_SUCCESS;
 }
 
-ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags)
-{
-    return enqueue_sq(qp, ctx, w, flags);
-}
-
-ndk_status qpnic_post_fail(ndk_qp *qp, ndk_status failure)
-{
-    return fail_sq(qp, failure);
-}
-
 static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge *sgl,
                           uint32_t nsge, uint32_t flags, uint32_t allowed_flags,
                           uint32_t rtoken, uint64_t rva)
@@ -144,10 +139,10 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
     if (st != NDK_STATUS_SUCCESS)
-        return fail_sq(qp, st);
+        return qpnic_post_fail(qp, st);
     uint32_t w[QPNIC_WQE_WORDS];
     qpnic_wqe_encode(w, opcode, flags, sgl, nsge, rtoken, rva);
-    return enqueue_sq(qp, ctx, w, flags);
+    return qpnic_post_wqe(qp, ctx, w, flags);
 }
 
 /* ---- prepared posts (V1) ----
@@ -208,7 +203,9 @@ ndk_status ndk_post_prepared(ndk_prepared *pp, void *ctx)
 {
     if (!pp)
         return NDK_STATUS_INVALID_PARAMETER;
-    pp->last = enqueue_sq(pp->qp, ctx, pp->w, pp->flags);
+    /* the device may have died since the prepare (plain posts: check_request) */
+    pp->last = atomic_load(&pp->qp->ad->dead) ? NDK_STATUS_IO_ERROR
+                                               : qpnic_post_wqe(pp->qp, ctx, pp->w, pp->flags);
     return pp->last;
 }
 
