@@ -345,27 +345,14 @@ module qpnic_responder #(
     assign chk_remote = !sg_busy;
     assign chk_need   = sg_busy ? sg_chk_need :
                         n_write ? `QPNIC_MR_ACCESS_REMOTE_WRITE : `QPNIC_MR_ACCESS_REMOTE_READ;
-    // S_DISPATCH acts in the cycle the RETH's answer arrives, unless the
-    // destination QP's context is not in yet: the READ waits its turn at the
-    // QP table, and when the table is busy its answer can come after the
-    // check's. Then the answer, which comes in one pulse, is held (reth_ans)
-    // until the dispatch takes it.
-    reg         reth_ans;      // the RETH's answer came and is held
-    reg         reth_ans_ok;
-    reg  [63:0] reth_ans_dev;
-    always @(posedge clk) begin
-        if (rst || state != S_DISPATCH || !reth_chk)
-            reth_ans <= 1'b0;
-        else if (res_valid)
-            reth_ans <= 1'b1;
-        if (res_valid && !reth_ans) begin
-            reth_ans_ok  <= res_ok;
-            reth_ans_dev <= res_dev;
-        end
-    end
-    wire reth_wait = reth_late || (reth_chk && !res_valid && !reth_ans);
-    wire reth_ok   = (reth_len == 32'd0) || (reth_ans ? reth_ans_ok : res_ok);
-    wire [63:0] mr_dev = reth_ans ? reth_ans_dev : res_dev;
+    // S_DISPATCH acts in the cycle the RETH's answer arrives. The check goes
+    // out only once the destination QP's context is in (reth_now, or
+    // reth_late from S_DISPATCH), and no table request follows it, so the
+    // dispatch never waits for the context when the answer's one pulse
+    // comes: the answer needs no holding register.
+    wire reth_wait = reth_late || (reth_chk && !res_valid);
+    wire reth_ok   = (reth_len == 32'd0) || res_ok;
+    wire [63:0] mr_dev = res_dev;
 
     // --- scatter (write master) and gather (READ data) ---
     // A WRITE with an accepted, non-empty payload starts the scatter from
