@@ -195,15 +195,9 @@ module qpnic_completer #(
     end
 
     // --- the SQ CQE ---
-    // the QP's full number (struct qp_num), as its owner knows it
-    reg [`QPNIC_CQE_QPN_WIDTH-1:0] cqe_qpn;
-    always @* begin
-        cqe_qpn = 0;
-        cqe_qpn[`QPNIC_QP_NUM_INDEX] = {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn};
-        cqe_qpn[`QPNIC_QP_NUM_GEN]   = ctx_gen;
-    end
     qpnic_cqe_pack u_cqe (
-        .byte_count(e_bytes), .qpn(cqe_qpn),
+        .byte_count(e_bytes),
+        .qp_index({{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn}), .qp_gen(ctx_gen),
         .wqe_index(e_index), .inv_token(32'd0), .cqe_type(e_type), .status(status), .solicited(1'b0), .cqe(cqe_data));
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);

@@ -110,10 +110,7 @@ module qpnic_core #(
     wire [`QPNIC_PD_BITS-1:0] mr_upd_pd;
     wire             fr_valid, fr_ready;
     wire [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx;
-    wire [63:0]      fr_va, fr_dma;
-    wire [31:0]      fr_len, fr_lkey, fr_rkey;
-    wire [2:0]       fr_access;
-    wire [`QPNIC_PD_BITS-1:0] fr_pd;
+    wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry;   // a FAST_REG's entry (qpnic_mr_pack)
     wire [2*32-1:0] chk_token, chk_len;
     wire [2*64-1:0] chk_va, res_dev;
     wire [2*3-1:0]  chk_need;
@@ -247,8 +244,7 @@ module qpnic_core #(
         .upd_write(mr_upd_write), .upd_va(mr_upd_va), .upd_len(mr_upd_len),
         .upd_dma(mr_upd_dma), .upd_lkey(mr_upd_lkey), .upd_rkey(mr_upd_rkey),
         .upd_access(mr_upd_access), .upd_pd(mr_upd_pd), .chk_pd(chk_pd),
-        .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_va(fr_va), .fr_len(fr_len),
-        .fr_dma(fr_dma), .fr_lkey(fr_lkey), .fr_rkey(fr_rkey), .fr_access(fr_access), .fr_pd(fr_pd),
+        .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
         .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need), .chk_inval(chk_inval),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev)
@@ -260,8 +256,7 @@ module qpnic_core #(
         .h_off(qph_off), .h_wdata(qph_wdata), .h_rvalid(qph_rvalid), .h_rdata(qph_rdata),
         .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),
         .chk_len(chk_len), .chk_remote(chk_remote), .chk_need(chk_need), .chk_inval(chk_inval), .chk_pd(chk_pd),
-        .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_va(fr_va), .fr_len(fr_len),
-        .fr_dma(fr_dma), .fr_lkey(fr_lkey), .fr_rkey(fr_rkey), .fr_access(fr_access), .fr_pd(fr_pd),
+        .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
         .mr_fence_start(mr_upd_valid && mr_upd_ready && !mr_upd_write),

@@ -5,7 +5,8 @@
 //
 // Ports
 //   byte_count   bytes transferred; packed only when status is SUCCESS (V7)
-//   qpn          the QP the request belongs to (V3)
+//   qp_index, qp_gen   the QP the request belongs to (V3): its table index
+//                and the generation of its number, packed as struct qp_num
 //   wqe_index    free-running index of the WQE in its SQ or RQ
 //   inv_token    RECEIVE_AND_INVALIDATE: the invalidated token
 //   cqe_type     enum cqe_type
@@ -17,7 +18,8 @@
 
 module qpnic_cqe_pack (
     input  wire [31:0]  byte_count,
-    input  wire [`QPNIC_CQE_QPN_WIDTH-1:0]  qpn,
+    input  wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] qp_index,
+    input  wire [`QPNIC_QP_NUM_GEN_WIDTH-1:0]   qp_gen,
     input  wire [`QPNIC_CQE_WQE_INDEX_WIDTH-1:0] wqe_index,
     input  wire [31:0]  inv_token,
     input  wire [`QPNIC_CQE_TYPE_WIDTH-1:0] cqe_type,
@@ -25,6 +27,14 @@ module qpnic_cqe_pack (
     input  wire         solicited,
     output reg  [127:0] cqe
 );
+    // the QP's full number, as its owner knows it (ndk_qp_num)
+    reg [`QPNIC_CQE_QPN_WIDTH-1:0] qpn;
+    always @* begin
+        qpn = {`QPNIC_CQE_QPN_WIDTH{1'b0}};
+        qpn[`QPNIC_QP_NUM_INDEX] = qp_index;
+        qpn[`QPNIC_QP_NUM_GEN]   = qp_gen;
+    end
+
     always @* begin
         cqe = 128'd0;
         cqe[`QPNIC_CQE_BYTE_COUNT_FLAT] =

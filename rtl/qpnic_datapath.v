@@ -38,6 +38,7 @@
 //   chk_*, res_*             the two check ports of qpnic_mr_table, port 0
 //                            the requester's, port 1 the responder's (flat,
 //                            port p at [p*W +: W])
+//   fr_*                     the requester's FAST_REG entries to qpnic_mr_table
 //   cnt_fetch_read           WQE fetch DMA reads issued this cycle: the SQ
 //                            fetch engine's plus the responder's RQ WQE
 //                            reads (0..2)
@@ -92,13 +93,7 @@ module qpnic_datapath #(
     output wire                 fr_valid,
     input  wire                 fr_ready,
     output wire [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx,
-    output wire [63:0]          fr_va,
-    output wire [31:0]          fr_len,
-    output wire [63:0]          fr_dma,
-    output wire [31:0]          fr_lkey,
-    output wire [31:0]          fr_rkey,
-    output wire [2:0]           fr_access,
-    output wire [`QPNIC_PD_BITS-1:0] fr_pd,
+    output wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry,
     input  wire [1:0]           res_valid,
     input  wire [1:0]           res_ok,
     input  wire [2*64-1:0]      res_dev,
@@ -240,8 +235,7 @@ module qpnic_datapath #(
         .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
         .chk_need(chk_need[0*3 +: 3]), .chk_inval(chk_inval[0]),
         .chk_pd(chk_pd[0 +: `QPNIC_PD_BITS]), .reads_idle(reads_idle),
-        .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_va(fr_va), .fr_len(fr_len),
-        .fr_dma(fr_dma), .fr_lkey(fr_lkey), .fr_rkey(fr_rkey), .fr_access(fr_access), .fr_pd(fr_pd),
+        .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid[0]), .res_ok(res_ok[0]), .res_dev(res_dev[0*64 +: 64]),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
         .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index),

@@ -42,6 +42,8 @@
 //                            an index >= NUM_MR is accepted and ignored)
 //   upd_write                1: write the fields below, valid; 0: invalidate
 //   upd_va, upd_len, upd_dma, upd_lkey, upd_rkey, upd_access, upd_pd   the entry
+//   fr_valid/ready, fr_idx, fr_entry   a FAST_REG: the whole entry (struct
+//                            mr_ctx, valid; qpnic_mr_pack) for index fr_idx
 //   chk_valid[p]             port p: a check this cycle
 //   chk_token, chk_va, chk_len, chk_remote, chk_need, chk_inval, chk_pd
 //                            its request, port p (chk_pd: the asking QP's PD)
@@ -72,13 +74,7 @@ module qpnic_mr_table #(
     input  wire                 fr_valid,
     output wire                 fr_ready,
     input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx,
-    input  wire [63:0]          fr_va,
-    input  wire [31:0]          fr_len,
-    input  wire [63:0]          fr_dma,
-    input  wire [31:0]          fr_lkey,
-    input  wire [31:0]          fr_rkey,
-    input  wire [2:0]           fr_access,
-    input  wire [`QPNIC_PD_BITS-1:0] fr_pd,
+    input  wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry,
 
     input  wire [PORTS-1:0]     chk_valid,
     input  wire [PORTS*32-1:0]  chk_token,
@@ -143,33 +139,17 @@ module qpnic_mr_table #(
     wire fr_wr       = fr_valid && fr_ready;
     wire fr_in       = ({1'b0, fr_idx} < NUM_MR[IB:0]);
     assign upd_ready = !clearing && !inv_wr && !fr_valid;
-    // A valid entry (struct mr_ctx) of these fields: what an MR_CMD WRITE
-    // and a FAST_REG write alike.
-    function [EB-1:0] entry_word(input [63:0] va, input [31:0] len, input [63:0] dma,
-                                 input [31:0] lkey, input [31:0] rkey, input [2:0] access,
-                                 input [`QPNIC_PD_BITS-1:0] pd);
-        begin
-            entry_word = {EB{1'b0}};
-            entry_word[`QPNIC_MR_CTX_VA_LO_FLAT]  = va[31:0];
-            entry_word[`QPNIC_MR_CTX_VA_HI_FLAT]  = va[63:32];
-            entry_word[`QPNIC_MR_CTX_LEN_FLAT]    = len;
-            entry_word[`QPNIC_MR_CTX_DMA_LO_FLAT] = dma[31:0];
-            entry_word[`QPNIC_MR_CTX_DMA_HI_FLAT] = dma[63:32];
-            entry_word[`QPNIC_MR_CTX_LKEY_FLAT]   = lkey;
-            entry_word[`QPNIC_MR_CTX_RKEY_FLAT]   = rkey;
-            entry_word[`QPNIC_MR_CTX_ACCESS_FLAT] = access;
-            entry_word[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
-            entry_word[`QPNIC_MR_CTX_PD_FLAT]     = pd;
-        end
-    endfunction
-    wire [EB-1:0] fr_word  = entry_word(fr_va, fr_len, fr_dma, fr_lkey, fr_rkey, fr_access, fr_pd);
-    // an invalidated entry keeps nothing: all zero, valid 0
-    wire [EB-1:0] upd_word = upd_write ? entry_word(upd_va, upd_len, upd_dma, upd_lkey, upd_rkey,
-                                                    upd_access, upd_pd) : {EB{1'b0}};
+    // an MR_CMD WRITE's entry (qpnic_mr_pack, as the requester packs a
+    // FAST_REG's); an invalidated entry keeps nothing: all zero, valid 0
+    wire [EB-1:0] upd_entry;
+    qpnic_mr_pack u_upd (
+        .va(upd_va), .len(upd_len), .dma(upd_dma), .lkey(upd_lkey), .rkey(upd_rkey),
+        .access(upd_access), .pd(upd_pd), .entry(upd_entry));
+    wire [EB-1:0] upd_word = upd_write ? upd_entry : {EB{1'b0}};
 
     wire          wr_en   = !clearing && (inv_wr ? inv_in : fr_wr ? fr_in : upd_valid && upd_in);
     wire [AW-1:0] wr_addr = inv_wr ? inv_idx[AW-1:0] : fr_wr ? fr_idx[AW-1:0] : upd_idx[AW-1:0];
-    wire [EB-1:0] wr_data = inv_wr ? {EB{1'b0}} : fr_wr ? fr_word : upd_word;   // invalid: all zero
+    wire [EB-1:0] wr_data = inv_wr ? {EB{1'b0}} : fr_wr ? fr_entry : upd_word;   // invalid: all zero
 
     // ---- check ports -----------------------------------------------------------
     genvar p;

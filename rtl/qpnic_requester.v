@@ -54,9 +54,11 @@
 //   tq_req_*, tq_rsp_*              request port of qpnic_qp_table: READ
 //                                   (the WQE's QP), PSN (a packet's), SET_ERR
 //   chk_*, res_*                    check port of qpnic_mr_table: a request
-//                                   (token, va, len, need) in, its answer
-//                                   (ok, device address) a fixed number of
-//                                   cycles later
+//                                   (token, va, len, need, inval, pd) in,
+//                                   its answer (ok, device address) a fixed
+//                                   number of cycles later
+//   fr_valid/ready, fr_idx, fr_entry   a FAST_REG's entry to the table
+//   reads_idle                      no READ of any QP outstanding (READ_FENCE)
 //   wqe_*                           WQE word pairs from qpnic_wqe_fetch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
 //   out_*                           packets to the port FIFO
@@ -125,13 +127,7 @@ module qpnic_requester #(
     output wire                 fr_valid,
     input  wire                 fr_ready,
     output wire [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx,
-    output wire [63:0]          fr_va,
-    output wire [31:0]          fr_len,
-    output wire [63:0]          fr_dma,
-    output wire [31:0]          fr_lkey,
-    output wire [31:0]          fr_rkey,
-    output wire [2:0]           fr_access,
-    output wire [`QPNIC_PD_BITS-1:0] fr_pd,
+    output wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry,
     input  wire                 reads_idle,
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
@@ -223,19 +219,17 @@ module qpnic_requester #(
     wire is_sinv  = (opcode == `QPNIC_WQE_OP_SEND_INV);
     wire is_inval = (opcode == `QPNIC_WQE_OP_INVALIDATE);
     wire is_freg  = (opcode == `QPNIC_WQE_OP_FAST_REG);
-    // FAST_REG's entry, from its WQE (struct wqe_freg)
-    wire [31:0] f_lkey = wqe[32*`QPNIC_WQE_FREG_LKEY_WORD +: 32];
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [31:0] f_w8   = wqe[32*`QPNIC_WQE_FREG_ACCESS_WORD +: 32];  // the word; access is its field
-    /* verilator lint_on UNUSEDSIGNAL */
-    assign fr_valid  = (state == S_FREG);
-    assign fr_idx    = f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
-    assign fr_lkey   = f_lkey[`QPNIC_WQE_FREG_LKEY];
-    assign fr_va     = {wqe[32*`QPNIC_WQE_FREG_VA_HI_WORD +: 32], wqe[32*`QPNIC_WQE_FREG_VA_LO_WORD +: 32]};
-    assign fr_dma    = {wqe[32*`QPNIC_WQE_FREG_DMA_HI_WORD +: 32], wqe[32*`QPNIC_WQE_FREG_DMA_LO_WORD +: 32]};
-    assign fr_len    = wqe[32*`QPNIC_WQE_FREG_LEN_WORD +: 32];
-    assign fr_rkey   = wqe[32*`QPNIC_WQE_FREG_RKEY_WORD +: 32];
-    assign fr_access = f_w8[`QPNIC_WQE_FREG_ACCESS];
+    // FAST_REG's entry, from its WQE (struct wqe_freg; word w of the WQE is
+    // at [32w +: 32], as the layout's _FLAT ranges count), in the QP's PD
+    wire [31:0] f_lkey = wqe[`QPNIC_WQE_FREG_LKEY_FLAT];   // the entry: its low bits
+    assign fr_valid = (state == S_FREG);
+    assign fr_idx   = f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
+    qpnic_mr_pack u_fr (
+        .va({wqe[`QPNIC_WQE_FREG_VA_HI_FLAT], wqe[`QPNIC_WQE_FREG_VA_LO_FLAT]}),
+        .len(wqe[`QPNIC_WQE_FREG_LEN_FLAT]),
+        .dma({wqe[`QPNIC_WQE_FREG_DMA_HI_FLAT], wqe[`QPNIC_WQE_FREG_DMA_LO_FLAT]}),
+        .lkey(f_lkey), .rkey(wqe[`QPNIC_WQE_FREG_RKEY_FLAT]),
+        .access(wqe[`QPNIC_WQE_FREG_ACCESS_FLAT]), .pd(ctx_pd), .entry(fr_entry));
 
     // The SGE list, checked by qpnic_sge_check while in S_CHECK (started as
     // S_DECODE moves there).
@@ -250,7 +244,6 @@ module qpnic_requester #(
     assign chk_token = inv_issue ? rtoken : sg_chk_token;
     assign chk_inval = inv_issue;
     assign chk_pd    = ctx_pd;
-    assign fr_pd     = ctx_pd;
     qpnic_sge_check u_sge (
         .clk(clk), .rst(rst),
         .start(sg_start), .sges(wqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),

@@ -169,8 +169,8 @@ module qpnic_responder #(
                      S_GDATA    = 5'd12,  // READ data onto the port
                      S_RWAIT    = 5'd13,  // READ: wait for its header to go out
                      S_FL_ASK   = 5'd14,  // flush: RQ_FLUSH for QP dq
-                     S_FL_WAIT  = 5'd15,
-                     S_INVAL    = 5'd16;  // SEND_ONLY_INV: the IETH's token invalidated  // its answer: a receive to flush, or none
+                     S_FL_WAIT  = 5'd15,  // its answer: a receive to flush, or none
+                     S_INVAL    = 5'd16;  // SEND_ONLY_INV: the IETH's token invalidated
 
     reg [4:0]    state;
     reg          inv_sent;     // S_INVAL: its check went out
@@ -483,15 +483,9 @@ module qpnic_responder #(
     // --- the RQ CQE ---
     // C2-C4: a receive that invalidated says so, with the token
     wire cqe_inv = is_sinv && !flushing && rq_status == `QPNIC_CQE_STATUS_SUCCESS;
-    // the receiving QP's full number (struct qp_num), as its owner knows it
-    reg [`QPNIC_CQE_QPN_WIDTH-1:0] cqe_qpn;
-    always @* begin
-        cqe_qpn = 0;
-        cqe_qpn[`QPNIC_QP_NUM_INDEX] = {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, dq};
-        cqe_qpn[`QPNIC_QP_NUM_GEN]   = ctx_gen;
-    end
     qpnic_cqe_pack u_cqe (
-        .byte_count(flushing ? 32'd0 : payload), .qpn(cqe_qpn),
+        .byte_count(flushing ? 32'd0 : payload),
+        .qp_index({{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, dq}), .qp_gen(ctx_gen),
         .wqe_index(rq_ci), .inv_token(cqe_inv ? inv_rkey : 32'd0),
         .cqe_type(cqe_inv ? `QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE : `QPNIC_CQE_TYPE_RECEIVE),
         .status(rq_status), .solicited(se && !flushing), // N7

@@ -51,16 +51,19 @@ static uint32_t next_tag(ndk_adapter *ad)
     return tag;
 }
 
-/* NDK_MR_FLAG_* -> the NIC's mr_access bits. ALLOW_REMOTE_WRITE (0x5)
- * includes LOCAL_WRITE, as in ndkpi.h; its own bit is 0x4. */
-static uint32_t mr_access(uint32_t flags)
+/* The NIC's mr_access bits of a rights mask, for the two families of
+ * rights flags: NDK_MR_FLAG_* (ndk_register_mr) and NDK_OP_FLAG_ALLOW_*
+ * (ndk_fast_register). In both, ALLOW_REMOTE_WRITE includes LOCAL_WRITE, as
+ * in ndkpi.h: remote write is granted when all of its bits are set. */
+static uint32_t access_bits(uint32_t flags, uint32_t local_write, uint32_t remote_read,
+                            uint32_t remote_write)
 {
     uint32_t a = 0;
-    if (flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE)
+    if (flags & local_write)
         a |= QPNIC_MR_ACCESS_LOCAL_WRITE;
-    if (flags & NDK_MR_FLAG_ALLOW_REMOTE_READ)
+    if (flags & remote_read)
         a |= QPNIC_MR_ACCESS_REMOTE_READ;
-    if (flags & (NDK_MR_FLAG_ALLOW_REMOTE_WRITE & ~NDK_MR_FLAG_ALLOW_LOCAL_WRITE))
+    if ((flags & remote_write) == remote_write)
         a |= QPNIC_MR_ACCESS_REMOTE_WRITE;
     return a;
 }
@@ -134,7 +137,8 @@ static void mr_release_entry_locked(ndk_adapter *ad, ndk_mr *mr)
 static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, uint32_t len,
                                      uint64_t va, uint32_t flags)
 {
-    uint32_t access = mr_access(flags);
+    uint32_t access = access_bits(flags, NDK_MR_FLAG_ALLOW_LOCAL_WRITE, NDK_MR_FLAG_ALLOW_REMOTE_READ,
+                                  NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
     uint64_t dev = ad->t->dma_base + off;
     ndk_status st = mr_take_entry_locked(ad, mr, dev, len, access);
     if (st == NDK_STATUS_SUCCESS)
@@ -215,13 +219,8 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
         st = freg_range(ad, page_count, page_list, first_byte_offset, len, &dev);
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st); /* D5 */
-    uint32_t access = 0;
-    if (flags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE)
-        access |= QPNIC_MR_ACCESS_LOCAL_WRITE;
-    if (flags & NDK_OP_FLAG_ALLOW_REMOTE_READ)
-        access |= QPNIC_MR_ACCESS_REMOTE_READ;
-    if ((flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
-        access |= QPNIC_MR_ACCESS_REMOTE_WRITE;
+    uint32_t access = access_bits(flags, NDK_OP_FLAG_ALLOW_LOCAL_WRITE, NDK_OP_FLAG_ALLOW_REMOTE_READ,
+                                  NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
 
     /* The table entry, the tokens and the checker's range are taken now;
      * the NIC writes the entry when the request's turn comes in the SQ. */
@@ -291,8 +290,7 @@ ndk_status ndk_destroy_mr(ndk_mr *mr)
         if (qpnic_poll(ad, mr_fenced, NULL, FENCE_TIMEOUT_MS) == NDK_STATUS_TIMEOUT)
             return NDK_STATUS_DEVICE_BUSY; /* its tokens are dead; the region stays */
         pthread_mutex_lock(&ad->lock);
-        ad->t->ops->range_del(ad->t, mr->range);
-        ad->mrs[mr->idx] = NULL;
+        mr_release_entry_locked(ad, mr);
     }
     mr->pd->refs--;
     ad->live_objects--;

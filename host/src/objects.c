@@ -230,10 +230,7 @@ static void zombie_unlink(ndk_adapter *ad, ndk_qp *qp)
             *p = qp->next_zombie;
             break;
         }
-    free(qp->sq_ctx);
-    free(qp->rq_ctx);
-    free(qp->sq_silent);
-    free(qp);
+    qp_free_memory(ad, qp); /* its rings went at the destroy */
 }
 
 ndk_qp *qpnic_qp_by_num(ndk_adapter *ad, uint32_t qpn)

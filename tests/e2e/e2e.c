@@ -24,6 +24,12 @@ uint64_t e2e_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+unsigned e2e_env_uint(const char *name, unsigned dflt)
+{
+    const char *v = getenv(name);
+    return v ? (unsigned)strtoul(v, NULL, 0) : dflt;
+}
+
 void e2e_fill(uint8_t *b, uint32_t len, uint32_t seed)
 {
     uint32_t x = seed * 2654435761u + 1u;

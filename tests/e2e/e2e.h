@@ -97,6 +97,9 @@ uint32_t e2e_settle_and_poll(e2e_pair *p, ndk_cq *cq, ndk_result_ex *out, uint32
 
 void e2e_fill(uint8_t *b, uint32_t len, uint32_t seed);
 uint64_t e2e_now_ms(void);
+/* Environment variable name as a number (strtoul base 0), dflt when unset:
+ * the knobs of the long runs (their seconds, their seed). */
+unsigned e2e_env_uint(const char *name, unsigned dflt);
 
 /* Seconds a case may run before it is killed as hung (default 60). */
 extern unsigned e2e_case_timeout_s;

@@ -5,6 +5,7 @@
  * through the whole NIC (RTL, firmware, driver).
  */
 #include "e2e.h"
+#include "qpnic_hw.h" /* struct qp_num: a QP number's table index */
 
 #include <pthread.h>
 #include <signal.h>
@@ -348,7 +349,7 @@ static void reuse_qp_number_refuses_the_old_peers_packets(void)
     p.b.qp = c; /* e2e_pair_close destroys it */
     uint32_t new_num = ndk_qp_num(c);
     EXPECT(new_num != old_num, "a re-created QP got the destroyed one's number 0x%x", old_num);
-    EXPECT((new_num & 0xFFu) == (old_num & 0xFFu),
+    EXPECT((new_num & QPNIC_QP_NUM_INDEX_MASK) == (old_num & QPNIC_QP_NUM_INDEX_MASK),
            "the new QP (0x%x) did not reuse the destroyed one's index (0x%x): nothing is shown",
            new_num, old_num);
     ndk_qp_addr stale = { ndk_qp_address(p.a.qp).node, old_num };

@@ -328,10 +328,8 @@ static void step(void)
 
 static void lifecycle_random_objects_and_traffic(void)
 {
-    const char *e = getenv("QPNIC_SEED");
-    rng = e ? (unsigned)strtoul(e, NULL, 0) : (unsigned)e2e_now_ms();
-    const char *d = getenv("QPNIC_LIFECYCLE_SECONDS");
-    unsigned seconds = d ? (unsigned)strtoul(d, NULL, 0) : 60;
+    rng = e2e_env_uint("QPNIC_SEED", (unsigned)e2e_now_ms());
+    unsigned seconds = e2e_env_uint("QPNIC_LIFECYCLE_SECONDS", 60);
     printf("lifecycle: seed %u (QPNIC_SEED=%u repeats it), %u s\n", rng, rng, seconds);
     fflush(stdout);
     reqs = calloc(MAX_REQ, sizeof *reqs);
@@ -396,8 +394,7 @@ static void lifecycle_random_objects_and_traffic(void)
 
 int main(int argc, char **argv)
 {
-    const char *d = getenv("QPNIC_LIFECYCLE_SECONDS");
-    e2e_case_timeout_s = (d ? (unsigned)strtoul(d, NULL, 0) : 60) + 120;
+    e2e_case_timeout_s = e2e_env_uint("QPNIC_LIFECYCLE_SECONDS", 60) + 120;
     static const e2e_case cases[] = {
         { "lifecycle_random_objects_and_traffic", lifecycle_random_objects_and_traffic },
     };

@@ -70,8 +70,7 @@ static void on_cq(void *fn_ctx, ndk_status status)
 
 static void N5_stress_six_cqs_callbacks_drain_and_rearm(void)
 {
-    const char *d = getenv("QPNIC_N5_SECONDS");
-    unsigned seconds = d ? (unsigned)strtoul(d, NULL, 0) : 60;
+    unsigned seconds = e2e_env_uint("QPNIC_N5_SECONDS", 60);
     seen = calloc(MAX_OPS, 1);
     EXPECT(seen != NULL, "calloc");
     e2e_pair p;
@@ -140,8 +139,7 @@ static void N5_stress_six_cqs_callbacks_drain_and_rearm(void)
 
 int main(int argc, char **argv)
 {
-    const char *d = getenv("QPNIC_N5_SECONDS");
-    e2e_case_timeout_s = (d ? (unsigned)strtoul(d, NULL, 0) : 60) + 120;
+    e2e_case_timeout_s = e2e_env_uint("QPNIC_N5_SECONDS", 60) + 120;
     static const e2e_case cases[] = {
         { "N5_stress_six_cqs_callbacks_drain_and_rearm", N5_stress_six_cqs_callbacks_drain_and_rearm },
     };
