@@ -102,13 +102,29 @@ module qpnic_gather #(
         end
     endfunction
     reg [16:0] count_max;
+    // Does a read of `bytes` fit a sink holding `held` words?
+    function fits_for(input [15:0] bytes, input [16:0] held);
+        reg [16:0] cm;
+        begin
+            cm       = count_max_of(bytes);
+            fits_for = !cm[16] && (held <= cm);
+        end
+    endfunction
+    // fits: a register, so that rd_req_valid leaves a flip-flop: the read
+    // arbiter's pick, and from it every other master's ready, hangs off
+    // this valid, and the comparison in front of it made the core's
+    // longest path (docs/synthesis.md, run 15). Set as S_REQ is entered,
+    // for the read chosen then, against the sink as it will be (counting
+    // the beat this gather is putting in it now); then re-compared in S_REQ
+    // from the two registers. The sink only drains while we wait (nobody
+    // else fills it), so fits, once high, stays high until the grant.
+    reg        fits;
+    wire [16:0] held_now  = {1'b0, sink_count};
+    wire [16:0] held_next = held_now + 17'd1;   // with the beat going in now
 
     assign start_ready  = (state == S_IDLE);
     assign idle         = (state == S_IDLE);
-    // the sink only drains while we wait (nobody else fills it), so valid
-    // stays high once raised.
-    assign rd_req_valid = (state == S_REQ) && !count_max[16] &&
-                          ({1'b0, sink_count} <= count_max);
+    assign rd_req_valid = (state == S_REQ) && fits;
     assign rd_req_addr  = cur_addr;
     assign rd_req_len   = chunk_len;
 
@@ -129,8 +145,10 @@ module qpnic_gather #(
             cur_loaded  <= 1'b0;
             chunk_len   <= 16'd0;
             count_max   <= 17'd0;
+            fits        <= 1'b0;
             final_chunk <= 1'b0;
         end else begin
+            fits <= 1'b0;   // unless the state sets it below
             case (state)
             S_IDLE:
                 if (start_valid) begin
@@ -143,6 +161,7 @@ module qpnic_gather #(
                         cur_loaded  <= 1'b1;
                         chunk_len   <= start_first;
                         count_max   <= count_max_of(start_first);
+                        fits        <= fits_for(start_first, held_now);
                         final_chunk <= ({16'd0, start_first} == start_len0) && start_later_zero;
                         state       <= S_REQ;
                     end else begin
@@ -165,15 +184,18 @@ module qpnic_gather #(
                 end else begin
                     chunk_len   <= next_len;
                     count_max   <= count_max_of(next_len);
+                    fits        <= fits_for(next_len, held_now);
                     final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
                     state       <= S_REQ;
                 end
-            S_REQ:
+            S_REQ: begin
+                fits <= !count_max[16] && (held_now <= count_max);
                 if (rd_req_valid && rd_req_ready) begin
                     cur_addr <= cur_addr + {48'd0, chunk_len};
                     cur_rem  <= cur_rem - {16'd0, chunk_len};
                     state    <= S_DATA;
                 end
+            end
             S_DATA:
                 if (rd_rsp_valid && rd_rsp_ready && rd_rsp_last) begin
                     if (final_chunk)
@@ -181,6 +203,7 @@ module qpnic_gather #(
                     else if (cur_rem != 32'd0) begin  // the segment's next read
                         chunk_len   <= next_len;
                         count_max   <= count_max_of(next_len);
+                        fits        <= fits_for(next_len, held_next);
                         final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
                         state       <= S_REQ;
                     end else
