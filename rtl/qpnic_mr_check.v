@@ -24,13 +24,15 @@
 //   pd           the asking QP's protection domain: the entry's must be it,
 //                for every check and invalidate
 //   inval        an invalidate: ok when the entry is valid and the token is
-//                its rkey (remote) or either of its tokens (local); range and
+//                its rkey (remote) or either of its tokens (local; a
+//                window's only token is its rkey); range and
 //                rights are not looked at. inv_hit says so a cycle early
 //                (stage A), for qpnic_mr_table to clear the entry
 //   entry        the entry (layout struct mr_ctx, QPNIC_MR_CTX_BITS wide)
 //   out_valid    the answer to the request of two cycles before
 //   ok           the entry is valid, the token matches, the range lies inside
-//                [entry va, entry va + entry len) and the rights hold
+//                [entry va, entry va + entry len) and the rights hold; a
+//                window's entry (mr_ctx window) answers remote checks only
 //   dev_addr     entry dma + (va - entry va): meaningful only when ok
 // The bounds use 65-bit sums, so va+len can never wrap past a region's end.
 // Callers ignore the answer for a zero-length range (it moves nothing).
@@ -64,6 +66,7 @@ module qpnic_mr_check (
     wire [2:0]  e_access = entry[`QPNIC_MR_CTX_ACCESS_FLAT];
     wire        e_valid  = entry[`QPNIC_MR_CTX_VALID_FLAT];
     wire        e_pd_ok  = (entry[`QPNIC_MR_CTX_PD_FLAT] == pd);
+    wire        e_window = entry[`QPNIC_MR_CTX_WINDOW_FLAT];
 
     // ---- stage A -------------------------------------------------------------
     reg        a_valid, a_ok;
@@ -84,8 +87,8 @@ module qpnic_mr_check (
             a_valid   <= in_valid;
             a_inval   <= inval;
             a_inv_ok  <= in_idx_ok && e_valid && e_pd_ok &&
-                         ((e_rkey == token) || (!remote && e_lkey == token));
-            a_ok      <= in_idx_ok && e_valid && e_pd_ok && (e_key == token) &&
+                         ((e_rkey == token) || (!remote && !e_window && e_lkey == token));
+            a_ok      <= in_idx_ok && e_valid && e_pd_ok && (e_key == token) && (remote || !e_window) &&
                          ((e_access & need) == need) && (va >= e_va);
             a_req_end <= {1'b0, va} + {33'd0, len};
             a_mr_end  <= {1'b0, e_va} + {33'd0, e_len};

@@ -1,8 +1,8 @@
 // qpnic_mr_pack: a valid token table entry (layout struct mr_ctx) from its
-// fields, in one place for the two writers of whole entries: the host's
-// MR_CMD WRITE (qpnic_mr_table, from qpnic_csr's staging registers) and a
-// FAST_REG WQE (qpnic_requester, from the WQE's words). Purely
-// combinational.
+// fields, in one place for the writers of whole entries: the host's MR_CMD
+// WRITE (qpnic_mr_table, from qpnic_csr's staging registers), a FAST_REG
+// WQE and a BIND WQE (qpnic_requester, from the WQE's words and, for a
+// window, the region's checked device address). Purely combinational.
 //
 // Ports
 //   va, len, dma     the region: its first virtual address, length in bytes,
@@ -10,6 +10,7 @@
 //   lkey, rkey       its two whole tokens
 //   access           enum mr_access bits
 //   pd               its protection domain
+//   window           a memory window: remote checks only
 //   entry            the entry, valid set
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -22,6 +23,7 @@ module qpnic_mr_pack (
     input  wire [31:0]                   rkey,
     input  wire [2:0]                    access,
     input  wire [`QPNIC_PD_BITS-1:0]     pd,
+    input  wire                          window,
     output reg  [`QPNIC_MR_CTX_BITS-1:0] entry
 );
     always @* begin
@@ -36,6 +38,7 @@ module qpnic_mr_pack (
         entry[`QPNIC_MR_CTX_ACCESS_FLAT] = access;
         entry[`QPNIC_MR_CTX_VALID_FLAT]  = 1'b1;
         entry[`QPNIC_MR_CTX_PD_FLAT]     = pd;
+        entry[`QPNIC_MR_CTX_WINDOW_FLAT] = window;
     end
 endmodule
 

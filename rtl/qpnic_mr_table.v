@@ -144,7 +144,7 @@ module qpnic_mr_table #(
     wire [EB-1:0] upd_entry;
     qpnic_mr_pack u_upd (
         .va(upd_va), .len(upd_len), .dma(upd_dma), .lkey(upd_lkey), .rkey(upd_rkey),
-        .access(upd_access), .pd(upd_pd), .entry(upd_entry));
+        .access(upd_access), .pd(upd_pd), .window(1'b0), .entry(upd_entry));
     wire [EB-1:0] upd_word = upd_write ? upd_entry : {EB{1'b0}};
 
     wire          wr_en   = !clearing && (inv_wr ? inv_in : fr_wr ? fr_in : upd_valid && upd_in);

@@ -4,14 +4,21 @@
 // QP's context from qpnic_qp_table, then:
 //   - QP in RESET: dropped (its rings were zeroed under it);
 //   - QP in ERROR: FLUSHED;
-//   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE, or nsge >
-//     MAX_SGE: BAD_WQE;
+//   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE/FAST_REG/BIND,
+//     nsge > MAX_SGE, or a BIND whose nsge is not 1 or whose range is
+//     empty: BAD_WQE;
 //   - READ_FENCE: the WQE waits in S_DECODE, before its checks, until no
 //     READ of any QP is outstanding (reads_idle: the datapath counts
 //     them), so its gather sees what earlier READs brought;
 //   - FAST_REG: the token table entry of struct wqe_freg, in the QP's PD,
 //     written through the table's fast-register port (fr_*), in SQ order:
 //     completes locally SUCCESS;
+//   - BIND: its SGE 0 (the window's range and the region's local token)
+//     checked like a local SGE (LOCAL_WRITE needed when the window grants
+//     REMOTE_WRITE): LOC_PROT on a failure; else the window's entry of
+//     struct wqe_bind (rkey, range, the checked device address, the QP's
+//     PD, mr_ctx window set) through the same port as FAST_REG, in SQ
+//     order: completes locally SUCCESS;
 //   - INVALIDATE: one check with chk_inval for the WQE's token (either
 //     token of a local region), which clears the entry if it is valid:
 //     completes locally, SUCCESS, or BAD_TOKEN (then the QP goes to ERROR);
@@ -57,7 +64,7 @@
 //                                   (token, va, len, need, inval, pd) in,
 //                                   its answer (ok, device address) a fixed
 //                                   number of cycles later
-//   fr_valid/ready, fr_idx, fr_entry   a FAST_REG's entry to the table
+//   fr_valid/ready, fr_idx, fr_entry   a FAST_REG's or BIND's entry to the table
 //   reads_idle                      no READ of any QP outstanding (READ_FENCE)
 //   wqe_*                           WQE word pairs from qpnic_wqe_fetch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
@@ -157,7 +164,7 @@ module qpnic_requester #(
                      S_CTX    = 4'd6,  // wait for the READ of the WQE's QP context
                      S_SEG    = 4'd7,  // a READ's segments into the segment RAM
                      S_INV    = 4'd8,  // INVALIDATE: its check (which clears the entry)
-                     S_FREG   = 4'd9;  // FAST_REG: the entry to the token table
+                     S_FREG   = 4'd9;  // FAST_REG, BIND: the entry to the token table
     // back end
     localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
                      B_HDR    = 2'd1,  // header words onto the port
@@ -219,23 +226,42 @@ module qpnic_requester #(
     wire is_sinv  = (opcode == `QPNIC_WQE_OP_SEND_INV);
     wire is_inval = (opcode == `QPNIC_WQE_OP_INVALIDATE);
     wire is_freg  = (opcode == `QPNIC_WQE_OP_FAST_REG);
-    // FAST_REG's entry, from its WQE (struct wqe_freg; word w of the WQE is
-    // at [32w +: 32], as the layout's _FLAT ranges count), in the QP's PD
-    wire [31:0] f_lkey = wqe[`QPNIC_WQE_FREG_LKEY_FLAT];   // the entry: its low bits
+    wire is_bind  = (opcode == `QPNIC_WQE_OP_BIND);
+    // The entry a FAST_REG or a BIND writes, in the QP's PD (word w of the
+    // WQE is at [32w +: 32], as the layout's _FLAT ranges count). FAST_REG:
+    // all of it from its WQE (struct wqe_freg); the entry is the lkey's low
+    // bits. BIND: a window (struct wqe_bind), the entry the rkey's low bits,
+    // its device address the region's, as the check of SGE 0 translated it
+    // (seg_addr), no local token, remote rights only.
+    wire [31:0] f_lkey = wqe[`QPNIC_WQE_FREG_LKEY_FLAT];
+    wire [31:0] b_rkey = wqe[`QPNIC_WQE_BIND_RKEY_FLAT];
+    wire [2:0]  b_access = wqe[`QPNIC_WQE_BIND_ACCESS_FLAT] &
+                           (`QPNIC_MR_ACCESS_REMOTE_READ | `QPNIC_MR_ACCESS_REMOTE_WRITE);
+    // a BIND is malformed unless SGE 0, and only it, names a range
+    wire        bind_bad = is_bind && ((nsge != 4'd1) || (wqe[`QPNIC_WQE_BIND_LEN_FLAT] == 32'd0));
     assign fr_valid = (state == S_FREG);
-    assign fr_idx   = f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
+    assign fr_idx   = is_bind ? b_rkey[`QPNIC_TOKEN_INDEX_BITS-1:0] : f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
     qpnic_mr_pack u_fr (
-        .va({wqe[`QPNIC_WQE_FREG_VA_HI_FLAT], wqe[`QPNIC_WQE_FREG_VA_LO_FLAT]}),
-        .len(wqe[`QPNIC_WQE_FREG_LEN_FLAT]),
-        .dma({wqe[`QPNIC_WQE_FREG_DMA_HI_FLAT], wqe[`QPNIC_WQE_FREG_DMA_LO_FLAT]}),
-        .lkey(f_lkey), .rkey(wqe[`QPNIC_WQE_FREG_RKEY_FLAT]),
-        .access(wqe[`QPNIC_WQE_FREG_ACCESS_FLAT]), .pd(ctx_pd), .entry(fr_entry));
+        .va(is_bind ? {wqe[`QPNIC_WQE_BIND_VA_HI_FLAT], wqe[`QPNIC_WQE_BIND_VA_LO_FLAT]}
+                    : {wqe[`QPNIC_WQE_FREG_VA_HI_FLAT], wqe[`QPNIC_WQE_FREG_VA_LO_FLAT]}),
+        .len(is_bind ? wqe[`QPNIC_WQE_BIND_LEN_FLAT] : wqe[`QPNIC_WQE_FREG_LEN_FLAT]),
+        .dma(is_bind ? seg_addr[63:0]
+                     : {wqe[`QPNIC_WQE_FREG_DMA_HI_FLAT], wqe[`QPNIC_WQE_FREG_DMA_LO_FLAT]}),
+        .lkey(is_bind ? 32'd0 : f_lkey),
+        .rkey(is_bind ? b_rkey : wqe[`QPNIC_WQE_FREG_RKEY_FLAT]),
+        .access(is_bind ? b_access : wqe[`QPNIC_WQE_FREG_ACCESS_FLAT]),
+        .pd(ctx_pd), .window(is_bind), .entry(fr_entry));
 
     // The SGE list, checked by qpnic_sge_check while in S_CHECK (started as
     // S_DECODE moves there).
     wire fence_wait = ((flags & `QPNIC_OP_FLAG_READ_FENCE) != 16'd0) && !reads_idle;
     wire sg_start = (state == S_DECODE) && !fence_wait && (cur_state != `QPNIC_QP_STATE_RESET) &&
-                    !cur_in_err && (is_send || is_sinv || is_write || is_read) && nsge <= MAX_SGE;
+                    !cur_in_err && (is_send || is_sinv || is_write || is_read || is_bind) &&
+                    nsge <= MAX_SGE && !bind_bad;
+    // the rights the SGEs need: a READ writes them; a window that grants
+    // REMOTE_WRITE needs a region the NIC may write
+    wire [2:0] sg_need = (is_read || (is_bind && (b_access & `QPNIC_MR_ACCESS_REMOTE_WRITE) != 3'd0))
+                         ? `QPNIC_MR_ACCESS_LOCAL_WRITE : 3'd0;
     // the check port: the SGE checks, or an INVALIDATE's one check
     wire        sg_chk_valid;
     wire [31:0] sg_chk_token;
@@ -247,7 +273,7 @@ module qpnic_requester #(
     qpnic_sge_check u_sge (
         .clk(clk), .rst(rst),
         .start(sg_start), .sges(wqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
-        .nsge(nsge), .need(is_read ? `QPNIC_MR_ACCESS_LOCAL_WRITE : 3'd0),
+        .nsge(nsge), .need(sg_need),
         .busy(sg_busy), .done(sg_done), .fail(sg_fail), .total(total),
         .seg_addr(seg_addr), .seg_len(seg_len),
         .chk_valid(sg_chk_valid), .chk_token(sg_chk_token), .chk_va(chk_va),
@@ -493,8 +519,8 @@ module qpnic_requester #(
                     state <= S_LOAD;
                 else if (cur_in_err)
                     finish_local(`QPNIC_CQE_STATUS_FLUSHED);
-                else if (!(is_send || is_sinv || is_write || is_read || is_inval || is_freg) ||
-                         nsge > MAX_SGE)
+                else if (!(is_send || is_sinv || is_write || is_read || is_inval || is_freg || is_bind) ||
+                         nsge > MAX_SGE || bind_bad)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
                 else if (fence_wait)
                     state <= S_DECODE;   // READ_FENCE: earlier READs first
@@ -517,6 +543,8 @@ module qpnic_requester #(
                 if (sg_done) begin
                     if (sg_fail)
                         finish_local(`QPNIC_CQE_STATUS_LOC_PROT);
+                    else if (is_bind)
+                        state <= S_FREG;   // the window's entry, from the answer
                     else if (total > MAX_MSG)
                         finish_local(`QPNIC_CQE_STATUS_LOC_LEN);
                     else if (is_read) begin

@@ -16,7 +16,7 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 513u /* layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED */
+#define QPNIC_VERSION_VALUE 514u /* layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -50,7 +50,7 @@
 #define QPNIC_WQE_OP_READ 0x4u /* read remote_va under remote_token into the SGEs */
 #define QPNIC_WQE_OP_RECV 0x5u /* receive queue entry: where an incoming SEND lands */
 #define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region: struct wqe_freg; the requester writes the token table entry in SQ order */
-#define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window (later issue) */
+#define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window: struct wqe_bind; the requester checks the region's range as a local SGE and writes the window's token table entry in SQ order */
 #define QPNIC_WQE_OP_INVALIDATE 0x8u /* invalidate the token in word 1 (rtoken): either token of a local region; no packet, no SGE */
 
 /* enum op_flag: Request flags carried in WQE word 0 bits 31:16; the values of ndkpi.h. */

@@ -136,10 +136,10 @@ static ndk_status alloc_tables(ndk_adapter *ad)
 {
     ad->qps = calloc(ad->num_qp, sizeof *ad->qps);
     ad->cqs = calloc(ad->num_cq, sizeof *ad->cqs);
-    ad->mrs = calloc(ad->num_mr, sizeof *ad->mrs);
+    ad->entries = calloc(ad->num_mr, sizeof *ad->entries);
     ad->qp_gen = calloc(ad->num_qp, sizeof *ad->qp_gen);
     ad->cq_gen = calloc(ad->num_cq, sizeof *ad->cq_gen);
-    if (!ad->qps || !ad->cqs || !ad->mrs || !ad->qp_gen || !ad->cq_gen)
+    if (!ad->qps || !ad->cqs || !ad->entries || !ad->qp_gen || !ad->cq_gen)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     return NDK_STATUS_SUCCESS;
 }
@@ -151,7 +151,7 @@ static void adapter_free(ndk_adapter *ad)
     qpnic_heap_fini(&ad->heap);
     free(ad->qps);
     free(ad->cqs);
-    free(ad->mrs);
+    free(ad->entries);
     free(ad->qp_gen);
     free(ad->cq_gen);
     pthread_mutex_destroy(&ad->lock);

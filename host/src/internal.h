@@ -86,10 +86,10 @@ struct ndk_adapter {
     uint32_t log_max_qp_depth, log_max_cq_depth, fetch_burst_wqes;
 
     qpnic_heap heap;       /* over the transport's DMA memory */
-    uint32_t live_objects; /* PDs + CQs + QPs + MRs (V10: close is refused) */
+    uint32_t live_objects; /* PDs + CQs + QPs + MRs + MWs (V10: close is refused) */
     ndk_qp **qps;          /* [num_qp], by QP number */
     ndk_cq **cqs;          /* [num_cq], by CQ number */
-    ndk_mr **mrs;          /* [num_mr], by MR table index */
+    void **entries;        /* [num_mr] token table entries: the ndk_mr or ndk_mw holding each */
     uint32_t next_tag;     /* token tags, 24 bits, never 0 */
     uint32_t next_pd;      /* PD numbers, modulo 2^PD_BITS */
     uint16_t *qp_gen;      /* [num_qp]: generation of each index's next QP */
@@ -161,9 +161,21 @@ struct ndk_mr {
     ndk_adapter *ad;
     ndk_pd *pd;
     int registered;
-    uint32_t idx;          /* MR table entry */
+    uint32_t idx;          /* token table entry */
     uint32_t lkey, rkey;
     int range;             /* checker handle */
+    uint64_t va;           /* its SGE addresses: [va, va + len) */
+    uint32_t len;
+    uint32_t access;       /* enum mr_access bits */
+    uint32_t windows;      /* memory windows bound to it (destroy refused while any) */
+};
+
+struct ndk_mw {
+    ndk_adapter *ad;
+    ndk_pd *pd;
+    uint32_t idx;          /* token table entry, held from create to destroy */
+    uint32_t rkey;         /* its remote token: a fresh one with each bind */
+    ndk_mr *mr;            /* the region it was last bound to, NULL before */
 };
 
 /* ---- adapter.c ---- */
@@ -214,6 +226,20 @@ void qpnic_zombie_retired(ndk_adapter *ad, ndk_qp *qp);
 /* destroy_cq: the destroyed QPs that report to cq lose it, and those left
  * with no CQ are freed; cq NULL (close): all are freed. Under ad->lock. */
 void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq);
+
+/* ---- mr.c: token table entries, shared with mw.c ---- */
+
+/* A free token table entry for owner (an ndk_mr or ndk_mw) in *idx;
+ * INSUFFICIENT_RESOURCES when none is left. Under ad->lock. */
+ndk_status qpnic_entry_take_locked(ndk_adapter *ad, void *owner, uint32_t *idx);
+/* Give entry idx back (the NIC's copy must be invalid). Under ad->lock. */
+void qpnic_entry_free_locked(ndk_adapter *ad, uint32_t idx);
+/* A token for entry idx that no earlier token of it equals. Under ad->lock. */
+uint32_t qpnic_token_locked(ndk_adapter *ad, uint32_t idx);
+/* Invalidate entry idx at the NIC at once, then wait for the fence (DMA
+ * whose check passed before finishes): SUCCESS, or DEVICE_BUSY after 10 s.
+ * Without ad->lock. */
+ndk_status qpnic_entry_kill(ndk_adapter *ad, uint32_t idx);
 
 /* ---- post.c ---- */
 

@@ -1,10 +1,12 @@
-/* mr.c: memory regions and their tokens.
+/* mr.c: memory regions, their tokens, and the token table's entries.
  *
- * For: ndk_create_mr (an unregistered MR), ndk_register_mr (an MR table
+ * For: ndk_create_mr (an unregistered MR), ndk_register_mr (a token table
  * entry, two tokens, the NIC's MR_* staging registers and MR_CMD WRITE, a
  * DMA-checker range), the token getters, ndk_destroy_mr (MR_CMD INVALIDATE).
  * ndk_fast_register (the same entry, written by the NIC in SQ order from a
- * FAST_REG WQE; pages contiguous for now). Not for: memory windows.
+ * FAST_REG WQE; pages contiguous for now). The entries themselves (taken,
+ * freed, given tokens, killed at the NIC) for mw.c too. Not for: memory
+ * windows (mw.c).
  *
  * A token is (tag << TOKEN_INDEX_BITS) | table index. Tags come from a
  * per-adapter counter of 24 bits that skips 0, so a token is never 0, a
@@ -42,14 +44,59 @@ ndk_status ndk_create_mr(ndk_pd *pd, ndk_mr **out)
     return NDK_STATUS_SUCCESS;
 }
 
-static uint32_t next_tag(ndk_adapter *ad)
+/* ---- token table entries (mr.c and mw.c) ---- */
+
+ndk_status qpnic_entry_take_locked(ndk_adapter *ad, void *owner, uint32_t *idx)
+{
+    for (uint32_t i = 0; i < ad->num_mr; i++)
+        if (!ad->entries[i]) {
+            ad->entries[i] = owner;
+            *idx = i;
+            return NDK_STATUS_SUCCESS;
+        }
+    return NDK_STATUS_INSUFFICIENT_RESOURCES;
+}
+
+void qpnic_entry_free_locked(ndk_adapter *ad, uint32_t idx)
+{
+    ad->entries[idx] = NULL;
+}
+
+uint32_t qpnic_token_locked(ndk_adapter *ad, uint32_t idx)
 {
     uint32_t tag = ad->next_tag;
     ad->next_tag = (tag + 1) & TAG_MASK;
     if (ad->next_tag == 0)
         ad->next_tag = 1;
-    return tag;
+    return (tag << QPNIC_TOKEN_INDEX_BITS) | idx;
 }
+
+#define FENCE_TIMEOUT_MS 10000
+
+/* One look for qpnic_poll after an INVALIDATE: is STATUS.mr_fence clear,
+ * i.e. has every DMA job whose token check came before it finished
+ * (rtl/qpnic_mr_fence.v)? */
+static ndk_status mr_fenced(ndk_adapter *ad, void *arg, int *done)
+{
+    (void)arg;
+    uint32_t status = 0;
+    ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
+    *done = !QPNIC_FIELD_GET(&status, QPNIC_STATUS_MR_FENCE);
+    return st;
+}
+
+ndk_status qpnic_entry_kill(ndk_adapter *ad, uint32_t idx)
+{
+    pthread_mutex_lock(&ad->lock);
+    (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_IDX, idx);
+    (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
+    pthread_mutex_unlock(&ad->lock);
+    if (qpnic_poll(ad, mr_fenced, NULL, FENCE_TIMEOUT_MS) == NDK_STATUS_TIMEOUT)
+        return NDK_STATUS_DEVICE_BUSY;
+    return NDK_STATUS_SUCCESS;
+}
+
+/* ---- regions ---- */
 
 /* The NIC's mr_access bits of a rights mask, for the two families of
  * rights flags: NDK_MR_FLAG_* (ndk_register_mr) and NDK_OP_FLAG_ALLOW_*
@@ -94,39 +141,43 @@ static ndk_status mr_program(ndk_adapter *ad, const ndk_mr *mr, uint64_t va, uin
 }
 
 /* Take a table entry for mr: its index, two tokens and a checker range
- * over [dev, dev+len) for the rights in access; mr is registered from here
- * (the NIC's entry is written by the caller). Under ad->lock. */
-static ndk_status mr_take_entry_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t dev, uint32_t len,
-                                       uint32_t access)
+ * over [dev, dev+len) for the rights in access; mr is registered from here,
+ * as [va, va+len) (the NIC's entry is written by the caller). Under
+ * ad->lock. */
+static ndk_status mr_take_entry_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t va, uint64_t dev,
+                                       uint32_t len, uint32_t access)
 {
     if (mr->registered)
         return NDK_STATUS_INVALID_DEVICE_STATE;
-    int idx = -1;
-    for (uint32_t i = 0; i < ad->num_mr && idx < 0; i++)
-        if (!ad->mrs[i])
-            idx = (int)i;
-    if (idx < 0)
-        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    uint32_t idx;
+    ndk_status st = qpnic_entry_take_locked(ad, mr, &idx);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
     uint32_t perm = QPNIC_RANGE_READ;
     if (access & (QPNIC_MR_ACCESS_LOCAL_WRITE | QPNIC_MR_ACCESS_REMOTE_WRITE))
         perm |= QPNIC_RANGE_WRITE;
     int range = ad->t->ops->range_add(ad->t, dev, len, perm);
-    if (range < 0)
+    if (range < 0) {
+        qpnic_entry_free_locked(ad, idx);
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
-    mr->idx = (uint32_t)idx;
-    mr->lkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
-    mr->rkey = (next_tag(ad) << QPNIC_TOKEN_INDEX_BITS) | (uint32_t)idx;
+    }
+    mr->idx = idx;
+    mr->lkey = qpnic_token_locked(ad, idx);
+    mr->rkey = qpnic_token_locked(ad, idx);
     mr->range = range;
+    mr->va = va;
+    mr->len = len;
+    mr->access = access;
     mr->registered = 1;
-    ad->mrs[idx] = mr;
     return NDK_STATUS_SUCCESS;
 }
 
-/* Undo mr_take_entry_locked (the NIC never got the entry). Under ad->lock. */
+/* Undo mr_take_entry_locked (the NIC never got the entry, or it is invalid
+ * and fenced). Under ad->lock. */
 static void mr_release_entry_locked(ndk_adapter *ad, ndk_mr *mr)
 {
     ad->t->ops->range_del(ad->t, mr->range);
-    ad->mrs[mr->idx] = NULL;
+    qpnic_entry_free_locked(ad, mr->idx);
     mr->registered = 0;
     mr->lkey = mr->rkey = 0;
     mr->range = -1;
@@ -140,7 +191,7 @@ static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, 
     uint32_t access = access_bits(flags, NDK_MR_FLAG_ALLOW_LOCAL_WRITE, NDK_MR_FLAG_ALLOW_REMOTE_READ,
                                   NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
     uint64_t dev = ad->t->dma_base + off;
-    ndk_status st = mr_take_entry_locked(ad, mr, dev, len, access);
+    ndk_status st = mr_take_entry_locked(ad, mr, va, dev, len, access);
     if (st == NDK_STATUS_SUCCESS)
         st = mr_program(ad, mr, va, dev, len, access);
     if (st != NDK_STATUS_SUCCESS && mr->registered)
@@ -225,7 +276,7 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
     /* The table entry, the tokens and the checker's range are taken now;
      * the NIC writes the entry when the request's turn comes in the SQ. */
     pthread_mutex_lock(&ad->lock);
-    st = mr_take_entry_locked(ad, mr, dev, (uint32_t)len, access);
+    st = mr_take_entry_locked(ad, mr, base_va + first_byte_offset, dev, (uint32_t)len, access);
     pthread_mutex_unlock(&ad->lock);
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st);
@@ -261,33 +312,21 @@ uint32_t ndk_mr_remote_token(const ndk_mr *mr)
     return mr && mr->registered ? mr->rkey : 0;
 }
 
-#define FENCE_TIMEOUT_MS 10000
-
-/* One look for qpnic_poll after an INVALIDATE: is STATUS.mr_fence clear,
- * i.e. has every DMA job whose token check came before it finished
- * (rtl/qpnic_mr_fence.v)? */
-static ndk_status mr_fenced(ndk_adapter *ad, void *arg, int *done)
-{
-    (void)arg;
-    uint32_t status = 0;
-    ndk_status st = qpnic_reg_read(ad, QPNIC_REG_STATUS, &status);
-    *done = !QPNIC_FIELD_GET(&status, QPNIC_STATUS_MR_FENCE);
-    return st;
-}
-
 ndk_status ndk_destroy_mr(ndk_mr *mr)
 {
     if (!mr)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = mr->ad;
     pthread_mutex_lock(&ad->lock);
+    if (mr->windows) { /* V10: its windows first */
+        pthread_mutex_unlock(&ad->lock);
+        return NDK_STATUS_DEVICE_BUSY;
+    }
     if (mr->registered) {
         /* Invalid at once (later checks fail), then the fence: DMA that
          * passed its check earlier finishes before the region is given up. */
-        (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_IDX, mr->idx);
-        (void)qpnic_reg_write_locked(ad, QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
         pthread_mutex_unlock(&ad->lock);
-        if (qpnic_poll(ad, mr_fenced, NULL, FENCE_TIMEOUT_MS) == NDK_STATUS_TIMEOUT)
+        if (qpnic_entry_kill(ad, mr->idx) != NDK_STATUS_SUCCESS)
             return NDK_STATUS_DEVICE_BUSY; /* its tokens are dead; the region stays */
         pthread_mutex_lock(&ad->lock);
         mr_release_entry_locked(ad, mr);

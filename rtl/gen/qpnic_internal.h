@@ -27,9 +27,9 @@
 #define QPNIC_CQ_FW_OP_ARMED_CLR 0x1u /* clear armed unless an ARM is still queued; not answered */
 #define QPNIC_CQ_FW_OP_ARM_POPPED 0x2u /* an ARM event was popped: arms_queued - 1; not answered */
 
-/* struct mr_ctx (8 words, 244 bits stored): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i. */
+/* struct mr_ctx (8 words, 245 bits stored): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i. */
 #define QPNIC_MR_CTX_WORDS 8u
-#define QPNIC_MR_CTX_BITS 244u
+#define QPNIC_MR_CTX_BITS 245u
 /* va_lo: first virtual address of the region, low word */
 #define QPNIC_MR_CTX_VA_LO_WORD 0u
 #define QPNIC_MR_CTX_VA_LO_SHIFT 0u
@@ -80,6 +80,11 @@
 #define QPNIC_MR_CTX_PD_SHIFT 4u
 #define QPNIC_MR_CTX_PD_WIDTH 16u
 #define QPNIC_MR_CTX_PD_MASK 0xFFFFu
+/* window: a memory window (written by BIND): only remote checks pass (rkey); a local check fails whatever token it presents */
+#define QPNIC_MR_CTX_WINDOW_WORD 7u
+#define QPNIC_MR_CTX_WINDOW_SHIFT 20u
+#define QPNIC_MR_CTX_WINDOW_WIDTH 1u
+#define QPNIC_MR_CTX_WINDOW_MASK 0x1u
 
 /* struct seg (3 words, 96 bits stored): One checked local segment of an outstanding READ, in the datapath's segment RAM (written by the requester, read by the completer when the READ's response comes). */
 #define QPNIC_SEG_WORDS 3u

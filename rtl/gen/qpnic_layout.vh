@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 513  // layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED
+`define QPNIC_VERSION_VALUE 514  // layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -238,6 +238,45 @@
 `define QPNIC_WQE_FREG_ACCESS 2:0  // enum mr_access bits
 `define QPNIC_WQE_FREG_ACCESS_FLAT 258:256
 
+// struct wqe_bind (16 words): A BIND WQE (opcode, nsge and flags in word 0 as in struct wqe): bind the window whose entry is the rkey's low TOKEN_INDEX_BITS to [va, va+len) of a region. SGE 0 (struct sge, at WQE_SGE_WORD) names the range and the region's local token; the requester checks it like a local SGE (LOCAL_WRITE needed when the window grants REMOTE_WRITE), and writes the window's entry from the answer: its device address, the QP's PD, no local token.
+`define QPNIC_WQE_BIND_WORDS 16
+`define QPNIC_WQE_BIND_OPCODE_WORD 0
+`define QPNIC_WQE_BIND_OPCODE_WIDTH 8
+`define QPNIC_WQE_BIND_OPCODE 7:0  // enum wqe_op BIND
+`define QPNIC_WQE_BIND_OPCODE_FLAT 7:0
+`define QPNIC_WQE_BIND_NSGE_WORD 0
+`define QPNIC_WQE_BIND_NSGE_WIDTH 4
+`define QPNIC_WQE_BIND_NSGE 11:8  // 1: SGE 0 is the window's range (any other count: BAD_WQE)
+`define QPNIC_WQE_BIND_NSGE_FLAT 11:8
+`define QPNIC_WQE_BIND_FLAGS_WORD 0
+`define QPNIC_WQE_BIND_FLAGS_WIDTH 16
+`define QPNIC_WQE_BIND_FLAGS 31:16  // enum op_flag bits
+`define QPNIC_WQE_BIND_FLAGS_FLAT 31:16
+`define QPNIC_WQE_BIND_RKEY_WORD 1
+`define QPNIC_WQE_BIND_RKEY_WIDTH 32
+`define QPNIC_WQE_BIND_RKEY 31:0  // the window's new remote token
+`define QPNIC_WQE_BIND_RKEY_FLAT 63:32
+`define QPNIC_WQE_BIND_ACCESS_WORD 2
+`define QPNIC_WQE_BIND_ACCESS_WIDTH 3
+`define QPNIC_WQE_BIND_ACCESS 2:0  // enum mr_access bits the window grants (REMOTE_READ, REMOTE_WRITE; LOCAL_WRITE is ignored)
+`define QPNIC_WQE_BIND_ACCESS_FLAT 66:64
+`define QPNIC_WQE_BIND_VA_LO_WORD 4
+`define QPNIC_WQE_BIND_VA_LO_WIDTH 32
+`define QPNIC_WQE_BIND_VA_LO 31:0  // SGE 0: the window's first virtual address, inside the region, low word
+`define QPNIC_WQE_BIND_VA_LO_FLAT 159:128
+`define QPNIC_WQE_BIND_VA_HI_WORD 5
+`define QPNIC_WQE_BIND_VA_HI_WIDTH 32
+`define QPNIC_WQE_BIND_VA_HI 31:0  // high word
+`define QPNIC_WQE_BIND_VA_HI_FLAT 191:160
+`define QPNIC_WQE_BIND_LEN_WORD 6
+`define QPNIC_WQE_BIND_LEN_WIDTH 32
+`define QPNIC_WQE_BIND_LEN 31:0  // SGE 0: the window's length in bytes, not 0
+`define QPNIC_WQE_BIND_LEN_FLAT 223:192
+`define QPNIC_WQE_BIND_MR_LKEY_WORD 7
+`define QPNIC_WQE_BIND_MR_LKEY_WIDTH 32
+`define QPNIC_WQE_BIND_MR_LKEY 31:0  // SGE 0: the region's local token
+`define QPNIC_WQE_BIND_MR_LKEY_FLAT 255:224
+
 // struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n.
 `define QPNIC_SGE_WORDS 4
 `define QPNIC_SGE_VA_LO_WORD 0
@@ -351,7 +390,7 @@
 
 // struct mr_ctx (8 words): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i.
 `define QPNIC_MR_CTX_WORDS 8
-`define QPNIC_MR_CTX_BITS 244
+`define QPNIC_MR_CTX_BITS 245
 `define QPNIC_MR_CTX_VA_LO_WORD 0
 `define QPNIC_MR_CTX_VA_LO_WIDTH 32
 `define QPNIC_MR_CTX_VA_LO 31:0  // first virtual address of the region, low word
@@ -392,6 +431,10 @@
 `define QPNIC_MR_CTX_PD_WIDTH 16
 `define QPNIC_MR_CTX_PD 19:4  // its protection domain: only a QP of the same PD passes a check (PD_BITS)
 `define QPNIC_MR_CTX_PD_FLAT 243:228
+`define QPNIC_MR_CTX_WINDOW_WORD 7
+`define QPNIC_MR_CTX_WINDOW_WIDTH 1
+`define QPNIC_MR_CTX_WINDOW 20:20  // a memory window (written by BIND): only remote checks pass (rkey); a local check fails whatever token it presents
+`define QPNIC_MR_CTX_WINDOW_FLAT 244:244
 
 // struct seg (3 words): One checked local segment of an outstanding READ, in the datapath's segment RAM (written by the requester, read by the completer when the READ's response comes).
 `define QPNIC_SEG_WORDS 3

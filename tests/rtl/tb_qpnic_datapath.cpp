@@ -885,6 +885,16 @@ static void test_bad_wqe_and_qp() {
     build_wqe(w, 0x3F, 0, tx);   // an opcode enum wqe_op does not have
     uint16_t i4 = post_sq(4, w);
     ring_sq(4);
+    // BINDs the requester must refuse before any check or entry write:
+    // two SGEs (QP 1), an empty range (QP 3)
+    std::vector<Sge> two = {tx[0], tx[0]};
+    build_wqe(w, QPNIC_WQE_OP_BIND, 0, two, 0x12340005u);
+    uint16_t i1 = post_sq(1, w);
+    ring_sq(1);
+    std::vector<Sge> empty = {{va_of(MR_SRC, 0), 0, lkey(MR_SRC)}};
+    build_wqe(w, QPNIC_WQE_OP_BIND, 0, empty, 0x12340005u);
+    uint16_t i3 = post_sq(3, w);
+    ring_sq(3);
     // QP 6's peer (7) is in RESET: BAD_QP
     qp_write(7, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
     build_wqe(w, QPNIC_WQE_OP_SEND, 0, tx);
@@ -896,9 +906,11 @@ static void test_bad_wqe_and_qp() {
     expect_cqe("NOP", 0, 0, i0, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_BAD_WQE, 0);
     expect_cqe("nsge > MAX_SGE", 2, 2, i2, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_BAD_WQE, 0);
     expect_cqe("unknown opcode", 4, 4, i4, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_BAD_WQE, 0);
+    expect_cqe("BIND with two SGEs", 1, 1, i1, QPNIC_OP_TYPE_BIND, QPNIC_CQE_STATUS_BAD_WQE, 0);
+    expect_cqe("BIND of an empty range", 3, 3, i3, QPNIC_OP_TYPE_BIND, QPNIC_CQE_STATUS_BAD_WQE, 0);
     expect_cqe("peer in RESET", 6, 6, i6, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_BAD_QP, 0);
     expect_no_more_cqes("bad_wqe");
-    for (int q = 0; q < 8; q += 2)
+    for (int q : {0, 1, 2, 3, 4, 6})
         CHECK(qp_state(q) == QPNIC_QP_STATE_ERROR, "bad_wqe: QP %d state %u, want ERROR", q, qp_state(q));
     PASS("datapath_bad_wqe_and_bad_qp");
 }

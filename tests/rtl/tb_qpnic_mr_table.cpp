@@ -12,6 +12,7 @@
 #include "tb_util.h"
 #include "tb_bits.h"
 #include "../../host/src/gen/qpnic_hw.h"
+#include "qpnic_internal.h"
 #include <deque>
 
 static const int NUM_MR = 16, PORTS = 2, CHECK_LATENCY = 3;
@@ -22,6 +23,20 @@ static void tick() { tb_tick(top); }
 static void idle_ports() {
     top->chk_valid = 0;
     top->upd_valid = 0;
+    top->fr_valid = 0;
+}
+
+// Clock until ready() is seen high at a rising edge (the request taken).
+template <class Ready> static void until_taken(Ready ready, const char *what, int i) {
+    for (int w = 0;; w++) {
+        top->clk = 0;
+        top->eval();
+        bool acc = ready();
+        top->clk = 1;
+        top->eval();
+        if (acc) break;
+        CHECK(w < 1000, "%s of entry %d never accepted", what, i);
+    }
 }
 
 // One update through the update port; waits for upd_ready.
@@ -36,21 +51,35 @@ static void update(int i, bool write, uint64_t va = 0, uint32_t len = 0, uint64_
     top->upd_lkey = lkey;
     top->upd_rkey = rkey;
     top->upd_access = access;
-    for (int w = 0;; w++) {
-        top->clk = 0;
-        top->eval();
-        bool acc = top->upd_ready;
-        top->clk = 1;
-        top->eval();
-        if (acc) break;
-        CHECK(w < 1000, "update of entry %d never accepted", i);
-    }
+    until_taken([] { return top->upd_ready != 0; }, "update", i);
     top->upd_valid = 0;
 }
 static void set_mr(int i, bool valid, uint64_t va, uint32_t len, uint64_t dma,
                    uint32_t lkey, uint32_t rkey, unsigned access) {
     if (valid) update(i, true, va, len, dma, lkey, rkey, access);
     else update(i, false);
+}
+
+// One whole entry through the fast-register port (as the requester writes a
+// FAST_REG's or a BIND's); waits for fr_ready.
+#define MR_FIELD(f) (int)(QPNIC_MR_CTX_##f##_WORD * 32 + QPNIC_MR_CTX_##f##_SHIFT), (int)QPNIC_MR_CTX_##f##_WIDTH
+static void fast_register(int i, uint64_t va, uint32_t len, uint64_t dma, uint32_t lkey, uint32_t rkey,
+                          unsigned access, bool window) {
+    for (int w = 0; w < (int)QPNIC_MR_CTX_WORDS; w++) setb(top->fr_entry, w * 32, 32, 0);
+    setb(top->fr_entry, MR_FIELD(VA_LO), va & 0xFFFFFFFFu);
+    setb(top->fr_entry, MR_FIELD(VA_HI), va >> 32);
+    setb(top->fr_entry, MR_FIELD(LEN), len);
+    setb(top->fr_entry, MR_FIELD(DMA_LO), dma & 0xFFFFFFFFu);
+    setb(top->fr_entry, MR_FIELD(DMA_HI), dma >> 32);
+    setb(top->fr_entry, MR_FIELD(LKEY), lkey);
+    setb(top->fr_entry, MR_FIELD(RKEY), rkey);
+    setb(top->fr_entry, MR_FIELD(ACCESS), access);
+    setb(top->fr_entry, MR_FIELD(VALID), 1);
+    setb(top->fr_entry, MR_FIELD(WINDOW), window);
+    top->fr_valid = 1;
+    top->fr_idx = i;
+    until_taken([] { return top->fr_ready != 0; }, "fast-register", i);
+    top->fr_valid = 0;
 }
 
 static void drive_check(int p, uint32_t token, uint64_t va, uint32_t len, bool remote, unsigned need) {
@@ -161,6 +190,23 @@ int main(int argc, char **argv) {
     CHECK(ask(LKEY, VA, 16, false, 0), "local read of a region without LOCAL_WRITE refused");
     CHECK(!ask(RKEY, VA, 16, true, RR | RW), "two rights asked, one granted: accepted");
     PASS("mr_missing_right");
+
+    // ---- a memory window (mr_ctx window): remote checks only ---------------
+    // A local check must fail whatever token it presents: here the entry's
+    // lkey field holds a token (the requester writes 0 there), so only the
+    // window bit refuses it. Its rkey works remotely, with its rights.
+    const uint32_t WKEY = 0x5A000006u, WLKEY = 0x99000006u;
+    fast_register(6, VA + 0x100, 0x200, DMA + 0x100, WLKEY, WKEY, RR | RW, true);
+    CHECK(ask(WKEY, VA + 0x100, 0x200, true, RR | RW, &dev), "the window's rkey refused remotely");
+    CHECK(dev == DMA + 0x100, "window translation: got 0x%llx", (unsigned long long)dev);
+    CHECK(!ask(WLKEY, VA + 0x100, 16, false, 0), "a window's entry accepted a local check");
+    CHECK(!ask(WKEY, VA + 0x100, 16, false, 0), "the window's rkey accepted for a local check");
+    CHECK(!ask(WKEY, VA + 0xFF, 16, true, RR), "a byte before the window accepted");
+    CHECK(!ask(WKEY, VA + 0x2F1, 16, true, RR), "a range past the window's end accepted");
+    // the same entry written as a region answers locally (the bit did it)
+    fast_register(6, VA + 0x100, 0x200, DMA + 0x100, WLKEY, WKEY, RR, false);
+    CHECK(ask(WLKEY, VA + 0x100, 16, false, 0), "a fast-registered region refused locally");
+    PASS("mr_window_remote_only");
 
     // ---- both ports, a request every cycle, answers in order ---------------
     // Entry e (1..8) covers [e * 0x10000, +0x1000) at device e * 0x100000.

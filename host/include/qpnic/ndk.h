@@ -110,7 +110,7 @@ typedef struct ndk_pd ndk_pd;
 typedef struct ndk_cq ndk_cq;
 typedef struct ndk_qp ndk_qp;
 typedef struct ndk_mr ndk_mr;
-typedef struct ndk_mw ndk_mw; /* memory windows: a later issue */
+typedef struct ndk_mw ndk_mw;
 
 /* What the adapter offers (from the NIC's CAPS registers). */
 typedef struct {
@@ -382,7 +382,28 @@ NDK_API ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t 
 NDK_API uint32_t ndk_mr_local_token(const ndk_mr *mr);
 NDK_API uint32_t ndk_mr_remote_token(const ndk_mr *mr);
 
-/* Destroy an MR: its tokens become invalid at the NIC at once (every later
+/* A memory window in pd: a token table entry of its own, opening nothing
+ * until ndk_bind gives it a range of a region. INSUFFICIENT_RESOURCES when
+ * the table is full (windows and regions share its max_mr entries). */
+NDK_API ndk_status ndk_create_mw(ndk_pd *pd, ndk_mw **out);
+
+/* The window's remote token, for a peer's READ, WRITE or
+ * ndk_send_and_invalidate. Each ndk_bind gives a new one (returned from
+ * the moment ndk_bind succeeds); the previous one fails at the NIC once the
+ * bind has executed. Never 0 for a window. */
+NDK_API uint32_t ndk_mw_remote_token(const ndk_mw *mw);
+
+/* Destroy a window: its token becomes invalid at the NIC at once, then the
+ * call waits for the NIC's fence as ndk_destroy_mr does; the region it was
+ * bound to may be destroyed from then on. DEVICE_BUSY if the fence does
+ * not clear within 10 s. Destroy a window only once the bind that last
+ * named it has completed (a bind still in an SQ would write its entry). */
+NDK_API ndk_status ndk_destroy_mw(ndk_mw *mw);
+
+/* Destroy an MR: DEVICE_BUSY while a memory window is bound to it (destroy
+ * the windows first: V10; a window stays bound to the last region it was
+ * bound to, invalidated or not, until it is bound elsewhere or destroyed).
+ * Otherwise its tokens become invalid at the NIC at once (every later
  * access with them fails: ACCESS_VIOLATION locally, REMOTE_ACCESS_ERROR at
  * the peer), then the call waits for the NIC's fence: a transfer whose
  * check passed before (a WRITE landing in the region, a SEND read from it)
@@ -447,7 +468,8 @@ NDK_API ndk_status ndk_send_and_invalidate(ndk_qp *qp, void *ctx, const ndk_sge 
 
 /* Invalidate a token of this adapter: either token of a registered region
  * (the whole region becomes unusable through both; a later access fails
- * ACCESS_VIOLATION locally or REMOTE_ACCESS_ERROR at a peer). Executed in
+ * ACCESS_VIOLATION locally or REMOTE_ACCESS_ERROR at a peer), or a memory
+ * window's remote token (the window closes; its region stays). Executed in
  * SQ order, when the NIC reaches it; completes as NDK_OP_TYPE_INVALIDATE,
  * SUCCESS, or INVALID_TOKEN when the token is not valid (never was, or
  * was invalidated already: C5), which like any failure puts the QP in
@@ -474,6 +496,29 @@ NDK_API ndk_status ndk_invalidate(ndk_qp *qp, void *ctx, uint32_t token, uint32_
 NDK_API ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_count,
                                      const uint64_t *page_list, uint32_t first_byte_offset,
                                      size_t len, uint64_t base_va, uint32_t flags);
+
+/* Bind mw to [va, va+len) of mr (both in qp's PD; va an SGE address of the
+ * region) with the remote rights in flags (NDK_OP_FLAG_ALLOW_REMOTE_READ,
+ * NDK_OP_FLAG_ALLOW_REMOTE_WRITE; LOCAL_WRITE alone grants nothing), with
+ * SILENT_SUCCESS, READ_FENCE, DEFER. The window gets a new remote token
+ * (ndk_mw_remote_token) at once; the NIC executes the bind in SQ order:
+ * it checks the range against the region as it is then (valid, its lkey,
+ * the range inside it, LOCAL_WRITE when the window grants REMOTE_WRITE)
+ * and writes the window's own token table entry, translated through the
+ * region; completes as NDK_OP_TYPE_BIND, SUCCESS or ACCESS_VIOLATION (the
+ * region was invalidated before the bind ran; the QP goes to ERROR, as
+ * after any failure). Requests after it on the QP, and a peer's requests
+ * once it completed, may use the token. A window admits remote requests
+ * only (READ, WRITE, and ndk_send_and_invalidate or ndk_invalidate of its
+ * token), never an SGE. The window's entry does not follow its region: an
+ * invalidate of the region leaves the window open until the window itself
+ * is invalidated, bound again or destroyed. Inline failures (the held
+ * chain handed over first, D5; no completion, D3): INVALID_PARAMETER for
+ * an MR or MW of another PD or adapter, unknown flags, len 0 or a range
+ * not inside the region; INVALID_DEVICE_STATE for an unregistered MR;
+ * ACCESS_VIOLATION for REMOTE_WRITE on a region without LOCAL_WRITE. */
+NDK_API ndk_status ndk_bind(ndk_qp *qp, void *ctx, ndk_mr *mr, ndk_mw *mw, uint64_t va, size_t len,
+                            uint32_t flags);
 
 /* Prepared posts (V1): a request checked and encoded once, then posted many
  * times with the same buffers and descriptor; each ndk_post_prepared costs

@@ -16,7 +16,7 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 513u /* layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED */
+#define QPNIC_VERSION_VALUE 514u /* layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -50,7 +50,7 @@
 #define QPNIC_WQE_OP_READ 0x4u /* read remote_va under remote_token into the SGEs */
 #define QPNIC_WQE_OP_RECV 0x5u /* receive queue entry: where an incoming SEND lands */
 #define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region: struct wqe_freg; the requester writes the token table entry in SQ order */
-#define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window (later issue) */
+#define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window: struct wqe_bind; the requester checks the region's range as a local SGE and writes the window's token table entry in SQ order */
 #define QPNIC_WQE_OP_INVALIDATE 0x8u /* invalidate the token in word 1 (rtoken): either token of a local region; no packet, no SGE */
 
 /* enum op_flag: Request flags carried in WQE word 0 bits 31:16; the values of ndkpi.h. */
@@ -226,6 +226,54 @@
 #define QPNIC_WQE_FREG_ACCESS_SHIFT 0u
 #define QPNIC_WQE_FREG_ACCESS_WIDTH 3u
 #define QPNIC_WQE_FREG_ACCESS_MASK 0x7u
+
+/* struct wqe_bind (16 words): A BIND WQE (opcode, nsge and flags in word 0 as in struct wqe): bind the window whose entry is the rkey's low TOKEN_INDEX_BITS to [va, va+len) of a region. SGE 0 (struct sge, at WQE_SGE_WORD) names the range and the region's local token; the requester checks it like a local SGE (LOCAL_WRITE needed when the window grants REMOTE_WRITE), and writes the window's entry from the answer: its device address, the QP's PD, no local token. */
+#define QPNIC_WQE_BIND_WORDS 16u
+/* opcode: enum wqe_op BIND */
+#define QPNIC_WQE_BIND_OPCODE_WORD 0u
+#define QPNIC_WQE_BIND_OPCODE_SHIFT 0u
+#define QPNIC_WQE_BIND_OPCODE_WIDTH 8u
+#define QPNIC_WQE_BIND_OPCODE_MASK 0xFFu
+/* nsge: 1: SGE 0 is the window's range (any other count: BAD_WQE) */
+#define QPNIC_WQE_BIND_NSGE_WORD 0u
+#define QPNIC_WQE_BIND_NSGE_SHIFT 8u
+#define QPNIC_WQE_BIND_NSGE_WIDTH 4u
+#define QPNIC_WQE_BIND_NSGE_MASK 0xFu
+/* flags: enum op_flag bits */
+#define QPNIC_WQE_BIND_FLAGS_WORD 0u
+#define QPNIC_WQE_BIND_FLAGS_SHIFT 16u
+#define QPNIC_WQE_BIND_FLAGS_WIDTH 16u
+#define QPNIC_WQE_BIND_FLAGS_MASK 0xFFFFu
+/* rkey: the window's new remote token */
+#define QPNIC_WQE_BIND_RKEY_WORD 1u
+#define QPNIC_WQE_BIND_RKEY_SHIFT 0u
+#define QPNIC_WQE_BIND_RKEY_WIDTH 32u
+#define QPNIC_WQE_BIND_RKEY_MASK 0xFFFFFFFFu
+/* access: enum mr_access bits the window grants (REMOTE_READ, REMOTE_WRITE; LOCAL_WRITE is ignored) */
+#define QPNIC_WQE_BIND_ACCESS_WORD 2u
+#define QPNIC_WQE_BIND_ACCESS_SHIFT 0u
+#define QPNIC_WQE_BIND_ACCESS_WIDTH 3u
+#define QPNIC_WQE_BIND_ACCESS_MASK 0x7u
+/* va_lo: SGE 0: the window's first virtual address, inside the region, low word */
+#define QPNIC_WQE_BIND_VA_LO_WORD 4u
+#define QPNIC_WQE_BIND_VA_LO_SHIFT 0u
+#define QPNIC_WQE_BIND_VA_LO_WIDTH 32u
+#define QPNIC_WQE_BIND_VA_LO_MASK 0xFFFFFFFFu
+/* va_hi: high word */
+#define QPNIC_WQE_BIND_VA_HI_WORD 5u
+#define QPNIC_WQE_BIND_VA_HI_SHIFT 0u
+#define QPNIC_WQE_BIND_VA_HI_WIDTH 32u
+#define QPNIC_WQE_BIND_VA_HI_MASK 0xFFFFFFFFu
+/* len: SGE 0: the window's length in bytes, not 0 */
+#define QPNIC_WQE_BIND_LEN_WORD 6u
+#define QPNIC_WQE_BIND_LEN_SHIFT 0u
+#define QPNIC_WQE_BIND_LEN_WIDTH 32u
+#define QPNIC_WQE_BIND_LEN_MASK 0xFFFFFFFFu
+/* mr_lkey: SGE 0: the region's local token */
+#define QPNIC_WQE_BIND_MR_LKEY_WORD 7u
+#define QPNIC_WQE_BIND_MR_LKEY_SHIFT 0u
+#define QPNIC_WQE_BIND_MR_LKEY_WIDTH 32u
+#define QPNIC_WQE_BIND_MR_LKEY_MASK 0xFFFFFFFFu
 
 /* struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n. */
 #define QPNIC_SGE_WORDS 4u
