@@ -187,7 +187,9 @@ void Harness::protocol_error(const char *what) {
 
 bool Harness::check_dma(uint64_t addr, uint32_t len, bool write) {
     uint32_t perm = write ? QPNIC_RANGE_WRITE : QPNIC_RANGE_READ;
-    if (dma_access_allowed(hdr_->ranges, QPNIC_SHM_RANGES, region_, addr, len, perm))
+    uint32_t hi = hdr_->ranges_hi.load(std::memory_order_acquire);
+    if (dma_access_allowed(hdr_->ranges, hi < QPNIC_SHM_RANGES ? hi : QPNIC_SHM_RANGES, region_, addr,
+                           len, perm))
         return true;
     uint32_t n = hdr_->violations.load(std::memory_order_relaxed);
     if (n == 0) {

@@ -27,12 +27,15 @@
 #include <stdint.h>
 
 #define QPNIC_SHM_MAGIC 0x314D4853434E5051ull /* "QPNCSHM1" little-endian */
-#define QPNIC_SHM_VERSION 1u
-#define QPNIC_SHM_HDR_BYTES 65536u         /* the DMA region starts here (page aligned) */
+#define QPNIC_SHM_VERSION 2u
+#define QPNIC_SHM_HDR_BYTES 131072u        /* the DMA region starts here (page aligned) */
 #define QPNIC_SHM_DMA_BASE 0x0000001000000000ull /* device address of DMA byte 0 */
 #define QPNIC_SHM_MMIO_SLOTS 1024u
 #define QPNIC_SHM_NTF_SLOTS 256u
-#define QPNIC_SHM_RANGES 512u
+/* Checker ranges: one per registered region and per driver ring, so the
+ * full build's 1024 tokens, 256 QPs (two rings each) and 256 CQs fit, with
+ * room to spare. The simulator scans [0, ranges_hi) only. */
+#define QPNIC_SHM_RANGES 2304u
 
 /* sim_state */
 #define QPNIC_SIM_STARTING 0u
@@ -105,6 +108,7 @@ typedef struct {
 
     /* the DMA checker; the host writes ranges, the simulator reads them */
     qpnic_range ranges[QPNIC_SHM_RANGES];
+    qpnic_atomic_u32 ranges_hi;    /* host: no range at or above this index is in use */
     qpnic_atomic_u32 violations;   /* sim: DMA accesses outside every range */
     uint32_t first_violation_write;/* sim: 1 if the first one was a write */
     uint64_t first_violation_addr; /* sim: its device address */

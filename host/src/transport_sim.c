@@ -236,6 +236,8 @@ static int sim_range_add(qpnic_transport *t, uint64_t dev_addr, uint64_t len, ui
         r->perm = perm;
         __atomic_store_n(&r->len, len, __ATOMIC_RELEASE); /* len != 0 publishes it */
         s->range_used[i] = 1;
+        if ((uint32_t)i >= atomic_load(&s->hdr->ranges_hi))
+            atomic_store(&s->hdr->ranges_hi, (uint32_t)i + 1u); /* the checker looks this far */
         return i;
     }
     return -1;
@@ -469,6 +471,7 @@ static void adopt(sim_transport *s)
     atomic_store(&h->ntf_tail, s->ntf_tail);
     for (unsigned i = 0; i < QPNIC_SHM_RANGES; i++)
         __atomic_store_n(&h->ranges[i].len, 0, __ATOMIC_RELEASE);
+    atomic_store(&h->ranges_hi, 0u);
     s->base.ops = &sim_ops;
     s->base.dma = (uint8_t *)h + h->hdr_bytes;
     s->base.dma_bytes = h->dma_bytes;

@@ -108,6 +108,51 @@ static void bad_register_outside_dma_memory_is_refused(void)
     e2e_pair_close(&p);
 }
 
+/* max_mr is what it says: that many regions and windows at once (the
+ * pair's two regions among them), one more is INSUFFICIENT_RESOURCES, and
+ * the last one works. (The simulator's DMA checker once held 512 ranges,
+ * so the 1024-token build refused registrations at about 500.) */
+static void max_mr_regions_and_windows_exist_at_once(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_adapter_info info;
+    EXPECT_STATUS(ndk_query_adapter_info(p.ad, &info), NDK_STATUS_SUCCESS);
+    uint32_t n = info.max_mr - 2, nmw = 16;
+    ndk_mr **mr = calloc(n, sizeof *mr);
+    ndk_mw *mw[16], *extra_mw;
+    EXPECT(mr != NULL, "calloc");
+    for (uint32_t i = 0; i < n - nmw; i++) {
+        EXPECT_STATUS(ndk_create_mr(p.pd, &mr[i]), NDK_STATUS_SUCCESS);
+        ndk_status st = ndk_register_mr(mr[i], p.a.buf + (i % 64) * 1024, 1024, NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+        EXPECT(st == NDK_STATUS_SUCCESS, "region %u of the %u max_mr allows: %s", i + 3, info.max_mr,
+               ndk_status_str(st));
+    }
+    for (uint32_t i = 0; i < nmw; i++)
+        EXPECT_STATUS(ndk_create_mw(p.pd, &mw[i]), NDK_STATUS_SUCCESS);
+    ndk_mr *extra;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &extra), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_register_mr(extra, p.a.buf, 64, 0), NDK_STATUS_INSUFFICIENT_RESOURCES);
+    EXPECT_STATUS(ndk_create_mw(p.pd, &extra_mw), NDK_STATUS_INSUFFICIENT_RESOURCES);
+    /* the last region registered serves a WRITE from b */
+    ndk_mr *last = mr[n - nmw - 1];
+    e2e_fill(p.b.buf, 32, 77);
+    ndk_sge g = e2e_sge(&p.b, 0, 32);
+    uint64_t to = (uint64_t)(uintptr_t)(p.a.buf + ((n - nmw - 1) % 64) * 1024);
+    EXPECT_STATUS(ndk_write(p.b.qp, NULL, &g, 1, to, ndk_mr_remote_token(last), 0), NDK_STATUS_SUCCESS);
+    ndk_result_ex r;
+    EXPECT(e2e_poll(p.b.icq, &r, 1, 10000) == 1 && r.status == NDK_STATUS_SUCCESS,
+           "a WRITE into the last region registered did not complete SUCCESS");
+    EXPECT(memcmp((void *)(uintptr_t)to, p.b.buf, 32) == 0, "the WRITE into the last region did not land");
+    EXPECT_STATUS(ndk_destroy_mr(extra), NDK_STATUS_SUCCESS);
+    for (uint32_t i = 0; i < nmw; i++)
+        EXPECT_STATUS(ndk_destroy_mw(mw[i]), NDK_STATUS_SUCCESS);
+    for (uint32_t i = 0; i < n - nmw; i++)
+        EXPECT_STATUS(ndk_destroy_mr(mr[i]), NDK_STATUS_SUCCESS);
+    free(mr);
+    e2e_pair_close(&p);
+}
+
 static void bad_full_sq_is_insufficient_resources(void)
 {
     e2e_pair p;
@@ -344,6 +389,7 @@ int main(int argc, char **argv)
         C(bad_parameters_fail_inline_without_completion),
         C(bad_null_objects_everywhere),
         C(bad_register_outside_dma_memory_is_refused),
+        C(max_mr_regions_and_windows_exist_at_once),
         C(bad_full_sq_is_insufficient_resources),
         C(bad_sge_outside_region_is_access_violation),
         C(bad_wrong_local_token_is_access_violation),

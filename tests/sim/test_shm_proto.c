@@ -310,6 +310,7 @@ static void test_violation_counted(sim_t *s) {
     h->ranges[0].perm = QPNIC_RANGE_READ;
     atomic_store(&h->violations, 0);
     __atomic_store_n(&h->ranges[0].len, 4096, __ATOMIC_RELEASE);
+    atomic_store(&h->ranges_hi, 1u); /* the checker looks at range 0 */
 
     const uint32_t cqn = 0, qpn = 0;
     reg_write(s, QPNIC_CQREG(cqn, BASE_LO), (uint32_t)cq);
