@@ -157,6 +157,15 @@ struct ndk_qp {
     ndk_qp *next_zombie;   /* destroyed: ad->zombies list (objects.c) */
 };
 
+/* The newest FAST_REG or BIND naming an MR or MW: its QP's number and its
+ * SQ index. Until the NIC has executed or flushed it, a destroy of the
+ * object waits (the WQE would write the token table entry again). */
+typedef struct {
+    int set;
+    uint32_t qpn;
+    uint32_t index;        /* the host's free-running sq_pi of the WQE */
+} qpnic_sq_op;
+
 struct ndk_mr {
     ndk_adapter *ad;
     ndk_pd *pd;
@@ -168,6 +177,7 @@ struct ndk_mr {
     uint32_t len;
     uint32_t access;       /* enum mr_access bits */
     uint32_t windows;      /* memory windows bound to it (destroy refused while any) */
+    qpnic_sq_op last_op;   /* its newest FastRegister */
 };
 
 struct ndk_mw {
@@ -176,6 +186,7 @@ struct ndk_mw {
     uint32_t idx;          /* token table entry, held from create to destroy */
     uint32_t rkey;         /* its remote token: a fresh one with each bind */
     ndk_mr *mr;            /* the region it was last bound to, NULL before */
+    qpnic_sq_op last_op;   /* its newest Bind */
 };
 
 /* ---- adapter.c ---- */
@@ -236,6 +247,14 @@ ndk_status qpnic_entry_take_locked(ndk_adapter *ad, void *owner, uint32_t *idx);
 void qpnic_entry_free_locked(ndk_adapter *ad, uint32_t idx);
 /* A token for entry idx that no earlier token of it equals. Under ad->lock. */
 uint32_t qpnic_token_locked(ndk_adapter *ad, uint32_t idx);
+/* Remember that the WQE qp posted last names this object (call right
+ * after its successful qpnic_post_wqe; posting is caller-serialized). */
+void qpnic_sq_op_note(qpnic_sq_op *op, const ndk_qp *qp);
+/* Before a destroy: if op's WQE may still be in its SQ, hand it over if it
+ * is held (DEFER) and wait until the NIC's SQ_CI has passed it (executed,
+ * or flushed in ERROR): SUCCESS, or DEVICE_BUSY after 10 s. Without
+ * ad->lock. */
+ndk_status qpnic_sq_op_wait(ndk_adapter *ad, qpnic_sq_op *op);
 /* Invalidate entry idx at the NIC at once, then wait for the fence (DMA
  * whose check passed before finishes): SUCCESS, or DEVICE_BUSY after 10 s.
  * Without ad->lock. */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "regs.h"
 #include "shm_proto.h"
 
 #define TAG_BITS (32u - QPNIC_TOKEN_INDEX_BITS)
@@ -93,6 +94,59 @@ ndk_status qpnic_entry_kill(ndk_adapter *ad, uint32_t idx)
     pthread_mutex_unlock(&ad->lock);
     if (qpnic_poll(ad, mr_fenced, NULL, FENCE_TIMEOUT_MS) == NDK_STATUS_TIMEOUT)
         return NDK_STATUS_DEVICE_BUSY;
+    return NDK_STATUS_SUCCESS;
+}
+
+/* ---- a FAST_REG or BIND still in an SQ ---- */
+
+void qpnic_sq_op_note(qpnic_sq_op *op, const ndk_qp *qp)
+{
+    op->set = 1;
+    op->qpn = qp->qpn;
+    op->index = qp->sq_pi - 1;
+}
+
+/* The live QP of op, or NULL when it was destroyed (its destroy waited
+ * until the NIC had finished its SQ). Under ad->lock. */
+static ndk_qp *sq_op_qp_locked(ndk_adapter *ad, const qpnic_sq_op *op)
+{
+    uint32_t idx = op->qpn & QPNIC_QP_NUM_INDEX_MASK;
+    ndk_qp *qp = idx < ad->num_qp ? ad->qps[idx] : NULL;
+    return qp && qp->qpn == op->qpn ? qp : NULL;
+}
+
+/* One look for qpnic_poll: has the QP's SQ_CI passed op's WQE, i.e. lies
+ * in (index, sq_rung]? */
+static ndk_status sq_op_passed(ndk_adapter *ad, void *arg, int *done)
+{
+    const qpnic_sq_op *op = arg;
+    pthread_mutex_lock(&ad->lock);
+    ndk_qp *qp = sq_op_qp_locked(ad, op);
+    uint32_t reg = qp ? QPNIC_QPREG(qp->idx, SQ_CI) : 0, rung = qp ? qp->sq_rung : 0;
+    pthread_mutex_unlock(&ad->lock);
+    if (!qp) {
+        *done = 1;
+        return NDK_STATUS_SUCCESS;
+    }
+    uint32_t ci = 0;
+    ndk_status st = qpnic_reg_read(ad, reg, &ci);
+    uint32_t first = (op->index + 1) & HREG_INDEX_MASK;
+    *done = ((ci - first) & HREG_INDEX_MASK) <= ((rung - first) & HREG_INDEX_MASK);
+    return st;
+}
+
+ndk_status qpnic_sq_op_wait(ndk_adapter *ad, qpnic_sq_op *op)
+{
+    if (!op->set)
+        return NDK_STATUS_SUCCESS;
+    pthread_mutex_lock(&ad->lock);
+    ndk_qp *qp = sq_op_qp_locked(ad, op);
+    if (qp && qp->sq_rung - op->index - 1 >= qp->sq_pi - op->index)
+        (void)qpnic_ring_sq_locked(qp); /* held by DEFER: hand it over */
+    pthread_mutex_unlock(&ad->lock);
+    if (qpnic_poll(ad, sq_op_passed, op, FENCE_TIMEOUT_MS) == NDK_STATUS_TIMEOUT)
+        return NDK_STATUS_DEVICE_BUSY;
+    op->set = 0;
     return NDK_STATUS_SUCCESS;
 }
 
@@ -294,7 +348,9 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
     QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_RKEY, mr->rkey);
     QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_ACCESS, access);
     st = qpnic_post_wqe(qp, ctx, w, flags);
-    if (st != NDK_STATUS_SUCCESS) { /* never posted: the registration is undone */
+    if (st == NDK_STATUS_SUCCESS)
+        qpnic_sq_op_note(&mr->last_op, qp);
+    else { /* never posted: the registration is undone */
         pthread_mutex_lock(&ad->lock);
         mr_release_entry_locked(ad, mr);
         pthread_mutex_unlock(&ad->lock);
@@ -323,10 +379,13 @@ ndk_status ndk_destroy_mr(ndk_mr *mr)
         return NDK_STATUS_DEVICE_BUSY;
     }
     if (mr->registered) {
-        /* Invalid at once (later checks fail), then the fence: DMA that
-         * passed its check earlier finishes before the region is given up. */
+        /* Its FastRegister done first (else it would write the entry
+         * again); then invalid at once (later checks fail), then the
+         * fence: DMA that passed its check earlier finishes before the
+         * region is given up. */
         pthread_mutex_unlock(&ad->lock);
-        if (qpnic_entry_kill(ad, mr->idx) != NDK_STATUS_SUCCESS)
+        if (qpnic_sq_op_wait(ad, &mr->last_op) != NDK_STATUS_SUCCESS ||
+            qpnic_entry_kill(ad, mr->idx) != NDK_STATUS_SUCCESS)
             return NDK_STATUS_DEVICE_BUSY; /* its tokens are dead; the region stays */
         pthread_mutex_lock(&ad->lock);
         mr_release_entry_locked(ad, mr);

@@ -109,7 +109,9 @@ ndk_status ndk_bind(ndk_qp *qp, void *ctx, ndk_mr *mr, ndk_mw *mw, uint64_t va, 
     qpnic_wqe_encode(w, QPNIC_WQE_OP_BIND, flags, &range, 1, rkey, 0);
     QPNIC_FIELD_SET(w, QPNIC_WQE_BIND_ACCESS, access);
     st = qpnic_post_wqe(qp, ctx, w, flags);
-    if (st != NDK_STATUS_SUCCESS) {
+    if (st == NDK_STATUS_SUCCESS)
+        qpnic_sq_op_note(&mw->last_op, qp);
+    else {
         pthread_mutex_lock(&ad->lock);
         mr->windows--;
         if (old_mr)
@@ -126,9 +128,11 @@ ndk_status ndk_destroy_mw(ndk_mw *mw)
     if (!mw)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = mw->ad;
-    /* invalid at once, then the fence: a peer's transfer through the window
-     * that passed its check finishes first */
-    if (qpnic_entry_kill(ad, mw->idx) != NDK_STATUS_SUCCESS)
+    /* its Bind done first (else it would write the entry again), then
+     * invalid at once, then the fence: a peer's transfer through the
+     * window that passed its check finishes first */
+    if (qpnic_sq_op_wait(ad, &mw->last_op) != NDK_STATUS_SUCCESS ||
+        qpnic_entry_kill(ad, mw->idx) != NDK_STATUS_SUCCESS)
         return NDK_STATUS_DEVICE_BUSY; /* its token is dead; the window stays */
     pthread_mutex_lock(&ad->lock);
     qpnic_entry_free_locked(ad, mw->idx);

@@ -541,6 +541,65 @@ static void teardown_destroy_mr_during_writes_stops_dma(void)
     e2e_pair_close(&p);
 }
 
+/* A destroy while the FastRegister or Bind that names the object is still
+ * in an SQ, held by DEFER: the destroy hands it over and waits until the
+ * NIC has executed it, then invalidates. Otherwise the WQE, run later,
+ * would write the token table entry again and revive the destroyed
+ * object's token over memory given up. Here: b fast-registers a page and
+ * binds a window over b's region, both held; both destroys succeed; the
+ * two completions come (SUCCESS); afterwards neither token opens anything
+ * and no byte moves. */
+static void teardown_destroy_waits_for_its_held_fast_register_and_bind(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    void *block = ndk_alloc_dma(p.ad, 2 * 4096);
+    EXPECT(block != NULL, "ndk_alloc_dma");
+    uint8_t *page = (uint8_t *)(((uintptr_t)block + 4095u) & ~(uintptr_t)4095u);
+    memset(page, 0, 4096);
+    memset(p.b.buf, 0, 4096);
+    uint64_t list[1] = { ndk_dma_address(p.ad, page) };
+    const uint64_t base_va = 0x6200000000ull;
+    ndk_mr *mr;
+    ndk_mw *mw;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_create_mw(p.pd, &mw), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(1), mr, 1, list, 0, 4096, base_va,
+                                    NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_DEFER),
+                  NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_bind(p.b.qp, CTX(2), p.b.mr, mw, (uint64_t)(uintptr_t)p.b.buf, 4096,
+                           NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_DEFER),
+                  NDK_STATUS_SUCCESS);
+    uint32_t fr_rkey = ndk_mr_remote_token(mr), mw_rkey = ndk_mw_remote_token(mw);
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_mw(mw), NDK_STATUS_SUCCESS);
+    /* a SEND without DEFER: it would hand over the chain, were it held */
+    ndk_sge rr = e2e_sge(&p.a, 8192, 64), sg = e2e_sge(&p.b, 8192, 16);
+    EXPECT_STATUS(ndk_receive(p.a.qp, NULL, &rr, 1), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_send(p.b.qp, CTX(5), &sg, 1, 0), NDK_STATUS_SUCCESS);
+    ndk_result_ex r[3];
+    EXPECT(e2e_poll(p.b.icq, r, 3, 10000) == 3, "the FastRegister, Bind and SEND did not all complete");
+    for (int i = 0; i < 3; i++)
+        EXPECT(r[i].status == NDK_STATUS_SUCCESS, "b's request %d completed %s", i, ndk_status_str(r[i].status));
+    EXPECT(e2e_poll(p.a.rcq, r, 1, 10000) == 1, "the SEND's receive never completed");
+    e2e_fill(p.a.buf, 64, 6);
+    ndk_sge g = e2e_sge(&p.a, 0, 64);
+    EXPECT_STATUS(ndk_write(p.a.qp, CTX(3), &g, 1, base_va, fr_rkey, 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "the WRITE never completed");
+    EXPECT(r[0].status == NDK_STATUS_REMOTE_ACCESS_ERROR,
+           "a WRITE with a destroyed fast-registered region's token completed %s", ndk_status_str(r[0].status));
+    for (int i = 0; i < 4096; i++)
+        EXPECT(page[i] == 0, "byte %d of the destroyed region's page changed", i);
+    /* a's QP is in ERROR now: the window's token, from b's side */
+    EXPECT_STATUS(ndk_invalidate(p.b.qp, CTX(4), mw_rkey, 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1, "the Invalidate never completed");
+    EXPECT(r[0].status == NDK_STATUS_INVALID_TOKEN,
+           "the destroyed window's token is valid at the NIC (its Invalidate completed %s)",
+           ndk_status_str(r[0].status));
+    ndk_free_dma(p.ad, block);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -555,6 +614,8 @@ int main(int argc, char **argv)
         { "reuse_cq_number_starts_without_arm_N1_N3", reuse_cq_number_starts_without_arm_N1_N3 },
         { "state_machine_through_a_qps_life", state_machine_through_a_qps_life },
         { "teardown_destroy_mr_during_writes_stops_dma", teardown_destroy_mr_during_writes_stops_dma },
+        { "teardown_destroy_waits_for_its_held_fast_register_and_bind",
+          teardown_destroy_waits_for_its_held_fast_register_and_bind },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

@@ -393,23 +393,27 @@ NDK_API ndk_status ndk_create_mw(ndk_pd *pd, ndk_mw **out);
  * bind has executed. Never 0 for a window. */
 NDK_API uint32_t ndk_mw_remote_token(const ndk_mw *mw);
 
-/* Destroy a window: its token becomes invalid at the NIC at once, then the
- * call waits for the NIC's fence as ndk_destroy_mr does; the region it was
- * bound to may be destroyed from then on. DEVICE_BUSY if the fence does
- * not clear within 10 s. Destroy a window only once the bind that last
- * named it has completed (a bind still in an SQ would write its entry). */
+/* Destroy a window: a Bind of it still in an SQ is handed over if DEFER
+ * holds it and executed (or flushed) first, since it would write the
+ * window's entry again; then its token becomes invalid at the NIC at once
+ * and the call waits for the NIC's fence as ndk_destroy_mr does; the
+ * region it was bound to may be destroyed from then on. DEVICE_BUSY if
+ * either wait takes more than 10 s. */
 NDK_API ndk_status ndk_destroy_mw(ndk_mw *mw);
 
 /* Destroy an MR: DEVICE_BUSY while a memory window is bound to it (destroy
  * the windows first: V10; a window stays bound to the last region it was
  * bound to, invalidated or not, until it is bound elsewhere or destroyed).
- * Otherwise its tokens become invalid at the NIC at once (every later
+ * A FastRegister of it still in an SQ is handed over if DEFER holds it and
+ * executed (or flushed) first, since it would write the entry again.
+ * Then its tokens become invalid at the NIC at once (every later
  * access with them fails: ACCESS_VIOLATION locally, REMOTE_ACCESS_ERROR at
  * the peer), then the call waits for the NIC's fence: a transfer whose
  * check passed before (a WRITE landing in the region, a SEND read from it)
  * finishes first, and completes as it would have. When the call returns the
- * NIC no longer touches the region. DEVICE_BUSY if the fence does not
- * clear within 10 s (the tokens stay invalid; the region stays reserved). */
+ * NIC no longer touches the region. DEVICE_BUSY if a wait takes more than
+ * 10 s (after the fence's: the tokens stay invalid; the region stays
+ * reserved). */
 NDK_API ndk_status ndk_destroy_mr(ndk_mr *mr);
 
 /* ------------------------------------------------------------------------
