@@ -30,6 +30,15 @@ unsigned e2e_env_uint(const char *name, unsigned dflt)
     return v ? (unsigned)strtoul(v, NULL, 0) : dflt;
 }
 
+uint8_t *e2e_pages(e2e_pair *p, uint32_t pages, void **block)
+{
+    *block = ndk_alloc_dma(p->ad, (size_t)(pages + 1) * 4096u);
+    EXPECT(*block != NULL, "ndk_alloc_dma of %u pages", pages + 1);
+    uint8_t *first = (uint8_t *)(((uintptr_t)*block + 4095u) & ~(uintptr_t)4095u);
+    memset(first, 0, (size_t)pages * 4096u);
+    return first;
+}
+
 void e2e_fill(uint8_t *b, uint32_t len, uint32_t seed)
 {
     uint32_t x = seed * 2654435761u + 1u;

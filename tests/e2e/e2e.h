@@ -95,6 +95,9 @@ uint32_t e2e_poll(ndk_cq *cq, ndk_result_ex *out, uint32_t n, int timeout_ms);
  * the number of results present. Used to show that something did NOT come. */
 uint32_t e2e_settle_and_poll(e2e_pair *p, ndk_cq *cq, ndk_result_ex *out, uint32_t n);
 
+/* `pages` zeroed, page-aligned pages of DMA memory (for page lists);
+ * *block is what to give ndk_free_dma. */
+uint8_t *e2e_pages(e2e_pair *p, uint32_t pages, void **block);
 void e2e_fill(uint8_t *b, uint32_t len, uint32_t seed);
 uint64_t e2e_now_ms(void);
 /* Environment variable name as a number (strtoul base 0), dflt when unset:

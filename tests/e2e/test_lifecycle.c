@@ -553,10 +553,8 @@ static void teardown_destroy_waits_for_its_held_fast_register_and_bind(void)
 {
     e2e_pair p;
     e2e_pair_open(&p, NULL);
-    void *block = ndk_alloc_dma(p.ad, 2 * 4096);
-    EXPECT(block != NULL, "ndk_alloc_dma");
-    uint8_t *page = (uint8_t *)(((uintptr_t)block + 4095u) & ~(uintptr_t)4095u);
-    memset(page, 0, 4096);
+    void *block;
+    uint8_t *page = e2e_pages(&p, 1, &block);
     memset(p.b.buf, 0, 4096);
     uint64_t list[1] = { ndk_dma_address(p.ad, page) };
     const uint64_t base_va = 0x6200000000ull;

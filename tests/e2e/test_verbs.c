@@ -391,15 +391,6 @@ static void V1_prepared_post_posted_many_times(void)
     e2e_pair_close(&p);
 }
 
-/* A page-aligned piece of DMA memory, `pages` pages long. */
-static uint8_t *aligned_pages(e2e_pair *p, uint32_t pages, void **block)
-{
-    *block = ndk_alloc_dma(p->ad, (size_t)(pages + 1) * 4096u);
-    EXPECT(*block != NULL, "ndk_alloc_dma");
-    uintptr_t a = ((uintptr_t)*block + 4095u) & ~(uintptr_t)4095u;
-    return (uint8_t *)a;
-}
-
 /* D7, literally as the seed tells it: FastRegister(DEFER) succeeds,
  * FastRegister(DEFER) fails inline, the consumer does not post the Send;
  * the first completes with a CQE (D5 handed it over), the second produces
@@ -409,7 +400,7 @@ static void D7_seed_example_literally_with_fast_register(void)
     e2e_pair p;
     e2e_pair_open(&p, NULL);
     void *block;
-    uint8_t *pages = aligned_pages(&p, 2, &block);
+    uint8_t *pages = e2e_pages(&p, 2, &block);
     uint64_t list[2] = { ndk_dma_address(p.ad, pages), ndk_dma_address(p.ad, pages) + 4096u };
     ndk_mr *mr;
     EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
@@ -440,8 +431,7 @@ static void fast_register_region_serves_write_and_read(void)
     e2e_pair p;
     e2e_pair_open(&p, NULL);
     void *block;
-    uint8_t *pages = aligned_pages(&p, 3, &block);
-    memset(pages, 0, 3 * 4096);
+    uint8_t *pages = e2e_pages(&p, 3, &block);
     uint64_t d0 = ndk_dma_address(p.ad, pages);
     uint64_t list[3] = { d0, d0 + 4096, d0 + 8192 };
     const uint64_t base_va = 0x7000000000ull;

@@ -367,10 +367,8 @@ static void D1_fast_register_bind_send_chain_one_doorbell(void)
 {
     e2e_pair p;
     e2e_pair_open(&p, NULL);
-    void *block = ndk_alloc_dma(p.ad, 2 * 4096);
-    EXPECT(block != NULL, "ndk_alloc_dma");
-    uint8_t *page = (uint8_t *)(((uintptr_t)block + 4095u) & ~(uintptr_t)4095u);
-    memset(page, 0, 4096);
+    void *block;
+    uint8_t *page = e2e_pages(&p, 1, &block);
     uint64_t list[1] = { ndk_dma_address(p.ad, page) };
     const uint64_t base_va = 0x6100000000ull;
     ndk_mr *mr;
