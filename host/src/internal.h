@@ -240,6 +240,15 @@ void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq);
 
 /* ---- mr.c: token table entries, shared with mw.c ---- */
 
+/* NDK_OP_FLAG_ALLOW_REMOTE_WRITE (0x30) includes ALLOW_LOCAL_WRITE (0x10):
+ * its own bit 0x20 without 0x10 is malformed (INVALID_PARAMETER), as
+ * ndk_register_mr refuses NDK_MR_FLAG_ALLOW_REMOTE_WRITE's bit alone. */
+static inline int qpnic_op_rights_malformed(uint32_t flags)
+{
+    return (flags & (NDK_OP_FLAG_ALLOW_REMOTE_WRITE & ~NDK_OP_FLAG_ALLOW_LOCAL_WRITE)) &&
+           !(flags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE);
+}
+
 /* A free token table entry for owner (an ndk_mr or ndk_mw) in *idx;
  * INSUFFICIENT_RESOURCES when none is left. Under ad->lock. */
 ndk_status qpnic_entry_take_locked(ndk_adapter *ad, void *owner, uint32_t *idx);

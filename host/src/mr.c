@@ -316,7 +316,7 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
     ndk_adapter *ad = qp->ad;
     uint64_t dev = 0;
     ndk_status st = NDK_STATUS_SUCCESS;
-    if (!mr || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS))
+    if (!mr || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS) || qpnic_op_rights_malformed(flags))
         st = NDK_STATUS_INVALID_PARAMETER;
     else if (atomic_load(&ad->dead))
         st = NDK_STATUS_IO_ERROR;

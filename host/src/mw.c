@@ -61,7 +61,7 @@ static ndk_status bind_check(const ndk_qp *qp, const ndk_mr *mr, const ndk_mw *m
 {
     ndk_adapter *ad = qp->ad;
     if (!mr || !mw || mr->ad != ad || mw->ad != ad || mr->pd != qp->pd || mw->pd != qp->pd ||
-        (flags & ~BIND_FLAGS))
+        (flags & ~BIND_FLAGS) || qpnic_op_rights_malformed(flags))
         return NDK_STATUS_INVALID_PARAMETER;
     if (atomic_load(&ad->dead))
         return NDK_STATUS_IO_ERROR;

@@ -42,6 +42,26 @@ static void lifecycle_mr_remote_write_needs_local_write(void)
                    "a refused registration (flags 0x%x) handed out tokens", cases[i].flags);
         EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
     }
+    /* the same rule for ndk_fast_register's NDK_OP_FLAG_ALLOW_* rights:
+     * REMOTE_WRITE's own bit alone fails inline, posts nothing */
+    void *block;
+    uint8_t *page = e2e_pages(&p, 1, &block);
+    uint64_t list[1] = { ndk_dma_address(p.ad, page) };
+    const uint32_t op_rw_bit = NDK_OP_FLAG_ALLOW_REMOTE_WRITE & ~NDK_OP_FLAG_ALLOW_LOCAL_WRITE;
+    ndk_mr *mr;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_fast_register(p.a.qp, NULL, mr, 1, list, 0, 4096, 0x5000000000ull, op_rw_bit),
+                  NDK_STATUS_INVALID_PARAMETER);
+    EXPECT(ndk_mr_remote_token(mr) == 0, "a refused FastRegister handed out a token");
+    ndk_result_ex r;
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, &r, 1) == 0, "a refused FastRegister completed");
+    EXPECT_STATUS(ndk_fast_register(p.a.qp, NULL, mr, 1, list, 0, 4096, 0x5000000000ull,
+                                    NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+                  NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, &r, 1, 10000) == 1 && r.status == NDK_STATUS_SUCCESS,
+           "a FastRegister with REMOTE_WRITE (0x30) did not complete SUCCESS");
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    ndk_free_dma(p.ad, block);
     e2e_pair_close(&p);
 }
 

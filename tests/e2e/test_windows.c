@@ -291,6 +291,8 @@ static void bind_inline_failures_change_nothing(void)
         { "no MR", NULL, mw, lo, 16, RR, NDK_STATUS_INVALID_PARAMETER },
         { "no MW", p.b.mr, NULL, lo, 16, RR, NDK_STATUS_INVALID_PARAMETER },
         { "an unknown flag", p.b.mr, mw, lo, 16, RR | 0x80u, NDK_STATUS_INVALID_PARAMETER },
+        { "REMOTE_WRITE's own bit without LOCAL_WRITE's", p.b.mr, mw, lo, 16, RW & ~NDK_OP_FLAG_ALLOW_LOCAL_WRITE,
+          NDK_STATUS_INVALID_PARAMETER },
         { "an unregistered MR", unreg, mw, lo, 16, RR, NDK_STATUS_INVALID_DEVICE_STATE },
         { "REMOTE_WRITE on a region without LOCAL_WRITE", ro, mw, lo + 32768, 16, RW,
           NDK_STATUS_ACCESS_VIOLATION },

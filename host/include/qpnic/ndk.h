@@ -490,7 +490,9 @@ NDK_API ndk_status ndk_invalidate(ndk_qp *qp, void *ctx, uint32_t token, uint32_
  * SGE/remote addresses start at base_va + first_byte_offset. The NIC writes
  * the region's token table entry in SQ order (requests after it on the QP
  * may use the tokens); it completes as NDK_OP_TYPE_FAST_REGISTER. Rights in
- * flags (NDK_OP_FLAG_ALLOW_*), with SILENT_SUCCESS, READ_FENCE, DEFER.
+ * flags (NDK_OP_FLAG_ALLOW_*: REMOTE_WRITE is 0x30 and includes
+ * LOCAL_WRITE; its bit 0x20 alone is INVALID_PARAMETER), with
+ * SILENT_SUCCESS, READ_FENCE, DEFER.
  * Today the pages must follow each other in device memory (one entry maps
  * one contiguous range; per-region page tables are still to come):
  * otherwise INVALID_PARAMETER, as for unaligned pages, len beyond the
@@ -518,7 +520,8 @@ NDK_API ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t
  * invalidate of the region leaves the window open until the window itself
  * is invalidated, bound again or destroyed. Inline failures (the held
  * chain handed over first, D5; no completion, D3): INVALID_PARAMETER for
- * an MR or MW of another PD or adapter, unknown flags, len 0 or a range
+ * an MR or MW of another PD or adapter, unknown flags (or REMOTE_WRITE's
+ * bit 0x20 without LOCAL_WRITE's 0x10), len 0 or a range
  * not inside the region; INVALID_DEVICE_STATE for an unregistered MR;
  * ACCESS_VIOLATION for REMOTE_WRITE on a region without LOCAL_WRITE. */
 NDK_API ndk_status ndk_bind(ndk_qp *qp, void *ctx, ndk_mr *mr, ndk_mw *mw, uint64_t va, size_t len,
