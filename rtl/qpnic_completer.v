@@ -15,7 +15,8 @@
 // completed in error, the QP's later entries complete FLUSHED (their
 // responses are dropped) until the QP is reset: the table's comp_err mark
 // (COMP_FAIL, with the state to ERROR for a NAK). Each completion: an SQ CQE
-// on the QP's send CQ (none for a success that asked SILENT_SUCCESS), then
+// on the QP's send CQ (none for a success that asked SILENT_SUCCESS, nor
+// for an INLINE_DATA slot), then
 // SQ_CI_INC. A QP in RESET (when its entry was
 // popped) gets neither.
 //
@@ -201,8 +202,9 @@ module qpnic_completer #(
         .wqe_index(e_index), .inv_token(32'd0), .cqe_type(e_type), .status(status), .solicited(1'b0), .cqe(cqe_data));
     // A QP reset under its work gets no CQE (its CQ state is the host's).
     wire qp_live = (e_state != `QPNIC_QP_STATE_RESET);
-    // SILENT_SUCCESS: a success writes no CQE (the SQ slot is still retired)
-    wire cqe_skip = ent[`QPNIC_OST_SILENT] && status == `QPNIC_CQE_STATUS_SUCCESS;
+    // SILENT_SUCCESS: a success writes no CQE (the SQ slot is still
+    // retired); an INLINE_DATA slot never does
+    wire cqe_skip = (ent[`QPNIC_OST_SILENT] && status == `QPNIC_CQE_STATUS_SUCCESS) || ent[`QPNIC_OST_NO_CQE];
     assign cqe_valid       = (state == S_CQE) && qp_live && !cqe_skip;
     assign cqe_cqn         = ctx_scq;
     assign ost_ready       = (state == S_IDLE);

@@ -154,9 +154,12 @@ module qpnic_csr #(
     localparam integer LOG_QP_V  = `QPNIC_LOG_MAX_QP_DEPTH;
     localparam integer LOG_CQ_V  = `QPNIC_LOG_MAX_CQ_DEPTH;
     localparam integer BURST_V   = `QPNIC_FETCH_BURST_WQES;
+    localparam integer INLINE_V  = `QPNIC_MAX_INLINE_BYTES;
     localparam [`QPNIC_CAPS0_NUM_QP_WIDTH-1:0]  CAPS_NUM_QP  = NUM_QP[`QPNIC_CAPS0_NUM_QP_WIDTH-1:0];
     localparam [`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0]  CAPS_NUM_CQ  = NUM_CQ[`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0];
     localparam [`QPNIC_CAPS2_NUM_MR_WIDTH-1:0]  CAPS_NUM_MR  = NUM_MR[`QPNIC_CAPS2_NUM_MR_WIDTH-1:0];
+    localparam [`QPNIC_CAPS2_MAX_INLINE_WIDTH-1:0] CAPS_INLINE =
+        INLINE_V[`QPNIC_CAPS2_MAX_INLINE_WIDTH-1:0];
     localparam [`QPNIC_CAPS1_MAX_SGE_WIDTH-1:0] CAPS_MAX_SGE = MAX_SGE_V[`QPNIC_CAPS1_MAX_SGE_WIDTH-1:0];
     localparam [`QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH-1:0] CAPS_LOG_QP =
         LOG_QP_V[`QPNIC_CAPS1_LOG_MAX_QP_DEPTH_WIDTH-1:0];
@@ -283,8 +286,10 @@ module qpnic_csr #(
                 rd_word[`QPNIC_CAPS0_NUM_QP]  = CAPS_NUM_QP;
                 rd_word[`QPNIC_CAPS0_NUM_CQ]  = CAPS_NUM_CQ;
             end
-            `QPNIC_REG_CAPS2:
-                rd_word[`QPNIC_CAPS2_NUM_MR]  = CAPS_NUM_MR;
+            `QPNIC_REG_CAPS2: begin
+                rd_word[`QPNIC_CAPS2_NUM_MR]     = CAPS_NUM_MR;
+                rd_word[`QPNIC_CAPS2_MAX_INLINE] = CAPS_INLINE;
+            end
             `QPNIC_REG_CAPS1: begin
                 rd_word[`QPNIC_CAPS1_LOG_MAX_QP_DEPTH] = CAPS_LOG_QP;
                 rd_word[`QPNIC_CAPS1_LOG_MAX_CQ_DEPTH] = CAPS_LOG_CQ;

@@ -16,6 +16,8 @@
 //             seg); the entry carries this index, not the segments
 //   SILENT    the WQE asked SILENT_SUCCESS: no CQE if it succeeds (its SQ
 //             slot is still retired: SQ_CI_INC)
+//   NO_CQE    an INLINE_DATA slot: never a CQE, whatever its status (its
+//             request's WQE has the completion); the slot is retired
 `ifndef QPNIC_OST_VH
 `define QPNIC_OST_VH
 `define QPNIC_OST_SLOT_BITS 4
@@ -28,5 +30,6 @@
 `define QPNIC_OST_BYTES    73:42
 `define QPNIC_OST_SLOT     (74 + `QPNIC_OST_SLOT_BITS - 1):74
 `define QPNIC_OST_SILENT   (74 + `QPNIC_OST_SLOT_BITS)
-`define QPNIC_OST_WIDTH    (75 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_NO_CQE   (75 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_WIDTH    (76 + `QPNIC_OST_SLOT_BITS)
 `endif

@@ -4,9 +4,11 @@
 // QP's context from qpnic_qp_table, then:
 //   - QP in RESET: dropped (its rings were zeroed under it);
 //   - QP in ERROR: FLUSHED;
+//   - INLINE_DATA (a slot of an INLINE request's payload): retired with no
+//     CQE (outstanding entry NO_CQE), whatever the QP's state;
 //   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE/FAST_REG/BIND,
-//     nsge > MAX_SGE, or a BIND whose nsge is not 1 or whose range is
-//     empty: BAD_WQE;
+//     nsge > MAX_SGE, a BIND whose nsge is not 1 or whose range is empty,
+//     or an INLINE request with SGEs or above MAX_INLINE_BYTES: BAD_WQE;
 //   - READ_FENCE: the WQE waits in S_DECODE, before its checks, until no
 //     READ of any QP is outstanding (reads_idle: the datapath counts
 //     them), so its gather sees what earlier READs brought;
@@ -23,6 +25,11 @@
 //     token of a local region), which clears the entry if it is valid:
 //     completes locally, SUCCESS, or BAD_TOKEN (then the QP goes to ERROR);
 //     executed in SQ order, when the requester reaches it;
+//   - an INLINE SEND, SEND_INV or WRITE (struct wqe_inline): no SGE check;
+//     its payload's segments are in the SQ ring itself (this WQE's words
+//     5..15, then words 1..15 of the next one or two slots, which come
+//     here as INLINE_DATA), addressed from the QP's SQ base and the WQE's
+//     index, and gathered as any payload;
 //   - every non-empty SGE checked against the token table (local token,
 //     bounds, LOCAL_WRITE for READ targets) before any DMA: LOC_PROT on a
 //     failure. qpnic_sge_check sends the SGEs to the table's check port one
@@ -191,6 +198,14 @@ module qpnic_requester #(
     // request in flight
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // its PD: every check of the WQE names it
+    reg [63:0]   ctx_sq_base;   // its SQ ring (INLINE payloads are there)
+    reg [4:0]    ctx_sq_log;
+    // an INLINE request's payload segments (S_DECODE sets them): used in
+    // place of the checked SGEs' while use_inl
+    reg          use_inl;
+    reg [MAX_SGE*64-1:0] inl_addr;
+    reg [MAX_SGE*32-1:0] inl_len;
+    reg [33:0]   inl_total;
     reg          ctx_have;      // ctx_state is the answer for this WQE
     reg          tq_busy;       // a request is up (until granted)
     reg          tq_wait;       // its answer is awaited
@@ -227,6 +242,10 @@ module qpnic_requester #(
     wire is_inval = (opcode == `QPNIC_WQE_OP_INVALIDATE);
     wire is_freg  = (opcode == `QPNIC_WQE_OP_FAST_REG);
     wire is_bind  = (opcode == `QPNIC_WQE_OP_BIND);
+    wire is_idata = (opcode == `QPNIC_WQE_OP_INLINE_DATA);
+    wire is_inline = ((flags & `QPNIC_OP_FLAG_INLINE) != 16'd0) && (is_send || is_sinv || is_write);
+    wire [7:0] inline_len = wqe[`QPNIC_WQE_INLINE_INLINE_LEN_FLAT];
+    wire inline_bad = is_inline && ((nsge != 4'd0) || ({24'd0, inline_len} > `QPNIC_MAX_INLINE_BYTES));
     // The entry a FAST_REG or a BIND writes, in the QP's PD (word w of the
     // WQE is at [32w +: 32], as the layout's _FLAT ranges count). FAST_REG:
     // all of it from its WQE (struct wqe_freg); the entry is the lkey's low
@@ -257,7 +276,7 @@ module qpnic_requester #(
     wire fence_wait = ((flags & `QPNIC_OP_FLAG_READ_FENCE) != 16'd0) && !reads_idle;
     wire sg_start = (state == S_DECODE) && !fence_wait && (cur_state != `QPNIC_QP_STATE_RESET) &&
                     !cur_in_err && (is_send || is_sinv || is_write || is_read || is_bind) &&
-                    nsge <= MAX_SGE && !bind_bad;
+                    nsge <= MAX_SGE && !bind_bad && !is_inline;
     // the rights the SGEs need: a READ writes them; a window that grants
     // REMOTE_WRITE needs a region the NIC may write
     wire [2:0] sg_need = (is_read || (is_bind && (b_access & `QPNIC_MR_ACCESS_REMOTE_WRITE) != 3'd0))
@@ -352,6 +371,28 @@ module qpnic_requester #(
         endcase
     end
 
+    // --- the payload's segments: the checked SGEs, or an INLINE request's
+    // slots of the SQ ring ---
+    wire [MAX_SGE*64-1:0] p_addr  = use_inl ? inl_addr : seg_addr;
+    wire [MAX_SGE*32-1:0] p_len   = use_inl ? inl_len : seg_len;
+    wire [33:0]           p_total = use_inl ? inl_total : total;
+    // The INLINE segments of the WQE at `index`: INLINE_HEAD_BYTES from its
+    // word 5, then up to INLINE_SLOT_BYTES from word 1 of each of the next
+    // INLINE_DATA_SLOTS slots (each ring position wraps at the SQ's depth).
+    // MAX_SGE (3) segments hold the WQE's and its two data slots'.
+    function [63:0] sq_slot(input [`QPNIC_INDEX_BITS-1:0] i);
+        reg [`QPNIC_INDEX_BITS-1:0] pos;
+        begin
+            pos     = i & ~({`QPNIC_INDEX_BITS{1'b1}} << ctx_sq_log);
+            sq_slot = ctx_sq_base + ({{(64-`QPNIC_INDEX_BITS){1'b0}}, pos} << 6);
+        end
+    endfunction
+    localparam [`QPNIC_INDEX_BITS-1:0] IDX_ONE = 1, IDX_TWO = 2;
+    wire [7:0]  inl_l0 = (inline_len < 8'd`QPNIC_INLINE_HEAD_BYTES) ? inline_len : 8'd`QPNIC_INLINE_HEAD_BYTES;
+    wire [7:0]  inl_r1 = inline_len - inl_l0;
+    wire [7:0]  inl_l1 = (inl_r1 < 8'd`QPNIC_INLINE_SLOT_BYTES) ? inl_r1 : 8'd`QPNIC_INLINE_SLOT_BYTES;
+    wire [7:0]  inl_l2 = inl_r1 - inl_l1;
+
     // --- the outstanding entry ---
     reg [`QPNIC_OST_WIDTH-1:0] ost;
     always @* begin
@@ -363,12 +404,13 @@ module qpnic_requester #(
         ost[`QPNIC_OST_LOCAL]  = is_local;
         ost[`QPNIC_OST_READ]   = is_read && !is_local;
         // a local completion moved nothing (its byte count is not read: V7)
-        ost[`QPNIC_OST_BYTES]  = is_local ? 32'd0 : total[31:0];
+        ost[`QPNIC_OST_BYTES]  = is_local ? 32'd0 : p_total[31:0];
         ost[`QPNIC_OST_SLOT]   = ost_slot;
         ost[`QPNIC_OST_SILENT] = (flags & `QPNIC_OP_FLAG_SILENT_SUCCESS) != 16'd0;
+        ost[`QPNIC_OST_NO_CQE] = is_idata;
     end
     // A packet's entry and the start of its gather go together.
-    wire has_payload = !is_read && !is_local && total != 34'd0;
+    wire has_payload = !is_read && !is_local && p_total != 34'd0;
     wire ost_go      = (state == S_OST) && (is_local || !has_payload || g_start_ready);
     assign ost_valid = ost_go;
     assign ost_data  = ost;
@@ -400,7 +442,7 @@ module qpnic_requester #(
         .clk(clk), .rst(rst),
         .start_valid(ost_go && ost_ready && !is_local && has_payload),
         .start_ready(g_start_ready),
-        .start_addr(seg_addr), .start_len(seg_len), .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
+        .start_addr(p_addr), .start_len(p_len), .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(rd_req_addr), .rd_req_len(rd_req_len),
         .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(rd_rsp_ready),
@@ -468,6 +510,12 @@ module qpnic_requester #(
             qpn        <= {QW{1'b0}};
             ctx_state  <= `QPNIC_QP_STATE_RESET;
             ctx_pd     <= 0;
+            ctx_sq_base <= 64'd0;
+            ctx_sq_log <= 5'd0;
+            use_inl    <= 1'b0;
+            inl_addr   <= 0;
+            inl_len    <= 0;
+            inl_total  <= 34'd0;
             ctx_have   <= 1'b0;
             tq_busy    <= 1'b0;
             tq_wait    <= 1'b0;
@@ -515,12 +563,15 @@ module qpnic_requester #(
             S_DECODE: begin
                 is_local <= 1'b0;
                 status   <= `QPNIC_CQE_STATUS_SUCCESS;
+                use_inl  <= 1'b0;
                 if (cur_state == `QPNIC_QP_STATE_RESET)
                     state <= S_LOAD;
+                else if (is_idata)
+                    finish_local(`QPNIC_CQE_STATUS_SUCCESS);   // retired, no CQE
                 else if (cur_in_err)
                     finish_local(`QPNIC_CQE_STATUS_FLUSHED);
                 else if (!(is_send || is_sinv || is_write || is_read || is_inval || is_freg || is_bind) ||
-                         nsge > MAX_SGE || bind_bad)
+                         nsge > MAX_SGE || bind_bad || inline_bad)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
                 else if (fence_wait)
                     state <= S_DECODE;   // READ_FENCE: earlier READs first
@@ -529,6 +580,13 @@ module qpnic_requester #(
                 else if (is_inval) begin
                     inv_sent <= 1'b0;
                     state    <= S_INV;
+                end else if (is_inline) begin
+                    use_inl   <= 1'b1;
+                    inl_addr  <= {sq_slot(index + IDX_TWO) + 64'd4, sq_slot(index + IDX_ONE) + 64'd4,
+                                  sq_slot(index) + 64'd20};
+                    inl_len   <= {24'd0, inl_l2, 24'd0, inl_l1, 24'd0, inl_l0};
+                    inl_total <= {26'd0, inline_len};
+                    state     <= S_OST;
                 end else
                     state <= S_CHECK;
             end
@@ -591,6 +649,8 @@ module qpnic_requester #(
             if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
                 ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
                 ctx_pd    <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
+                ctx_sq_base <= {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT], tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
+                ctx_sq_log  <= tq_rsp_ctx[`QPNIC_QP_CTX_SQ_LOG_FLAT];
                 ctx_have  <= 1'b1;
             end
             if (state == S_JOB && tq_answer) begin
@@ -609,7 +669,7 @@ module qpnic_requester #(
                 job_se     <= (is_send || is_sinv) &&
                               ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
                 job_inv    <= is_sinv;
-                job_total  <= total[31:0];
+                job_total  <= p_total[31:0];
                 job_rtoken <= rtoken;
                 job_rva_lo <= rva_lo;
                 job_rva_hi <= rva_hi;

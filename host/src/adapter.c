@@ -115,17 +115,20 @@ static ndk_status read_caps(ndk_adapter *ad)
     ad->num_qp = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_QP);
     ad->num_cq = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_CQ);
     ad->num_mr = QPNIC_FIELD_GET(&c2, QPNIC_CAPS2_NUM_MR);
+    ad->max_inline = QPNIC_FIELD_GET(&c2, QPNIC_CAPS2_MAX_INLINE);
     ad->max_sge = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_MAX_SGE);
     ad->log_max_qp_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_QP_DEPTH);
     ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_CQ_DEPTH);
     ad->fetch_burst_wqes = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_FETCH_BURST_WQES);
     /* What the layout can carry: the register blocks' QPs and CQs, CQ
      * numbers CQN_BITS wide (QP CFG, events), indices INDEX_BITS, SGEs at
-     * most MAX_SGE in a WQE, MR index below the tag. */
+     * most MAX_SGE in a WQE, MR index below the tag, inline bytes in the
+     * slots the driver builds (MAX_INLINE_BYTES). */
     if (ad->num_qp == 0 || ad->num_qp > QPNIC_MAX_NUM_QP || ad->num_cq == 0 ||
         ad->num_cq > QPNIC_MAX_NUM_CQ || ad->num_cq > (1u << QPNIC_CQN_BITS) ||
         ad->num_mr == 0 ||
         ad->num_mr > (1u << QPNIC_TOKEN_INDEX_BITS) || ad->max_sge > QPNIC_MAX_SGE ||
+        ad->max_inline > QPNIC_MAX_INLINE_BYTES ||
         ad->log_max_qp_depth < 1 || ad->log_max_qp_depth > 15 ||
         ad->log_max_cq_depth < 1 || ad->log_max_cq_depth > 15)
         return NDK_STATUS_INTERNAL_ERROR;
@@ -259,7 +262,7 @@ ndk_status ndk_query_adapter_info(ndk_adapter *ad, ndk_adapter_info *info)
     info->max_cq_depth = 1u << ad->log_max_cq_depth;
     info->max_sge = ad->max_sge;
     info->max_mr = ad->num_mr;
-    info->max_inline = 0;
+    info->max_inline = ad->max_inline;
     info->fetch_burst_wqes = ad->fetch_burst_wqes;
     info->max_message_bytes = QPNIC_MAX_MSG_BYTES;
     info->dma_bytes = ad->t->dma_bytes;

@@ -82,7 +82,7 @@ struct ndk_adapter {
     pthread_mutex_t lock;
 
     /* capabilities (CAPS0, CAPS1) */
-    uint32_t num_qp, num_cq, num_mr, max_sge;
+    uint32_t num_qp, num_cq, num_mr, max_sge, max_inline;
     uint32_t log_max_qp_depth, log_max_cq_depth, fetch_burst_wqes;
 
     qpnic_heap heap;       /* over the transport's DMA memory */
@@ -141,6 +141,7 @@ struct ndk_qp {
     uint32_t idx;          /* QP table index (its register block) */
     uint32_t qpn;          /* its number: struct qp_num (index, generation) */
     uint32_t max_sge;
+    uint32_t max_inline;   /* inline bytes a request may carry (ndk_qp_attr, granted) */
     uint32_t sq_log, rq_log;
     qpnic_dma_buf sq, rq;
     void **sq_ctx, **rq_ctx;  /* request contexts by ring slot */
@@ -275,6 +276,10 @@ ndk_status qpnic_entry_kill(ndk_adapter *ad, uint32_t idx);
  * ring, the doorbell unless DEFER (D1/D2); an inline failure hands over the
  * held chain first (D5). For requests encoded elsewhere (FastRegister). */
 ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags);
+/* The same for a request of `slots` consecutive slots (an INLINE request
+ * and its INLINE_DATA slots: the first gets ctx; the others no completion
+ * of their own, retired like silent successes). */
+ndk_status qpnic_post_wqes(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t slots, uint32_t flags);
 /* An initiator call failing inline before it got that far: D5, then the
  * failure. */
 ndk_status qpnic_post_fail(ndk_qp *qp, ndk_status failure);
@@ -288,6 +293,14 @@ ndk_status qpnic_ring_sq_locked(ndk_qp *qp);
  * request's NDK_OP_FLAG_* (the low 16 bits travel). */
 void qpnic_wqe_encode(uint32_t *w, uint32_t opcode, uint32_t flags,
                       const ndk_sge *sgl, uint32_t nsge, uint32_t rtoken, uint64_t rva);
+/* An INLINE request (SEND, SEND_INV, WRITE; the SGEs' bytes, at most
+ * MAX_INLINE_BYTES, copied now from their addresses) into w: its WQE
+ * (struct wqe_inline), then as many INLINE_DATA slots as the rest needs;
+ * returns the slots used, 1 + at most INLINE_DATA_SLOTS (w holds
+ * QPNIC_WQE_WORDS words per slot). */
+uint32_t qpnic_wqe_encode_inline(uint32_t *w, uint32_t opcode, uint32_t flags, const ndk_sge *sgl,
+                                 uint32_t nsge, uint32_t rtoken, uint64_t rva);
+#define QPNIC_INLINE_MAX_SLOTS (1 + QPNIC_INLINE_DATA_SLOTS)
 
 /* ---- cq.c ---- */
 

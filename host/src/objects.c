@@ -168,8 +168,8 @@ static ndk_status qp_check_args(ndk_pd *pd, ndk_cq *rcq, ndk_cq *scq, const ndk_
     ndk_adapter *ad = pd->ad;
     if (rcq->ad != ad || scq->ad != ad)
         return NDK_STATUS_INVALID_PARAMETER;
-    if (attr->max_sge > ad->max_sge)
-        return NDK_STATUS_INVALID_PARAMETER; /* V6 (max_inline: any ask, 0 granted) */
+    if (attr->max_sge > ad->max_sge || attr->max_inline > ad->max_inline)
+        return NDK_STATUS_INVALID_PARAMETER; /* V6: above the device's limits */
     if (!grant_log_depth(attr->sq_depth, ad->log_max_qp_depth) ||
         !grant_log_depth(attr->rq_depth, ad->log_max_qp_depth))
         return NDK_STATUS_INVALID_PARAMETER;
@@ -311,6 +311,7 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
     qp->scq = initiator_cq;
     qp->context = qp_context;
     qp->max_sge = attr->max_sge;
+    qp->max_inline = ad->max_inline; /* granted whole, whatever was asked (V6) */
     qp->sq_log = grant_log_depth(attr->sq_depth, ad->log_max_qp_depth);
     qp->rq_log = grant_log_depth(attr->rq_depth, ad->log_max_qp_depth);
     atomic_init(&qp->sq_ci, 0);
@@ -334,7 +335,7 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
     /* V6: what was granted */
     attr->sq_depth = 1u << qp->sq_log;
     attr->rq_depth = 1u << qp->rq_log;
-    attr->max_inline = 0;
+    attr->max_inline = qp->max_inline;
     *out = qp;
     return NDK_STATUS_SUCCESS;
 }

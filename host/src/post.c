@@ -37,8 +37,8 @@ static ndk_status check_request(const ndk_qp *qp, const ndk_sge *sgl, uint32_t n
         total += sgl[i].length;
     if (total > QPNIC_MAX_MSG_BYTES)
         return NDK_STATUS_INVALID_PARAMETER;
-    if ((flags & NDK_OP_FLAG_INLINE) && total > 0)
-        return NDK_STATUS_INVALID_PARAMETER; /* max_inline is 0 */
+    if ((flags & NDK_OP_FLAG_INLINE) && total > qp->max_inline)
+        return NDK_STATUS_INVALID_PARAMETER;
     if (atomic_load(&qp->ad->dead))
         return NDK_STATUS_IO_ERROR; /* even a deferred post: it could never complete */
     if (atomic_load(&qp->rcq->overrun) || atomic_load(&qp->scq->overrun))
@@ -105,30 +105,50 @@ static void retire_silent(ndk_qp *qp)
 /* The part of a post after the request's own checks: the QP's state, room
  * in the SQ, the encoded WQE w into its slot, the doorbell (D1/D2). A
  * prepared post starts here. */
-ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags)
+ndk_status qpnic_post_wqes(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t slots, uint32_t flags)
 {
     if (atomic_load(&qp->state) != QP_HOST_RTS)
         return qpnic_post_fail(qp, NDK_STATUS_INVALID_DEVICE_STATE);
     uint32_t depth = 1u << qp->sq_log;
     uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
-    if (qp->sq_pi - ci >= depth) {
+    if (qp->sq_pi - ci + slots > depth) {
         retire_silent(qp);
         ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
     }
-    if (qp->sq_pi - ci >= depth)
+    if (qp->sq_pi - ci + slots > depth)
         return qpnic_post_fail(qp, NDK_STATUS_INSUFFICIENT_RESOURCES);
 
-    uint32_t slot = qp->sq_pi & (depth - 1);
-    memcpy(qp->sq.host + (size_t)slot * QPNIC_WQE_BYTES, w, QPNIC_WQE_BYTES);
-    qp->sq_ctx[slot] = ctx;
-    qp->sq_silent[slot] = (flags & NDK_OP_FLAG_SILENT_SUCCESS) != 0;
-    qp->sq_pi++;
+    for (uint32_t k = 0; k < slots; k++) {
+        uint32_t slot = qp->sq_pi & (depth - 1);
+        memcpy(qp->sq.host + (size_t)slot * QPNIC_WQE_BYTES, w + k * QPNIC_WQE_WORDS, QPNIC_WQE_BYTES);
+        /* an INLINE_DATA slot completes with its request: no context, and
+         * retired past like a silent success */
+        qp->sq_ctx[slot] = k ? NULL : ctx;
+        qp->sq_silent[slot] = k || (flags & NDK_OP_FLAG_SILENT_SUCCESS) != 0;
+        qp->sq_pi++;
+    }
 
     /* D1/D2: hold the doorbell for DEFER, unless the ring is now full and
      * nothing more could join the chain. */
     if (!(flags & NDK_OP_FLAG_DEFER) || qp->sq_pi - ci == depth)
         return ring_sq(qp);
     return NDK_STATUS_SUCCESS;
+}
+
+ndk_status qpnic_post_wqe(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t flags)
+{
+    return qpnic_post_wqes(qp, ctx, w, 1, flags);
+}
+
+/* Encode a request: its WQE, or an INLINE request's slots (SEND, SEND_INV
+ * and WRITE take INLINE). Returns the slots. */
+static uint32_t encode(uint32_t *w, uint32_t opcode, uint32_t flags, const ndk_sge *sgl, uint32_t nsge,
+                       uint32_t rtoken, uint64_t rva)
+{
+    if (flags & NDK_OP_FLAG_INLINE)
+        return qpnic_wqe_encode_inline(w, opcode, flags, sgl, nsge, rtoken, rva);
+    qpnic_wqe_encode(w, opcode, flags, sgl, nsge, rtoken, rva);
+    return 1;
 }
 
 static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge *sgl,
@@ -140,19 +160,24 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
     ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st);
-    uint32_t w[QPNIC_WQE_WORDS];
-    qpnic_wqe_encode(w, opcode, flags, sgl, nsge, rtoken, rva);
-    return qpnic_post_wqe(qp, ctx, w, flags);
+    uint32_t w[QPNIC_INLINE_MAX_SLOTS * QPNIC_WQE_WORDS];
+    uint32_t slots = encode(w, opcode, flags, sgl, nsge, rtoken, rva);
+    return qpnic_post_wqes(qp, ctx, w, slots, flags);
 }
 
 /* ---- prepared posts (V1) ----
  * The request is checked and its WQE encoded once, by ndk_prepare_*; each
  * ndk_post_prepared then only checks the QP's state and room and copies the
- * 64 bytes into the ring. */
+ * 64 bytes into the ring. An INLINE request copies its buffers' bytes at
+ * each post, as the plain call does, so its slots are encoded then. */
 struct ndk_prepared {
     ndk_qp *qp;
     uint32_t flags;
     uint32_t w[QPNIC_WQE_WORDS];
+    /* INLINE: the request, encoded at each post */
+    uint32_t opcode, nsge, rtoken;
+    uint64_t rva;
+    ndk_sge sgl[QPNIC_MAX_SGE];
     ndk_status last;       /* of the latest ndk_post_prepared */
 };
 
@@ -171,6 +196,12 @@ static ndk_status prepare(ndk_qp *qp, uint32_t opcode, const ndk_sge *sgl, uint3
     pp->qp = qp;
     pp->flags = flags;
     pp->last = NDK_STATUS_SUCCESS;
+    pp->opcode = opcode;
+    pp->nsge = nsge;
+    pp->rtoken = rtoken;
+    pp->rva = rva;
+    if (nsge)
+        memcpy(pp->sgl, sgl, nsge * sizeof *sgl);
     qpnic_wqe_encode(pp->w, opcode, flags, sgl, nsge, rtoken, rva);
     pthread_mutex_lock(&qp->ad->lock);
     qp->prepared++; /* the QP is not destroyed under it (DEVICE_BUSY) */
@@ -204,8 +235,14 @@ ndk_status ndk_post_prepared(ndk_prepared *pp, void *ctx)
     if (!pp)
         return NDK_STATUS_INVALID_PARAMETER;
     /* the device may have died since the prepare (plain posts: check_request) */
-    pp->last = atomic_load(&pp->qp->ad->dead) ? NDK_STATUS_IO_ERROR
-                                               : qpnic_post_wqe(pp->qp, ctx, pp->w, pp->flags);
+    if (atomic_load(&pp->qp->ad->dead))
+        pp->last = NDK_STATUS_IO_ERROR;
+    else if (pp->flags & NDK_OP_FLAG_INLINE) {
+        uint32_t w[QPNIC_INLINE_MAX_SLOTS * QPNIC_WQE_WORDS];
+        uint32_t slots = encode(w, pp->opcode, pp->flags, pp->sgl, pp->nsge, pp->rtoken, pp->rva);
+        pp->last = qpnic_post_wqes(pp->qp, ctx, w, slots, pp->flags);
+    } else
+        pp->last = qpnic_post_wqe(pp->qp, ctx, pp->w, pp->flags);
     return pp->last;
 }
 

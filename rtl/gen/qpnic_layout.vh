@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 514  // layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window)
+`define QPNIC_VERSION_VALUE 515  // layout version 2.3 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -22,6 +22,10 @@
 `define QPNIC_FETCH_BURST_WQES 8  // WQEs the fetch engine reads in one DMA read at most
 `define QPNIC_MAX_DMA_BYTES 512  // largest single DMA read or write request the NIC issues
 `define QPNIC_MAX_MSG_BYTES 2147483647  // largest message (sum of SGE lengths)
+`define QPNIC_INLINE_HEAD_BYTES 44  // inline bytes an INLINE request's own WQE carries (struct wqe_inline, words 5..15)
+`define QPNIC_INLINE_SLOT_BYTES 60  // inline bytes each of its INLINE_DATA slots carries (words 1..15)
+`define QPNIC_INLINE_DATA_SLOTS 2  // INLINE_DATA slots an INLINE request may take after its own
+`define QPNIC_MAX_INLINE_BYTES 164  // the most inline bytes a request carries: INLINE_HEAD_BYTES + INLINE_DATA_SLOTS * INLINE_SLOT_BYTES (CAPS2 max_inline)
 `define QPNIC_TOKEN_INDEX_BITS 10  // a token's low bits select the token table entry (up to 1024 entries); the rest is a tag
 `define QPNIC_CQN_BITS 8  // bits of a CQ number (QP CFG send_cq and recv_cq, event and notify cqn, the RTL's CQ number ports): NUM_CQ <= 2^CQN_BITS
 `define QPNIC_EVT_LOG_DEPTH 4  // log2 of the firmware event FIFO's depth (16 events); cq_ctx.arms_queued counts up to that depth + 1
@@ -41,12 +45,14 @@
 `define QPNIC_WQE_OP_FAST_REG 8'd6
 `define QPNIC_WQE_OP_BIND 8'd7
 `define QPNIC_WQE_OP_INVALIDATE 8'd8
+`define QPNIC_WQE_OP_INLINE_DATA 8'd9
 
 // enum op_flag (16 bits): Request flags carried in WQE word 0 bits 31:16; the values of ndkpi.h.
 `define QPNIC_OP_FLAG_BITS 16
 `define QPNIC_OP_FLAG_SILENT_SUCCESS 16'd1
 `define QPNIC_OP_FLAG_READ_FENCE 16'd2
 `define QPNIC_OP_FLAG_SEND_AND_SOLICIT 16'd4
+`define QPNIC_OP_FLAG_INLINE 16'd64
 `define QPNIC_OP_FLAG_DEFER 16'd512
 
 // enum op_type (16 bits): Completion types as the host's API names them (NDK_OP_TYPE values); a CQE carries them as enum cqe_type.
@@ -276,6 +282,13 @@
 `define QPNIC_WQE_BIND_MR_LKEY_WIDTH 32
 `define QPNIC_WQE_BIND_MR_LKEY 31:0  // SGE 0: the region's local token
 `define QPNIC_WQE_BIND_MR_LKEY_FLAT 255:224
+
+// struct wqe_inline (16 words): An INLINE SEND, SEND_INV or WRITE (op_flag INLINE; words 0..3 as in struct wqe, nsge 0): its payload is inline_len bytes, the first INLINE_HEAD_BYTES of them in this WQE from word 5, the rest in the next slots of the SQ, INLINE_SLOT_BYTES each from word 1, each slot's word 0 holding opcode INLINE_DATA. The requester gathers them from the ring (no token check: the SQ is the NIC's own) and retires the data slots with no CQE. nsge other than 0 or inline_len above MAX_INLINE_BYTES: BAD_WQE.
+`define QPNIC_WQE_INLINE_WORDS 16
+`define QPNIC_WQE_INLINE_INLINE_LEN_WORD 4
+`define QPNIC_WQE_INLINE_INLINE_LEN_WIDTH 8
+`define QPNIC_WQE_INLINE_INLINE_LEN 7:0  // the payload's length in bytes, 0..MAX_INLINE_BYTES
+`define QPNIC_WQE_INLINE_INLINE_LEN_FLAT 135:128
 
 // struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n.
 `define QPNIC_SGE_WORDS 4
@@ -636,6 +649,10 @@
 `define QPNIC_CAPS2_NUM_MR_WIDTH 16
 `define QPNIC_CAPS2_NUM_MR 15:0  // token (memory-region) table entries
 `define QPNIC_CAPS2_NUM_MR_FLAT 15:0
+`define QPNIC_CAPS2_MAX_INLINE_WORD 0
+`define QPNIC_CAPS2_MAX_INLINE_WIDTH 8
+`define QPNIC_CAPS2_MAX_INLINE 23:16  // inline bytes a request may carry (MAX_INLINE_BYTES)
+`define QPNIC_CAPS2_MAX_INLINE_FLAT 23:16
 
 // struct status (1 words): Host register STATUS.
 `define QPNIC_STATUS_WORDS 1

@@ -72,7 +72,7 @@ static void qp_attr_granted_v6(void)
     CHECK_ST(ndk_create_qp(pd, NULL, scq, NULL, &a, &qp), NDK_STATUS_INVALID_PARAMETER);
     CHECK_ST(ndk_create_qp(pd, rcq, NULL, NULL, &a, &qp), NDK_STATUS_INVALID_PARAMETER);
     CHECK_ST(ndk_create_qp(pd, rcq, scq, (void *)0x1234, &a, &qp), NDK_STATUS_SUCCESS);
-    CHECK(a.sq_depth == 8 && a.rq_depth == 2 && a.max_sge == 2 && a.max_inline == 0,
+    CHECK(a.sq_depth == 8 && a.rq_depth == 2 && a.max_sge == 2 && a.max_inline == QPNIC_MAX_INLINE_BYTES,
           "granted sq %u rq %u sge %u inline %u", a.sq_depth, a.rq_depth, a.max_sge, a.max_inline);
     uint32_t n = ndk_qp_num(qp);
     uint32_t cfg = fake_last(f, QPNIC_QPREG(n, CFG));
@@ -233,7 +233,7 @@ static void adapter_info_from_caps(void)
     CHECK_ST(ndk_query_adapter_info(ad, &info), NDK_STATUS_SUCCESS);
     CHECK(info.max_qp == QPNIC_NUM_QP && info.max_cq == QPNIC_NUM_CQ && info.max_mr == QPNIC_NUM_MR &&
               info.max_sge == QPNIC_MAX_SGE && info.max_qp_depth == 1u << QPNIC_LOG_MAX_QP_DEPTH &&
-              info.max_cq_depth == 1u << QPNIC_LOG_MAX_CQ_DEPTH && info.max_inline == 0 &&
+              info.max_cq_depth == 1u << QPNIC_LOG_MAX_CQ_DEPTH && info.max_inline == QPNIC_MAX_INLINE_BYTES &&
               info.fetch_burst_wqes == QPNIC_FETCH_BURST_WQES,
           "info from CAPS");
     f->regs[QPNIC_REG_CNT_CYCLES_LO / 4] = 5;

@@ -147,7 +147,8 @@ static void inline_checks(void)
     CHECK_ST(ndk_send(r.a, NULL, NULL, 0, 0), NDK_STATUS_SUCCESS); /* zero-length send */
     CHECK_ST(ndk_send(r.a, NULL, &r.sge, 1, NDK_OP_FLAG_ALLOW_REMOTE_READ), NDK_STATUS_INVALID_PARAMETER);
     CHECK_ST(ndk_read(r.a, NULL, &r.sge, 1, 0, 0, NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT), NDK_STATUS_INVALID_PARAMETER);
-    CHECK_ST(ndk_send(r.a, NULL, &r.sge, 1, NDK_OP_FLAG_INLINE), NDK_STATUS_INVALID_PARAMETER);
+    ndk_sge too_long = { r.sge.addr, QPNIC_MAX_INLINE_BYTES + 1, 0 };
+    CHECK_ST(ndk_send(r.a, NULL, &too_long, 1, NDK_OP_FLAG_INLINE), NDK_STATUS_INVALID_PARAMETER);
     ndk_sge huge[2] = { { 0, 0x80000000u, 1 }, { 0, 0x80000000u, 1 } };
     CHECK_ST(ndk_send(r.a, NULL, huge, 2, 0), NDK_STATUS_INVALID_PARAMETER);
     CHECK_ST(ndk_send(r.a, NULL, &r.sge, 1, NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE), NDK_STATUS_SUCCESS);

@@ -895,6 +895,14 @@ static void test_bad_wqe_and_qp() {
     build_wqe(w, QPNIC_WQE_OP_BIND, 0, empty, 0x12340005u);
     uint16_t i3 = post_sq(3, w);
     ring_sq(3);
+    // QP 5: an INLINE_DATA slot on its own (retired, no CQE), then an INLINE
+    // SEND above MAX_INLINE_BYTES, then one that also names an SGE
+    build_wqe(w, QPNIC_WQE_OP_INLINE_DATA, 0, {});
+    post_sq(5, w);
+    build_wqe(w, QPNIC_WQE_OP_SEND, QPNIC_OP_FLAG_INLINE, {});
+    QPNIC_FIELD_SET(w, QPNIC_WQE_INLINE_INLINE_LEN, QPNIC_MAX_INLINE_BYTES + 1);
+    uint16_t i5 = post_sq(5, w);
+    ring_sq(5);
     // QP 6's peer (7) is in RESET: BAD_QP
     qp_write(7, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
     build_wqe(w, QPNIC_WQE_OP_SEND, 0, tx);
@@ -908,9 +916,11 @@ static void test_bad_wqe_and_qp() {
     expect_cqe("unknown opcode", 4, 4, i4, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_BAD_WQE, 0);
     expect_cqe("BIND with two SGEs", 1, 1, i1, QPNIC_OP_TYPE_BIND, QPNIC_CQE_STATUS_BAD_WQE, 0);
     expect_cqe("BIND of an empty range", 3, 3, i3, QPNIC_OP_TYPE_BIND, QPNIC_CQE_STATUS_BAD_WQE, 0);
+    expect_cqe("INLINE above MAX_INLINE_BYTES (after a lone INLINE_DATA, no CQE)", 5, 5, i5, QPNIC_OP_TYPE_SEND,
+               QPNIC_CQE_STATUS_BAD_WQE, 0);
     expect_cqe("peer in RESET", 6, 6, i6, QPNIC_OP_TYPE_SEND, QPNIC_CQE_STATUS_BAD_QP, 0);
     expect_no_more_cqes("bad_wqe");
-    for (int q : {0, 1, 2, 3, 4, 6})
+    for (int q : {0, 1, 2, 3, 4, 5, 6})
         CHECK(qp_state(q) == QPNIC_QP_STATE_ERROR, "bad_wqe: QP %d state %u, want ERROR", q, qp_state(q));
     PASS("datapath_bad_wqe_and_bad_qp");
 }

@@ -76,7 +76,7 @@ NDK_API const char *ndk_status_str(ndk_status status);
 #define NDK_OP_FLAG_ALLOW_REMOTE_READ       0x00000008u /* fast_register / bind only */
 #define NDK_OP_FLAG_ALLOW_LOCAL_WRITE       0x00000010u /* fast_register / bind only */
 #define NDK_OP_FLAG_ALLOW_REMOTE_WRITE      0x00000030u /* fast_register / bind only */
-#define NDK_OP_FLAG_INLINE                  0x00000040u /* only for messages <= max_inline (0 today) */
+#define NDK_OP_FLAG_INLINE                  0x00000040u /* send / write: messages <= max_inline */
 #define NDK_OP_FLAG_DEFER                   0x00000200u /* D1: hold the doorbell (a hint, D2) */
 
 /* Memory-region flags (the `mr_flags` argument of ndk_register_mr), the
@@ -120,7 +120,7 @@ typedef struct {
     uint32_t max_cq_depth;      /* deepest CQ, in completions */
     uint32_t max_sge;           /* SGEs a request may carry */
     uint32_t max_mr;            /* memory regions registered at once */
-    uint32_t max_inline;        /* inline bytes a request may carry (0: none) */
+    uint32_t max_inline;        /* inline bytes a request may carry (164 on qpnic) */
     /* qpnic extras */
     uint32_t fetch_burst_wqes;  /* WQEs the NIC fetches in one DMA read at most (D8) */
     uint64_t max_message_bytes; /* largest message (sum of SGE lengths) */
@@ -155,7 +155,7 @@ typedef struct {
     uint32_t sq_depth;   /* initiator requests outstanding at once */
     uint32_t rq_depth;   /* receives outstanding at once */
     uint32_t max_sge;    /* SGEs a request may carry (sends and receives) */
-    uint32_t max_inline; /* inline bytes; granted 0 today */
+    uint32_t max_inline; /* inline bytes; the adapter's max_inline is granted */
 } ndk_qp_attr;
 
 /* A QP on some NIC: the node address of its adapter plus its QP number. */
@@ -294,8 +294,9 @@ NDK_API ndk_status ndk_destroy_cq(ndk_cq *cq);
  * attr is in/out (V6): sq_depth and rq_depth are rounded up to powers of two
  * (at least 2); a depth above max_qp_depth or a max_sge above the adapter's
  * max_sge fails with INVALID_PARAMETER; on success attr holds what was
- * granted (the rounded depths, max_sge as asked, max_inline 0; max_sge 0
- * is granted as 0: requests then carry no SGE). receive_cq, initiator_cq
+ * granted (the rounded depths, max_sge as asked, max_inline the
+ * adapter's whole max_inline, a max_inline above it failing INVALID_PARAMETER;
+ * max_sge 0 is granted as 0: requests then carry no SGE). receive_cq, initiator_cq
  * NULL or of another adapter: INVALID_PARAMETER. INSUFFICIENT_RESOURCES when
  * no QP is left. The QP starts unconnected:
  * receives may be posted at once (V8), initiator requests after
@@ -455,7 +456,15 @@ NDK_API ndk_status ndk_destroy_mr(ndk_mr *mr);
 NDK_API ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge);
 
 /* Send the gathered SGEs to the peer's next receive. flags: SILENT_SUCCESS,
- * READ_FENCE, SEND_AND_SOLICIT_EVENT, INLINE, DEFER. */
+ * READ_FENCE, SEND_AND_SOLICIT_EVENT, INLINE, DEFER.
+ * INLINE (also for ndk_send_and_invalidate and ndk_write, and their
+ * prepared forms): the SGEs' bytes, at most max_inline (164) in all, are
+ * copied into the SQ by the call itself, so the buffers may be reused as
+ * soon as it returns and need not be registered (their tokens are not
+ * looked at; their addresses are this process's pointers). The request
+ * takes one SQ slot for up to 44 bytes and one more for each further 60
+ * (three at most); the NIC reads the bytes from the SQ. Above max_inline:
+ * INVALID_PARAMETER. */
 NDK_API ndk_status ndk_send(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
                             uint32_t flags);
 

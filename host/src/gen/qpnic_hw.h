@@ -16,7 +16,7 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 514u /* layout version 2.1 (major << 8 | minor): the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window) */
+#define QPNIC_VERSION_VALUE 515u /* layout version 2.3 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -34,6 +34,10 @@
 #define QPNIC_FETCH_BURST_WQES 8u /* WQEs the fetch engine reads in one DMA read at most */
 #define QPNIC_MAX_DMA_BYTES 512u /* largest single DMA read or write request the NIC issues */
 #define QPNIC_MAX_MSG_BYTES 2147483647u /* largest message (sum of SGE lengths) */
+#define QPNIC_INLINE_HEAD_BYTES 44u /* inline bytes an INLINE request's own WQE carries (struct wqe_inline, words 5..15) */
+#define QPNIC_INLINE_SLOT_BYTES 60u /* inline bytes each of its INLINE_DATA slots carries (words 1..15) */
+#define QPNIC_INLINE_DATA_SLOTS 2u /* INLINE_DATA slots an INLINE request may take after its own */
+#define QPNIC_MAX_INLINE_BYTES 164u /* the most inline bytes a request carries: INLINE_HEAD_BYTES + INLINE_DATA_SLOTS * INLINE_SLOT_BYTES (CAPS2 max_inline) */
 #define QPNIC_TOKEN_INDEX_BITS 10u /* a token's low bits select the token table entry (up to 1024 entries); the rest is a tag */
 #define QPNIC_CQN_BITS 8u /* bits of a CQ number (QP CFG send_cq and recv_cq, event and notify cqn, the RTL's CQ number ports): NUM_CQ <= 2^CQN_BITS */
 #define QPNIC_EVT_LOG_DEPTH 4u /* log2 of the firmware event FIFO's depth (16 events); cq_ctx.arms_queued counts up to that depth + 1 */
@@ -52,11 +56,13 @@
 #define QPNIC_WQE_OP_FAST_REG 0x6u /* fast-register a memory region: struct wqe_freg; the requester writes the token table entry in SQ order */
 #define QPNIC_WQE_OP_BIND 0x7u /* bind a memory window: struct wqe_bind; the requester checks the region's range as a local SGE and writes the window's token table entry in SQ order */
 #define QPNIC_WQE_OP_INVALIDATE 0x8u /* invalidate the token in word 1 (rtoken): either token of a local region; no packet, no SGE */
+#define QPNIC_WQE_OP_INLINE_DATA 0x9u /* a slot of an INLINE request's data (words 1..15), in the SQ right after the request's WQE; the requester retires it with no CQE, whatever the QP's state */
 
 /* enum op_flag: Request flags carried in WQE word 0 bits 31:16; the values of ndkpi.h. */
 #define QPNIC_OP_FLAG_SILENT_SUCCESS 0x1u /* no CQE on success (the completer still retires the SQ slot: SQ_CI); a failure completes as ever */
 #define QPNIC_OP_FLAG_READ_FENCE 0x2u /* wait until no READ is outstanding (of any QP: conservative) before starting */
 #define QPNIC_OP_FLAG_SEND_AND_SOLICIT 0x4u /* the receive completion is solicited (N7) */
+#define QPNIC_OP_FLAG_INLINE 0x40u /* SEND, SEND_INV, WRITE: the payload is in the SQ (struct wqe_inline and the INLINE_DATA slots after it), not in SGEs */
 #define QPNIC_OP_FLAG_DEFER 0x200u /* host-side only: hold the doorbell (D1); ignored by the NIC */
 
 /* enum op_type: Completion types as the host's API names them (NDK_OP_TYPE values); a CQE carries them as enum cqe_type. */
@@ -275,6 +281,14 @@
 #define QPNIC_WQE_BIND_MR_LKEY_WIDTH 32u
 #define QPNIC_WQE_BIND_MR_LKEY_MASK 0xFFFFFFFFu
 
+/* struct wqe_inline (16 words): An INLINE SEND, SEND_INV or WRITE (op_flag INLINE; words 0..3 as in struct wqe, nsge 0): its payload is inline_len bytes, the first INLINE_HEAD_BYTES of them in this WQE from word 5, the rest in the next slots of the SQ, INLINE_SLOT_BYTES each from word 1, each slot's word 0 holding opcode INLINE_DATA. The requester gathers them from the ring (no token check: the SQ is the NIC's own) and retires the data slots with no CQE. nsge other than 0 or inline_len above MAX_INLINE_BYTES: BAD_WQE. */
+#define QPNIC_WQE_INLINE_WORDS 16u
+/* inline_len: the payload's length in bytes, 0..MAX_INLINE_BYTES */
+#define QPNIC_WQE_INLINE_INLINE_LEN_WORD 4u
+#define QPNIC_WQE_INLINE_INLINE_LEN_SHIFT 0u
+#define QPNIC_WQE_INLINE_INLINE_LEN_WIDTH 8u
+#define QPNIC_WQE_INLINE_INLINE_LEN_MASK 0xFFu
+
 /* struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n. */
 #define QPNIC_SGE_WORDS 4u
 /* va_lo: virtual address inside a registered region, low word */
@@ -453,6 +467,11 @@
 #define QPNIC_CAPS2_NUM_MR_SHIFT 0u
 #define QPNIC_CAPS2_NUM_MR_WIDTH 16u
 #define QPNIC_CAPS2_NUM_MR_MASK 0xFFFFu
+/* max_inline: inline bytes a request may carry (MAX_INLINE_BYTES) */
+#define QPNIC_CAPS2_MAX_INLINE_WORD 0u
+#define QPNIC_CAPS2_MAX_INLINE_SHIFT 16u
+#define QPNIC_CAPS2_MAX_INLINE_WIDTH 8u
+#define QPNIC_CAPS2_MAX_INLINE_MASK 0xFFu
 
 /* struct status (1 words): Host register STATUS. */
 #define QPNIC_STATUS_WORDS 1u
