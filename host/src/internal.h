@@ -145,7 +145,7 @@ struct ndk_qp {
     uint32_t sq_log, rq_log;
     qpnic_dma_buf sq, rq;
     void **sq_ctx, **rq_ctx;  /* request contexts by ring slot */
-    uint8_t *sq_silent;    /* by ring slot: posted with SILENT_SUCCESS */
+    uint8_t *sq_silent;    /* by ring slot: SQ_SILENT_* (no CQE will free it) */
     uint32_t prepared;     /* live prepared posts on it (under ad->lock) */
     /* producer side (caller-serialized posting) */
     uint32_t sq_pi;        /* WQEs written */

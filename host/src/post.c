@@ -74,6 +74,13 @@ ndk_status qpnic_post_fail(ndk_qp *qp, ndk_status failure)
     return failure;
 }
 
+/* sq_silent: how an SQ slot is freed */
+enum {
+    SQ_NOT_SILENT = 0,     /* by its CQE's retrieval */
+    SQ_SILENT_SUCCESS = 1, /* SILENT_SUCCESS: by the NIC's SQ_CI (retire_silent) */
+    SQ_SILENT_DATA = 2,    /* an INLINE_DATA slot: the same, soon after its request's CQE */
+};
+
 /* SILENT_SUCCESS: a request that succeeds writes no CQE, so no retrieval
  * frees its slot. When the SQ looks full, ask the NIC how far it has
  * completed (SQ_CI) and retire the oldest slots that were silent, up to
@@ -102,21 +109,37 @@ static void retire_silent(ndk_qp *qp)
     }
 }
 
+/* Room for `slots` more in the SQ? If not, retire what the NIC has passed
+ * of the silent slots at its head. An INLINE request's data slots are
+ * retired by the NIC a few cycles after its CQE is written: when one is at
+ * the head, its request has completed (its CQE retired everything before),
+ * so the wait for it is short; look again, a bounded number of times. */
+#define DATA_SLOT_LOOKS 1000
+static int sq_room(ndk_qp *qp, uint32_t slots)
+{
+    uint32_t depth = 1u << qp->sq_log;
+    for (int look = 0; look < DATA_SLOT_LOOKS; look++) {
+        uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
+        if (qp->sq_pi - ci + slots <= depth)
+            return 1;
+        if (look > 0 && qp->sq_silent[ci & (depth - 1)] != SQ_SILENT_DATA)
+            return 0;
+        retire_silent(qp);
+    }
+    return 0;
+}
+
 /* The part of a post after the request's own checks: the QP's state, room
- * in the SQ, the encoded WQE w into its slot, the doorbell (D1/D2). A
+ * in the SQ, the encoded slots w into the ring, the doorbell (D1/D2). A
  * prepared post starts here. */
 ndk_status qpnic_post_wqes(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t slots, uint32_t flags)
 {
     if (atomic_load(&qp->state) != QP_HOST_RTS)
         return qpnic_post_fail(qp, NDK_STATUS_INVALID_DEVICE_STATE);
     uint32_t depth = 1u << qp->sq_log;
-    uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
-    if (qp->sq_pi - ci + slots > depth) {
-        retire_silent(qp);
-        ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
-    }
-    if (qp->sq_pi - ci + slots > depth)
+    if (!sq_room(qp, slots))
         return qpnic_post_fail(qp, NDK_STATUS_INSUFFICIENT_RESOURCES);
+    uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
 
     for (uint32_t k = 0; k < slots; k++) {
         uint32_t slot = qp->sq_pi & (depth - 1);
@@ -124,7 +147,8 @@ ndk_status qpnic_post_wqes(ndk_qp *qp, void *ctx, const uint32_t *w, uint32_t sl
         /* an INLINE_DATA slot completes with its request: no context, and
          * retired past like a silent success */
         qp->sq_ctx[slot] = k ? NULL : ctx;
-        qp->sq_silent[slot] = k || (flags & NDK_OP_FLAG_SILENT_SUCCESS) != 0;
+        qp->sq_silent[slot] = k ? SQ_SILENT_DATA
+                                : (flags & NDK_OP_FLAG_SILENT_SUCCESS) ? SQ_SILENT_SUCCESS : SQ_NOT_SILENT;
         qp->sq_pi++;
     }
 

@@ -34,9 +34,13 @@
         }                                                                   \
     } while (0)
 
+/* got is evaluated once (it is often the call under test). */
 #define EXPECT_STATUS(got, want)                                            \
-    EXPECT((got) == (want), "status %s, expected %s",                       \
-           ndk_status_str(got), ndk_status_str(want))
+    do {                                                                    \
+        ndk_status got_ = (got), want_ = (want);                            \
+        EXPECT(got_ == want_, "status %s, expected %s",                     \
+               ndk_status_str(got_), ndk_status_str(want_));                \
+    } while (0)
 
 #define E2E_BUF_BYTES 65536u
 
