@@ -388,6 +388,9 @@ module qpnic_requester #(
         end
     endfunction
     localparam [`QPNIC_INDEX_BITS-1:0] IDX_ONE = 1, IDX_TWO = 2;
+    // where in its slot each part starts: the bytes a slot carries are its last
+    localparam [63:0] INL_HEAD_AT = `QPNIC_WQE_BYTES - `QPNIC_INLINE_HEAD_BYTES;   // word 5
+    localparam [63:0] INL_SLOT_AT = `QPNIC_WQE_BYTES - `QPNIC_INLINE_SLOT_BYTES;   // word 1
     wire [7:0]  inl_l0 = (inline_len < 8'd`QPNIC_INLINE_HEAD_BYTES) ? inline_len : 8'd`QPNIC_INLINE_HEAD_BYTES;
     wire [7:0]  inl_r1 = inline_len - inl_l0;
     wire [7:0]  inl_l1 = (inl_r1 < 8'd`QPNIC_INLINE_SLOT_BYTES) ? inl_r1 : 8'd`QPNIC_INLINE_SLOT_BYTES;
@@ -582,8 +585,8 @@ module qpnic_requester #(
                     state    <= S_INV;
                 end else if (is_inline) begin
                     use_inl   <= 1'b1;
-                    inl_addr  <= {sq_slot(index + IDX_TWO) + 64'd4, sq_slot(index + IDX_ONE) + 64'd4,
-                                  sq_slot(index) + 64'd20};
+                    inl_addr  <= {sq_slot(index + IDX_TWO) + INL_SLOT_AT, sq_slot(index + IDX_ONE) + INL_SLOT_AT,
+                                  sq_slot(index) + INL_HEAD_AT};
                     inl_len   <= {24'd0, inl_l2, 24'd0, inl_l1, 24'd0, inl_l0};
                     inl_total <= {26'd0, inline_len};
                     state     <= S_OST;
