@@ -159,10 +159,15 @@ module qpnic_mr_table #(
             wire [IB-1:0] idx    = tok[IB-1:0];
             wire [EB-1:0] entry;
 
+            // The RAM reads every cycle, whether a check is asked or not:
+            // only a valid request's word is used (r_valid beside it), and a
+            // read enable from chk_valid made the client's whole decision
+            // to ask a path into the block RAM's clock enable (the 85F's
+            // worst path in run 17, docs/synthesis.md).
             qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
                 .clk(clk), .rst(rst), .busy(ram_busy[p]),
                 .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
-                .rd_en(chk_valid[p]), .rd_addr(idx[AW-1:0]), .rd_data(entry));
+                .rd_en(1'b1), .rd_addr(idx[AW-1:0]), .rd_data(entry));
 
             // the request, one cycle behind, beside its entry
             reg        r_valid, r_idx_ok, r_remote, r_inval;
