@@ -113,11 +113,14 @@ module qpnic_gather #(
     // fits: a register, so that rd_req_valid leaves a flip-flop: the read
     // arbiter's pick, and from it every other master's ready, hangs off
     // this valid, and the comparison in front of it made the core's
-    // longest path (docs/synthesis.md, run 15). Set as S_REQ is entered,
-    // for the read chosen then, against the sink as it will be (counting
-    // the beat this gather is putting in it now); then re-compared in S_REQ
-    // from the two registers. The sink only drains while we wait (nobody
-    // else fills it), so fits, once high, stays high until the grant.
+    // longest path (docs/synthesis.md, run 15). Set as S_REQ is entered
+    // from inside a job (S_NEXT, S_DATA), for the read chosen then, against
+    // the sink as it will be (counting the beat this gather is putting in
+    // it now); from a new job (S_IDLE) it is 0 and S_REQ's first cycle
+    // sets it (run 18: the client's start inputs made the path otherwise,
+    // for one cycle per job). In S_REQ it is re-compared every cycle from
+    // the two registers. The sink only drains while we wait (nobody else
+    // fills it), so fits, once high, stays high until the grant.
     reg        fits;
     wire [16:0] held_now  = {1'b0, sink_count};
     wire [16:0] held_next = held_now + 17'd1;   // with the beat going in now
@@ -161,7 +164,9 @@ module qpnic_gather #(
                         cur_loaded  <= 1'b1;
                         chunk_len   <= start_first;
                         count_max   <= count_max_of(start_first);
-                        fits        <= fits_for(start_first, held_now);
+                        // fits stays 0: S_REQ compares from count_max next
+                        // cycle (the start's inputs are the client's, and
+                        // their compare here made run 18's worst path)
                         final_chunk <= ({16'd0, start_first} == start_len0) && start_later_zero;
                         state       <= S_REQ;
                     end else begin
