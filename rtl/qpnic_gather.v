@@ -69,23 +69,14 @@ module qpnic_gather #(
     reg [15:0]           chunk_len;
     reg                  final_chunk;  // the read in flight ends the job
 
-    // later_zero: every segment after seg_i is empty; start_later_zero: every
-    // segment of the job offered after segment 0 is empty.
-    reg later_zero, start_later_zero;
+    // later_zero: every segment after seg_i is empty
+    reg later_zero;
     integer k;
     always @* begin
-        later_zero       = 1'b1;
-        start_later_zero = 1'b1;
-        for (k = 0; k < MAX_SGE; k = k + 1) begin
+        later_zero = 1'b1;
+        for (k = 0; k < MAX_SGE; k = k + 1)
             if (k > seg_i && seg_len[k*32 +: 32] != 32'd0) later_zero = 1'b0;
-            if (k > 0 && start_len[k*32 +: 32] != 32'd0) start_later_zero = 1'b0;
-        end
     end
-
-    // The first read of a job whose segment 0 is not empty goes out without
-    // a pass through S_NEXT.
-    wire [31:0] start_len0 = start_len[31:0];
-    wire [15:0] start_first = (start_len0 < MAX_DMA_BYTES) ? start_len0[15:0] : MAX_DMA_BYTES[15:0];
 
     wire [15:0] next_len   = (cur_rem < MAX_DMA_BYTES) ? cur_rem[15:0] : MAX_DMA_BYTES[15:0];
     // count_max, the most words the sink may hold for a read of chunk_len
@@ -114,13 +105,11 @@ module qpnic_gather #(
     // arbiter's pick, and from it every other master's ready, hangs off
     // this valid, and the comparison in front of it made the core's
     // longest path (docs/synthesis.md, run 15). Set as S_REQ is entered
-    // from inside a job (S_NEXT, S_DATA), for the read chosen then, against
-    // the sink as it will be (counting the beat this gather is putting in
-    // it now); from a new job (S_IDLE) it is 0 and S_REQ's first cycle
-    // sets it (run 18: the client's start inputs made the path otherwise,
-    // for one cycle per job). In S_REQ it is re-compared every cycle from
-    // the two registers. The sink only drains while we wait (nobody else
-    // fills it), so fits, once high, stays high until the grant.
+    // (from S_NEXT or S_DATA), for the read chosen then, against the sink
+    // as it will be (counting the beat this gather is putting in it now);
+    // then re-compared in S_REQ every cycle from the two registers. The
+    // sink only drains while we wait (nobody else fills it), so fits, once
+    // high, stays high until the grant.
     reg        fits;
     wire [16:0] held_now  = {1'b0, sink_count};
     wire [16:0] held_next = held_now + 17'd1;   // with the beat going in now
@@ -154,25 +143,16 @@ module qpnic_gather #(
             fits <= 1'b0;   // unless the state sets it below
             case (state)
             S_IDLE:
+                // The job is latched whole and nothing is computed from the
+                // client's inputs: its first read is chosen in S_NEXT from
+                // these registers (a job's first read straight from them
+                // made the 85F's worst path, runs 18 and 19).
                 if (start_valid) begin
                     seg_addr   <= start_addr;
                     seg_len    <= start_len;
                     seg_i      <= 8'd0;
-                    if (start_len0 != 32'd0) begin
-                        cur_addr    <= start_addr[63:0];
-                        cur_rem     <= start_len0;
-                        cur_loaded  <= 1'b1;
-                        chunk_len   <= start_first;
-                        count_max   <= count_max_of(start_first);
-                        // fits stays 0: S_REQ compares from count_max next
-                        // cycle (the start's inputs are the client's, and
-                        // their compare here made run 18's worst path)
-                        final_chunk <= ({16'd0, start_first} == start_len0) && start_later_zero;
-                        state       <= S_REQ;
-                    end else begin
-                        cur_loaded <= 1'b0;
-                        state      <= S_NEXT;
-                    end
+                    cur_loaded <= 1'b0;
+                    state      <= S_NEXT;
                 end
             S_NEXT:
                 if (!cur_loaded) begin
