@@ -21,6 +21,24 @@
  * (256 deep) as full as whole chains allow. Completions are taken by polling
  * ndk_get_cq_results, or by ndk_arm_cq + ndk_wait_cq (a notification).
  *
+ * frsend is the deferral seed's motivating pattern: a chain of N
+ * FastRegisters (DEFER), each of a fresh MR over the first `size` bytes of
+ * the local buffer, then one Send that gathers from the last of them: N+1
+ * requests, one doorbell. Every FastRegister takes its own MR, created
+ * before the measurement (a region stays registered until destroyed), so
+ * the run needs one token table entry per FastRegister.
+ *
+ * --post prepared posts SEND, WRITE and READ through ndk_prepare_* and
+ * ndk_post_prepared (V1) instead of the plain calls. Either way the host's
+ * time inside the deferred posting calls of each chain is measured (a
+ * clock read before the first and one before the last, whose doorbell
+ * write is the link's cost, not the post's; a chain of one times its one
+ * post) and reported per request for the fastest of the measured chains:
+ * the post's own cost, without the scheduler's interruptions or the cache
+ * traffic of the simulator beside it, which on a shared machine swing the
+ * mean and even the median by 2x from run to run: `host ns/post`, the one
+ * figure here that is the host's and not the NIC's.
+ *
  * Times in NIC cycles convert to seconds at the stated clock of the iCE40
  * target, 25 MHz (../shared/DESIGN.md): the doorbell cost model's PCIe-like
  * doorbell (~0.5 us) is 13 cycles, the USB-serial-like one (~1 ms) 25000.
@@ -52,15 +70,19 @@
 #define MAX_LIST 32                    /* entries of one list option */
 #define REAP_BATCH 256u
 #define WAIT_TIMEOUT_MS 120000         /* a notification never takes this long */
+#define FR_PAGE 4096u                  /* ndk_fast_register's page size (ndk.h) */
 
-enum op { OP_SEND, OP_WRITE, OP_READ };
+enum op { OP_SEND, OP_WRITE, OP_READ, OP_FRSEND };
+#define NUM_OPS 4
 enum mode { MODE_LAT, MODE_BW };
 enum wait { WAIT_POLL, WAIT_NOTIFY };
 enum format { FMT_TABLE, FMT_CSV, FMT_JSON };
+enum post { POST_PLAIN, POST_PREPARED };
 
-static const char *const op_names[] = { "send", "write", "read" };
+static const char *const op_names[] = { "send", "write", "read", "frsend" };
 static const char *const mode_names[] = { "lat", "bw" };
 static const char *const wait_names[] = { "poll", "notify" };
+static const char *const post_names[] = { "plain", "prepared" };
 
 typedef struct {
     uint32_t v[MAX_LIST];
@@ -69,7 +91,7 @@ typedef struct {
 
 /* What the command line asked for: the runs are every combination. */
 typedef struct {
-    u32_list ops, sizes, chains, delays;
+    u32_list ops, sizes, chains, delays, posts;
     enum mode mode;
     enum wait wait;
     uint32_t iters, warmup;
@@ -84,7 +106,14 @@ typedef struct {
     enum mode mode;
     enum wait wait;
     uint32_t iters, warmup;
+    enum post post;
 } run_cfg;
+
+/* Requests a chain posts: frsend's N FastRegisters and its Send. */
+static uint32_t chain_requests(const run_cfg *c)
+{
+    return c->op == OP_FRSEND ? c->chain + 1 : c->chain;
+}
 
 /* What one configuration measured. */
 typedef struct {
@@ -94,6 +123,7 @@ typedef struct {
     uint64_t ntf_latency_max;  /* since the adapter opened (warmup never notifies) */
     double wall_s;
     uint64_t sim_cycles;       /* ndk_sim_cycles delta */
+    double post_ns;            /* host ns inside the posting calls, per request: fastest chain */
 } run_result;
 
 /* Everything one run holds. */
@@ -105,8 +135,15 @@ typedef struct {
     ndk_cq *icq, *rcq;
     ndk_qp *qa, *qb;           /* qa initiates, qb is the loopback peer */
     ndk_mr *mr;
+    void *block;               /* ndk_alloc_dma's block; buf is its first page boundary */
     uint8_t *buf;              /* [0, MAX_SIZE) local, [MAX_SIZE, 2*MAX_SIZE) remote */
+    ndk_prepared *pp_defer, *pp_last;  /* --post prepared: with DEFER, without */
+    ndk_mr **fr_mrs;           /* frsend: one MR per FastRegister of the run */
+    uint32_t fr_count, fr_used;
     uint64_t posted, done;     /* initiator requests */
+    uint64_t sends;            /* SENDs among them (each needs a receive) */
+    double *chain_s;           /* host time inside the posting calls, per chain */
+    size_t chains, chains_cap;
     uint32_t rq_depth;         /* RQ_DEPTH, or less if the NIC offers less */
     uint64_t recv_posted, recv_done;
     uint64_t ci_writes, arms;  /* the host's other MMIO writes, counted here */
@@ -135,10 +172,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: qpnic-perf [options]\n"
-        "  -o, --op LIST          send, write, read (comma list; default write)\n"
+        "  -o, --op LIST          send, write, read, frsend (comma list; default write);\n"
+        "                         frsend: N FastRegisters then a Send, one doorbell\n"
         "  -s, --size LIST        message bytes, 1..65536 (default 64); A-B is every\n"
         "                         power of two from A to B; K suffix = 1024\n"
-        "  -c, --chain LIST       requests per doorbell, 1..64 (default 1; A-B as above)\n"
+        "  -c, --chain LIST       requests per doorbell, 1..64 (default 1; A-B as above);\n"
+        "                         for frsend the FastRegisters before each Send\n"
         "  -m, --mode MODE        lat (one chain at a time, wait for its completions)\n"
         "                         or bw (keep the SQ full of chains; default)\n"
         "  -w, --wait HOW         poll (ndk_get_cq_results; default) or notify\n"
@@ -146,6 +185,8 @@ static void usage(FILE *f)
         "  -n, --iters N          operations measured per configuration (default 256;\n"
         "                         rounded up to whole chains)\n"
         "      --warmup N         operations run before measuring (default: one chain)\n"
+        "  -p, --post LIST        plain (ndk_send/write/read; default) or prepared\n"
+        "                         (ndk_prepare_* once, ndk_post_prepared each time; V1)\n"
         "  -d, --doorbell-delay LIST\n"
         "                         NIC cycles each MMIO write costs in the simulator:\n"
         "                         a number, free (0), pcie (%u, ~0.5 us) or usb (%u,\n"
@@ -234,7 +275,7 @@ static int parse_delay(const char *s, size_t len, uint32_t *out)
 
 static int parse_op(const char *s, size_t len, uint32_t *out)
 {
-    for (uint32_t i = 0; i < 3; i++)
+    for (uint32_t i = 0; i < NUM_OPS; i++)
         if (strlen(op_names[i]) == len && strncmp(s, op_names[i], len) == 0) {
             *out = i;
             return 0;
@@ -267,6 +308,16 @@ static int parse_list(const char *arg, u32_list *l, int ranges, uint32_t lo, uin
     }
 }
 
+static int parse_post(const char *s, size_t len, uint32_t *out)
+{
+    for (uint32_t i = 0; i < 2; i++)
+        if (strlen(post_names[i]) == len && strncmp(s, post_names[i], len) == 0) {
+            *out = i;
+            return 0;
+        }
+    return -1;
+}
+
 static int parse_word(const char *arg, const char *const *names, int n)
 {
     for (int i = 0; i < n; i++)
@@ -297,6 +348,7 @@ static int parse_options(int argc, char **argv, options *o)
         { "csv", no_argument, NULL, OPT_CSV },
         { "json", no_argument, NULL, OPT_JSON },
         { "uri", required_argument, NULL, 'u' },
+        { "post", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -305,13 +357,14 @@ static int parse_options(int argc, char **argv, options *o)
     o->sizes = (u32_list){ { 64 }, 1 };
     o->chains = (u32_list){ { 1 }, 1 };
     o->delays = (u32_list){ { 0 }, 1 };
+    o->posts = (u32_list){ { POST_PLAIN }, 1 };
     opterr = 0;
     int c, v;
-    while ((c = getopt_long(argc, argv, ":o:s:c:m:w:n:d:u:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:s:c:m:w:n:d:u:p:h", longs, NULL)) != -1) {
         switch (c) {
         case 'o':
-            if (parse_list(optarg, &o->ops, 0, 0, 2, parse_op))
-                return usage_error("--op: \"%s\" is not a list of send, write, read", optarg);
+            if (parse_list(optarg, &o->ops, 0, 0, NUM_OPS - 1, parse_op))
+                return usage_error("--op: \"%s\" is not a list of send, write, read, frsend", optarg);
             break;
         case 's':
             if (parse_list(optarg, &o->sizes, 1, 1, MAX_SIZE, parse_u32))
@@ -346,6 +399,10 @@ static int parse_options(int argc, char **argv, options *o)
         case OPT_CSV: o->format = FMT_CSV; break;
         case OPT_JSON: o->format = FMT_JSON; break;
         case 'u': o->uri = optarg; break;
+        case 'p':
+            if (parse_list(optarg, &o->posts, 0, 0, 1, parse_post))
+                return usage_error("--post: \"%s\" is not a list of plain, prepared", optarg);
+            break;
         case 'h': usage(stdout); return 3;
         case ':': return usage_error("%s needs a value", argv[optind - 1]);
         default: return usage_error("unknown option %s", argv[optind - 1]);
@@ -353,10 +410,69 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (optind < argc)
         return usage_error("unexpected argument \"%s\"", argv[optind]);
+    for (int i = 0; i < o->ops.n; i++)
+        for (int j = 0; j < o->posts.n; j++)
+            if (o->ops.v[i] == OP_FRSEND && o->posts.v[j] == POST_PREPARED)
+                return usage_error("--post prepared: frsend has no prepared form (V1 covers "
+                                   "send, write, read)");
     return 0;
 }
 
 /* ---- setting up a run -------------------------------------------------- */
+
+static uint64_t whole_chains(uint32_t ops, uint32_t per_chain)
+{
+    return ((uint64_t)ops + per_chain - 1) / per_chain * per_chain;
+}
+
+/* Requests run before the measurement (warm) and measured (ops), in whole
+ * chains. */
+static void run_requests(const run_cfg *c, uint64_t *warm, uint64_t *ops)
+{
+    uint32_t n = chain_requests(c);
+    *warm = whole_chains(c->warmup == UINT32_MAX ? n : c->warmup, n);
+    *ops = whole_chains(c->iters, n);
+}
+
+static ndk_status post_plain(bench *b, uint32_t flags);
+
+/* --post prepared: the request prepared twice, with DEFER and without. */
+static int prepare(bench *b)
+{
+    const run_cfg *c = b->cfg;
+    ndk_sge s = { (uint64_t)(uintptr_t)b->buf, c->size, ndk_mr_local_token(b->mr) };
+    uint64_t remote = (uint64_t)(uintptr_t)(b->buf + MAX_SIZE);
+    uint32_t rtoken = ndk_mr_remote_token(b->mr);
+    for (int last = 0; last < 2; last++) {
+        uint32_t flags = last ? 0 : NDK_OP_FLAG_DEFER;
+        ndk_prepared **pp = last ? &b->pp_last : &b->pp_defer;
+        ndk_status st = c->op == OP_SEND ? ndk_prepare_send(b->qa, &s, 1, flags, pp)
+                      : c->op == OP_WRITE ? ndk_prepare_write(b->qa, &s, 1, remote, rtoken, flags, pp)
+                                          : ndk_prepare_read(b->qa, &s, 1, remote, rtoken, flags, pp);
+        if (check(b, st, "ndk_prepare_*"))
+            return -1;
+    }
+    return 0;
+}
+
+/* frsend: an MR for every FastRegister of the run (each stays registered
+ * until destroyed, so none is used twice). */
+static int make_fr_mrs(bench *b, const ndk_adapter_info *info)
+{
+    uint64_t warm, ops;
+    run_requests(b->cfg, &warm, &ops);
+    uint64_t n = (warm + ops) / chain_requests(b->cfg) * b->cfg->chain;
+    if (n + 1 > info->max_mr)
+        return fail(b, "frsend: %llu FastRegisters need as many regions besides the buffer's, the "
+                       "NIC has %u tokens; lower --iters or --warmup", (unsigned long long)n, info->max_mr);
+    b->fr_mrs = calloc((size_t)n, sizeof *b->fr_mrs);
+    if (!b->fr_mrs)
+        return fail(b, "out of memory for %llu MRs", (unsigned long long)n);
+    for (b->fr_count = 0; b->fr_count < n; b->fr_count++)
+        if (check(b, ndk_create_mr(b->pd, &b->fr_mrs[b->fr_count]), "ndk_create_mr (frsend)"))
+            return -1;
+    return 0;
+}
 
 static int setup(bench *b)
 {
@@ -381,9 +497,11 @@ static int setup(bench *b)
         check(b, ndk_connect(b->qa, ndk_qp_address(b->qb)), "ndk_connect (a)") ||
         check(b, ndk_connect(b->qb, ndk_qp_address(b->qa)), "ndk_connect (b)"))
         return -1;
-    b->buf = ndk_alloc_dma(b->ad, 2 * MAX_SIZE);
-    if (!b->buf)
-        return fail(b, "ndk_alloc_dma of %u bytes failed", 2 * MAX_SIZE);
+    /* page aligned, for frsend's page lists */
+    b->block = ndk_alloc_dma(b->ad, 2 * MAX_SIZE + FR_PAGE);
+    if (!b->block)
+        return fail(b, "ndk_alloc_dma of %u bytes failed", 2 * MAX_SIZE + FR_PAGE);
+    b->buf = (uint8_t *)(((uintptr_t)b->block + FR_PAGE - 1) & ~(uintptr_t)(FR_PAGE - 1));
     for (uint32_t i = 0; i < 2 * MAX_SIZE; i++)
         b->buf[i] = (uint8_t)(i * 13 + 1);
     uint32_t rights = NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
@@ -391,11 +509,19 @@ static int setup(bench *b)
     if (check(b, ndk_create_mr(b->pd, &b->mr), "ndk_create_mr") ||
         check(b, ndk_register_mr(b->mr, b->buf, 2 * MAX_SIZE, rights), "ndk_register_mr"))
         return -1;
+    if (b->cfg->post == POST_PREPARED && prepare(b))
+        return -1;
+    if (b->cfg->op == OP_FRSEND && make_fr_mrs(b, &info))
+        return -1;
     return 0;
 }
 
 static void teardown(bench *b)
 {
+    if (b->pp_defer)
+        ndk_free_prepared(b->pp_defer, NULL);
+    if (b->pp_last)
+        ndk_free_prepared(b->pp_last, NULL);
     if (b->qa)
         ndk_disconnect(b->qa);
     if (b->qb)
@@ -406,14 +532,18 @@ static void teardown(bench *b)
         ndk_destroy_qp(b->qb);
     if (b->mr)
         ndk_destroy_mr(b->mr);
+    for (uint32_t i = 0; i < b->fr_count; i++)
+        ndk_destroy_mr(b->fr_mrs[i]);
+    free(b->fr_mrs);
+    free(b->chain_s);
     if (b->icq)
         ndk_destroy_cq(b->icq);
     if (b->rcq)
         ndk_destroy_cq(b->rcq);
     if (b->pd)
         ndk_destroy_pd(b->pd);
-    if (b->buf)
-        ndk_free_dma(b->ad, b->buf);
+    if (b->block)
+        ndk_free_dma(b->ad, b->block);
     if (b->ad)
         ndk_close_adapter(b->ad);
 }
@@ -438,7 +568,7 @@ static int reap_receives(bench *b)
 static int ensure_receives(bench *b, uint64_t ahead)
 {
     ndk_sge s = { (uint64_t)(uintptr_t)(b->buf + MAX_SIZE), MAX_SIZE, ndk_mr_local_token(b->mr) };
-    while (b->recv_posted < b->posted + ahead) {
+    while (b->recv_posted < b->sends + ahead) {
         if (b->recv_posted - b->recv_done >= b->rq_depth) {
             if (reap_receives(b))
                 return -1;
@@ -453,7 +583,7 @@ static int ensure_receives(bench *b, uint64_t ahead)
 
 /* ---- posting and completing ------------------------------------------- */
 
-static ndk_status post_one(bench *b, uint32_t flags)
+static ndk_status post_plain(bench *b, uint32_t flags)
 {
     const run_cfg *c = b->cfg;
     ndk_sge s = { (uint64_t)(uintptr_t)b->buf, c->size, ndk_mr_local_token(b->mr) };
@@ -466,19 +596,79 @@ static ndk_status post_one(bench *b, uint32_t flags)
     }
 }
 
-/* One chain: chain-1 requests with DEFER, then one without (D8). */
+static ndk_status post_one(bench *b, uint32_t flags)
+{
+    if (b->cfg->post == POST_PREPARED)
+        return ndk_post_prepared(flags & NDK_OP_FLAG_DEFER ? b->pp_defer : b->pp_last, NULL);
+    return post_plain(b, flags);
+}
+
+/* frsend's request i of a chain: FastRegister i of a fresh MR over the
+ * buffer's first `size` bytes (DEFER) for i < N, then the Send gathering
+ * from the last of them. */
+static ndk_status post_frsend(bench *b, uint32_t i)
+{
+    const run_cfg *c = b->cfg;
+    if (i == c->chain) {
+        ndk_sge s = { (uint64_t)(uintptr_t)b->buf, c->size, ndk_mr_local_token(b->fr_mrs[b->fr_used - 1]) };
+        return ndk_send(b->qa, NULL, &s, 1, 0);
+    }
+    if (b->fr_used == b->fr_count)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES; /* make_fr_mrs counted them: not reached */
+    uint64_t page0 = ndk_dma_address(b->ad, b->buf);
+    uint32_t pages = (c->size + FR_PAGE - 1) / FR_PAGE;
+    uint64_t list[MAX_SIZE / FR_PAGE];
+    for (uint32_t p = 0; p < pages; p++)
+        list[p] = page0 + (uint64_t)p * FR_PAGE;
+    return ndk_fast_register(b->qa, NULL, b->fr_mrs[b->fr_used++], pages, list, 0, c->size,
+                             (uint64_t)(uintptr_t)b->buf, NDK_OP_FLAG_DEFER);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Keep one chain's host cost per request. */
+static int note_post_time(bench *b, double per_request_s)
+{
+    if (b->chains == b->chains_cap) {
+        size_t cap = b->chains_cap ? 2 * b->chains_cap : 1024;
+        double *more = realloc(b->chain_s, cap * sizeof *more);
+        if (!more)
+            return fail(b, "out of memory for %zu chain times", cap);
+        b->chain_s = more;
+        b->chains_cap = cap;
+    }
+    b->chain_s[b->chains++] = per_request_s;
+    return 0;
+}
+
+/* One chain: every request but the last with DEFER, the last without
+ * (D8). The host's time per request is taken over the deferred posts (the
+ * last one's doorbell write is the link's cost, not the post's), or over
+ * the one post of a chain of one. */
 static int post_chain(bench *b)
 {
-    uint32_t n = b->cfg->chain;
-    if (b->cfg->op == OP_SEND && ensure_receives(b, n))
+    const run_cfg *c = b->cfg;
+    uint32_t n = chain_requests(c);
+    int sends = c->op == OP_SEND ? (int)c->chain : c->op == OP_FRSEND ? 1 : 0;
+    if (sends && ensure_receives(b, (uint64_t)sends))
         return -1;
+    double t0 = now_s(), t_last = t0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t flags = i + 1 < n ? NDK_OP_FLAG_DEFER : 0;
-        if (check(b, post_one(b, flags), op_names[b->cfg->op]))
+        if (i + 1 == n)
+            t_last = now_s();
+        ndk_status st = c->op == OP_FRSEND ? post_frsend(b, i) : post_one(b, i + 1 < n ? NDK_OP_FLAG_DEFER : 0);
+        if (check(b, st, op_names[c->op]))
             return -1;
         b->posted++;
     }
-    return 0;
+    double per = n > 1 ? (t_last - t0) / (n - 1) : now_s() - t0;
+    b->sends += (uint64_t)sends;
+    return note_post_time(b, per);
 }
 
 /* Take what the initiator CQ holds; *got says how many. */
@@ -533,7 +723,7 @@ static int complete_until(bench *b, uint64_t target, enum wait how, int armed_be
 /* Latency mode: one chain in flight at a time. */
 static int run_latency(bench *b, uint64_t ops, enum wait how)
 {
-    for (uint64_t i = 0; i < ops; i += b->cfg->chain) {
+    for (uint64_t i = 0; i < ops; i += chain_requests(b->cfg)) {
         if (how == WAIT_NOTIFY)
             arm(b);
         if (post_chain(b) || complete_until(b, b->posted, how, how == WAIT_NOTIFY))
@@ -547,7 +737,7 @@ static int run_latency(bench *b, uint64_t ops, enum wait how)
 static int run_throughput(bench *b, uint64_t ops, enum wait how)
 {
     uint64_t end = b->posted + ops;
-    uint32_t n = b->cfg->chain;
+    uint32_t n = chain_requests(b->cfg);
     while (b->done < end) {
         while (b->posted < end && b->posted - b->done + n <= SQ_DEPTH)
             if (post_chain(b))
@@ -568,11 +758,14 @@ static int run_ops(bench *b, uint64_t ops, enum wait how)
 
 /* ---- one configuration ------------------------------------------------- */
 
-static double now_s(void)
+/* The least of v[0..n), 0 for none. */
+static double least(const double *v, size_t n)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    double m = n ? v[0] : 0;
+    for (size_t i = 1; i < n; i++)
+        if (v[i] < m)
+            m = v[i];
+    return m;
 }
 
 #define DELTA(f) (d->f = c1->f - c0->f)
@@ -592,20 +785,17 @@ static void counter_delta(const ndk_counters *c0, const ndk_counters *c1, run_re
     r->ntf_latency_max = c1->ntf_latency_max;
 }
 
-static uint64_t whole_chains(uint32_t ops, uint32_t chain)
-{
-    return ((uint64_t)ops + chain - 1) / chain * chain;
-}
-
 /* Warm up (always polling, at no doorbell cost, so no notification happens
  * before the measurement), set the doorbell cost, let the NIC go idle, then
  * measure `iters` operations between two counter snapshots. */
 static int measure(bench *b, run_result *r)
 {
     const run_cfg *c = b->cfg;
-    uint64_t warm = whole_chains(c->warmup == UINT32_MAX ? c->chain : c->warmup, c->chain);
-    uint64_t ops = whole_chains(c->iters, c->chain);
-    if (c->op == OP_SEND && ensure_receives(b, warm + ops < b->rq_depth ? warm + ops : b->rq_depth))
+    uint64_t warm, ops;
+    run_requests(c, &warm, &ops);
+    uint64_t sends = c->op == OP_FRSEND ? (warm + ops) / chain_requests(c) : warm + ops;
+    if ((c->op == OP_SEND || c->op == OP_FRSEND) &&
+        ensure_receives(b, sends < b->rq_depth ? sends : b->rq_depth))
         return -1;
     if (check(b, ndk_sim_set_doorbell_delay(b->ad, 0), "ndk_sim_set_doorbell_delay") ||
         (warm && run_ops(b, warm, WAIT_POLL)))
@@ -618,18 +808,20 @@ static int measure(bench *b, run_result *r)
         return -1;
     uint64_t s0 = ndk_sim_cycles(b->ad);
     uint64_t w0 = b->ci_writes + b->arms;
+    size_t first_chain = b->chains;
     double t0 = now_s();
     if (run_ops(b, ops, c->wait))
         return -1;
     if (check(b, ndk_query_counters(b->ad, &c1), "ndk_query_counters"))
         return -1;
     r->wall_s = now_s() - t0;
+    r->post_ns = least(b->chain_s + first_chain, b->chains - first_chain) * 1e9;
     r->sim_cycles = ndk_sim_cycles(b->ad) - s0;
     r->ops = ops;
     r->other_writes = b->ci_writes + b->arms - w0;
     counter_delta(&c0, &c1, r);
-    if (c->op == OP_SEND) {
-        while (b->recv_done < b->posted)
+    if (c->op == OP_SEND || c->op == OP_FRSEND) {
+        while (b->recv_done < b->sends)
             if (reap_receives(b))
                 return -1;
     }
@@ -651,6 +843,8 @@ static int run_one(const run_cfg *cfg, const char *uri, run_result *r, char *err
 
 typedef struct {
     double db, mmio, fetch, wqes, rd, wr, cqes, cyc, bpc, ntf_mean, ops_s, cyc_s, us_25;
+    double cyc_chain;          /* NIC cycles per chain (per doorbell) */
+    double host_ns;            /* host ns inside the posting calls, per request */
     int ntf_valid;
     uint64_t ntf_max;
 } per_op;
@@ -669,8 +863,12 @@ static per_op per_op_figures(const run_cfg *c, const run_result *r)
         .cyc = (double)r->d.cycles / n,
         .ops_s = r->wall_s > 0 ? n / r->wall_s : 0,
         .cyc_s = r->wall_s > 0 ? (double)r->sim_cycles / r->wall_s : 0,
+        .cyc_chain = (double)r->d.cycles / n * chain_requests(c),
+        .host_ns = r->post_ns,
     };
-    p.bpc = p.cyc > 0 ? (double)c->size / p.cyc : 0;
+    /* payload bytes per request: frsend's one Send moves size per chain */
+    double payload = c->op == OP_FRSEND ? (double)c->size / chain_requests(c) : (double)c->size;
+    p.bpc = p.cyc > 0 ? payload / p.cyc : 0;
     p.us_25 = p.cyc / NIC_CLOCK_HZ * 1e6;
     if (r->d.notifications) { /* mean = sum / notifications */
         p.ntf_valid = 1;
@@ -685,11 +883,13 @@ static void print_table_head(const options *o)
     printf("qpnic-perf: per-operation figures from the NIC's counters; ops/s and sim cycles/s\n"
            "are wall clock. NIC clock for conversions: 25 MHz (the iCE40 target), so a\n"
            "doorbell delay of %u cycles is ~0.5 us (PCIe-like) and %u cycles 1 ms (USB-serial).\n"
-           "mode %s, completions by %s; ntf lat = cycles from the newest CQE to the notification.\n\n",
+           "mode %s, completions by %s; ntf lat = cycles from the newest CQE to the notification;\n"
+           "host ns/post = the host's time inside the posting calls (wall clock), per request.\n\n",
            DELAY_PCIE_CYCLES, DELAY_USB_CYCLES, mode_names[o->mode], wait_names[o->wait]);
-    printf("%-5s %6s %5s %6s %6s | %7s %7s %8s %8s %8s %9s %7s %6s %9s %7s | %9s %9s\n",
-           "op", "bytes", "chain", "dbdly", "ops", "db/op", "mmio/op", "fetch/op", "rdB/op", "wrB/op",
-           "cyc/op", "B/cyc", "us@25M", "ntf mean", "ntf max", "ops/s", "Mcyc/s");
+    printf("%-6s %-8s %6s %5s %6s %6s | %7s %7s %8s %8s %8s %9s %9s %7s %6s %9s %7s | %9s %9s %7s\n",
+           "op", "post", "bytes", "chain", "dbdly", "ops", "db/op", "mmio/op", "fetch/op", "rdB/op",
+           "wrB/op", "cyc/op", "cyc/chain", "B/cyc", "us@25M", "ntf mean", "ntf max", "ops/s", "Mcyc/s",
+           "ns/post");
 }
 
 static void print_table_row(const run_cfg *c, const run_result *r)
@@ -700,16 +900,18 @@ static void print_table_row(const run_cfg *c, const run_result *r)
         snprintf(mean, sizeof mean, "%.1f", p.ntf_mean);
         snprintf(max, sizeof max, "%llu", (unsigned long long)p.ntf_max);
     }
-    printf("%-5s %6u %5u %6u %6llu | %7.4f %7.4f %8.4f %8.1f %8.1f %9.1f %7.3f %6.2f %9s %7s | %9.0f %9.3f\n",
-           op_names[c->op], c->size, c->chain, c->delay, (unsigned long long)r->ops, p.db, p.mmio, p.fetch,
-           p.rd, p.wr, p.cyc, p.bpc, p.us_25, mean, max, p.ops_s, p.cyc_s / 1e6);
+    printf("%-6s %-8s %6u %5u %6u %6llu | %7.4f %7.4f %8.4f %8.1f %8.1f %9.1f %9.1f %7.3f %6.2f %9s %7s | "
+           "%9.0f %9.3f %7.0f\n",
+           op_names[c->op], post_names[c->post], c->size, c->chain, c->delay, (unsigned long long)r->ops,
+           p.db, p.mmio, p.fetch, p.rd, p.wr, p.cyc, p.cyc_chain, p.bpc, p.us_25, mean, max, p.ops_s,
+           p.cyc_s / 1e6, p.host_ns);
 }
 
 static const char csv_head[] =
     "op,bytes,chain,mode,wait,doorbell_delay,ops,doorbells_per_op,mmio_writes_per_op,fetch_reads_per_op,"
     "wqes_fetched_per_op,dma_read_bytes_per_op,dma_write_bytes_per_op,cqes_per_op,"
     "cycles_per_op,bytes_per_cycle,us_per_op_at_25mhz,notifications,ntf_latency_mean,"
-    "ntf_latency_max,ops_per_s,sim_cycles_per_s,wall_s\n";
+    "ntf_latency_max,ops_per_s,sim_cycles_per_s,wall_s,post,cycles_per_chain,host_ns_per_post\n";
 
 static void print_csv_row(const run_cfg *c, const run_result *r)
 {
@@ -719,10 +921,12 @@ static void print_csv_row(const run_cfg *c, const run_result *r)
         snprintf(mean, sizeof mean, "%.3f", p.ntf_mean);
         snprintf(max, sizeof max, "%llu", (unsigned long long)p.ntf_max);
     }
-    printf("%s,%u,%u,%s,%s,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%.6f,%.3f,%.6f,%.6f,%llu,%s,%s,%.1f,%.1f,%.6f\n",
+    printf("%s,%u,%u,%s,%s,%u,%llu,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%.6f,%.3f,%.6f,%.6f,%llu,%s,%s,%.1f,%.1f,%.6f,"
+           "%s,%.3f,%.1f\n",
            op_names[c->op], c->size, c->chain, mode_names[c->mode], wait_names[c->wait], c->delay,
            (unsigned long long)r->ops, p.db, p.mmio, p.fetch, p.wqes, p.rd, p.wr, p.cqes, p.cyc, p.bpc,
-           p.us_25, (unsigned long long)r->d.notifications, mean, max, p.ops_s, p.cyc_s, r->wall_s);
+           p.us_25, (unsigned long long)r->d.notifications, mean, max, p.ops_s, p.cyc_s, r->wall_s,
+           post_names[c->post], p.cyc_chain, p.host_ns);
 }
 
 static void print_json_row(const run_cfg *c, const run_result *r, int first)
@@ -734,19 +938,20 @@ static void print_json_row(const run_cfg *c, const run_result *r, int first)
         snprintf(max, sizeof max, "%llu", (unsigned long long)p.ntf_max);
     }
     printf("%s    {\"op\": \"%s\", \"bytes\": %u, \"chain\": %u, \"mode\": \"%s\", \"wait\": \"%s\", "
-           "\"doorbell_delay\": %u, \"ops\": %llu,\n"
+           "\"doorbell_delay\": %u, \"post\": \"%s\", \"ops\": %llu,\n"
            "     \"doorbells_per_op\": %.6f, \"mmio_writes_per_op\": %.6f, \"fetch_reads_per_op\": %.6f, \"wqes_fetched_per_op\": %.6f,\n"
            "     \"dma_read_bytes_per_op\": %.3f, \"dma_write_bytes_per_op\": %.3f, \"cqes_per_op\": %.6f,\n"
-           "     \"cycles_per_op\": %.3f, \"bytes_per_cycle\": %.6f, \"us_per_op_at_25mhz\": %.6f,\n"
+           "     \"cycles_per_op\": %.3f, \"cycles_per_chain\": %.3f, \"bytes_per_cycle\": %.6f, \"us_per_op_at_25mhz\": %.6f,\n"
            "     \"notifications\": %llu, \"ntf_latency_mean\": %s, \"ntf_latency_max\": %s,\n"
-           "     \"ops_per_s\": %.1f, \"sim_cycles_per_s\": %.1f, \"wall_s\": %.6f,\n"
+           "     \"ops_per_s\": %.1f, \"sim_cycles_per_s\": %.1f, \"wall_s\": %.6f, \"host_ns_per_post\": %.1f,\n"
            "     \"counters\": {\"doorbells\": %llu, \"wqe_fetch_reads\": %llu, \"wqes_fetched\": %llu, "
            "\"dma_read_bytes\": %llu, \"dma_write_bytes\": %llu, \"cqes_written\": %llu, \"cycles\": %llu, "
            "\"sim_cycles\": %llu}}",
            first ? "" : ",\n", op_names[c->op], c->size, c->chain, mode_names[c->mode],
-           wait_names[c->wait], c->delay, (unsigned long long)r->ops, p.db, p.mmio, p.fetch, p.wqes, p.rd,
-           p.wr, p.cqes, p.cyc, p.bpc, p.us_25, (unsigned long long)r->d.notifications, mean, max,
-           p.ops_s, p.cyc_s, r->wall_s, (unsigned long long)r->d.doorbells,
+           wait_names[c->wait], c->delay, post_names[c->post], (unsigned long long)r->ops, p.db, p.mmio,
+           p.fetch, p.wqes, p.rd, p.wr, p.cqes, p.cyc, p.cyc_chain, p.bpc, p.us_25,
+           (unsigned long long)r->d.notifications, mean, max, p.ops_s, p.cyc_s, r->wall_s, p.host_ns,
+           (unsigned long long)r->d.doorbells,
            (unsigned long long)r->d.wqe_fetch_reads, (unsigned long long)r->d.wqes_fetched,
            (unsigned long long)r->d.dma_read_bytes, (unsigned long long)r->d.dma_write_bytes,
            (unsigned long long)r->d.cqes_written, (unsigned long long)r->d.cycles,
@@ -795,20 +1000,21 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.ops.n; i++)
         for (int s = 0; s < o.sizes.n; s++)
             for (int ch = 0; ch < o.chains.n; ch++)
-                for (int d = 0; d < o.delays.n; d++) {
-                    run_cfg c = { (enum op)o.ops.v[i], o.sizes.v[s], o.chains.v[ch], o.delays.v[d],
-                                  o.mode, o.wait, o.iters, o.warmup };
-                    run_result r;
-                    char err[256];
-                    if (run_one(&c, o.uri, &r, err, sizeof err)) {
-                        print_tail(&o);
-                        fprintf(stderr, "qpnic-perf: %s %u B chain %u: %s\n", op_names[c.op], c.size,
-                                c.chain, err);
-                        return 1;
+                for (int d = 0; d < o.delays.n; d++)
+                    for (int pi = 0; pi < o.posts.n; pi++) {
+                        run_cfg c = { (enum op)o.ops.v[i], o.sizes.v[s], o.chains.v[ch], o.delays.v[d],
+                                      o.mode, o.wait, o.iters, o.warmup, (enum post)o.posts.v[pi] };
+                        run_result r;
+                        char err[256];
+                        if (run_one(&c, o.uri, &r, err, sizeof err)) {
+                            print_tail(&o);
+                            fprintf(stderr, "qpnic-perf: %s %u B chain %u (%s): %s\n", op_names[c.op],
+                                    c.size, c.chain, post_names[c.post], err);
+                            return 1;
+                        }
+                        print_row(&o, &c, &r, first);
+                        first = 0;
                     }
-                    print_row(&o, &c, &r, first);
-                    first = 0;
-                }
     print_tail(&o);
     return 0;
 }

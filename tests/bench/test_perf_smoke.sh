@@ -40,6 +40,8 @@ usage_case perf_usage_bad_op --op atomic
 usage_case perf_usage_bad_mode --mode fast
 usage_case perf_usage_unknown_option --frobnicate
 usage_case perf_usage_missing_value --iters
+usage_case perf_usage_bad_post --post cached
+usage_case perf_usage_frsend_has_no_prepared_form --op frsend --post prepared
 
 # -- CSV: every op, two chain lengths; doorbells/op must be exactly 1/N (D8)
 if "$perf" --op write,read,send --size 64 --chain 1,4 --iters 16 --csv >"$tmp/csv" 2>"$tmp/err"; then
@@ -94,6 +96,45 @@ check("perf_notify_reports_latency", res and not bad,
       "notification runs without a sane latency: " + str(bad[:1]))
 bad = [r for r in res if abs(r["doorbells_per_op"] - 1 / r["chain"]) > 1e-6]
 check("perf_json_doorbells_per_op_D8", res and not bad, "doorbells/op != 1/chain: " + str(bad[:1]))
+PY
+[ $? -eq 0 ] || failed=1
+
+# -- FastRegister + Send chains: N FastRegisters and the Send ring once
+# (D8), and every request completes (the tool insists on SUCCESS)
+if "$perf" --op frsend --size 64 --chain 1,3 --mode lat --iters 8 --csv >"$tmp/fr" 2>"$tmp/err"; then
+    pass perf_frsend_runs
+else
+    fail perf_frsend_runs "qpnic-perf --op frsend failed: $(cat "$tmp/err")"
+fi
+# -- prepared posts (V1): both forms in one run, each with its host cost
+if "$perf" --op write,send --size 64 --chain 4 --iters 16 --post plain,prepared --csv >"$tmp/pp" \
+        2>"$tmp/err"; then
+    pass perf_prepared_runs
+else
+    fail perf_prepared_runs "qpnic-perf --post plain,prepared failed: $(cat "$tmp/err")"
+fi
+python3 - "$tmp/fr" "$tmp/pp" <<'PY'
+import csv, sys
+def check(name, ok, why):
+    print(("PASS " if ok else "FAIL ") + name)
+    if not ok:
+        print("  " + why)
+fr = list(csv.DictReader(open(sys.argv[1])))
+bad = [r for r in fr if abs(float(r["doorbells_per_op"]) - 1 / (int(r["chain"]) + 1)) > 1e-9
+       or int(r["ops"]) % (int(r["chain"]) + 1) != 0]
+check("perf_frsend_one_doorbell_per_chain_D8", len(fr) == 2 and not bad,
+      f"expected 2 rows with doorbells/op 1/(N+1) and whole chains of N+1: {bad or fr}")
+bad = [r for r in fr if abs(float(r["cycles_per_chain"]) -
+                            float(r["cycles_per_op"]) * (int(r["chain"]) + 1)) > 0.01]
+check("perf_frsend_cycles_per_chain", fr and not bad, f"cycles/chain != cycles/op x (N+1): {bad[:1]}")
+pp = list(csv.DictReader(open(sys.argv[2])))
+got = sorted((r["op"], r["post"]) for r in pp)
+want = [("send", "plain"), ("send", "prepared"), ("write", "plain"), ("write", "prepared")]
+check("perf_prepared_rows", got == want, f"expected rows {want}, got {got}")
+bad = [r for r in pp if not float(r["host_ns_per_post"]) > 0
+       or abs(float(r["doorbells_per_op"]) - 0.25) > 1e-9]
+check("perf_prepared_host_cost_and_D8", pp and not bad,
+      f"rows without a host cost per post, or doorbells/op != 1/4: {bad[:1]}")
 PY
 [ $? -eq 0 ] || failed=1
 
