@@ -200,12 +200,10 @@ module qpnic_requester #(
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // its PD: every check of the WQE names it
     reg [63:0]   ctx_sq_base;   // its SQ ring (INLINE payloads are there)
     reg [4:0]    ctx_sq_log;
-    // an INLINE request's payload segments (S_DECODE sets them): used in
-    // place of the checked SGEs' while use_inl
-    reg          use_inl;
+    // an INLINE request's payload addresses in the SQ ring (S_DECODE sets
+    // them; the lengths come straight from the WQE, which stays until the
+    // request's job is handed over)
     reg [MAX_SGE*64-1:0] inl_addr;
-    reg [MAX_SGE*32-1:0] inl_len;
-    reg [33:0]   inl_total;
     reg          ctx_have;      // ctx_state is the answer for this WQE
     reg          tq_busy;       // a request is up (until granted)
     reg          tq_wait;       // its answer is awaited
@@ -373,24 +371,28 @@ module qpnic_requester #(
 
     // --- the payload's segments: the checked SGEs, or an INLINE request's
     // slots of the SQ ring ---
-    wire [MAX_SGE*64-1:0] p_addr  = use_inl ? inl_addr : seg_addr;
-    wire [MAX_SGE*32-1:0] p_len   = use_inl ? inl_len : seg_len;
-    wire [33:0]           p_total = use_inl ? inl_total : total;
+    wire [MAX_SGE*64-1:0] p_addr  = is_inline ? inl_addr : seg_addr;
+    wire [MAX_SGE*32-1:0] p_len   = is_inline ? {24'd0, inl_l2, 24'd0, inl_l1, 24'd0, inl_l0} : seg_len;
+    wire [33:0]           p_total = is_inline ? {26'd0, inline_len} : total;
     // The INLINE segments of the WQE at `index`: INLINE_HEAD_BYTES from its
     // word 5, then up to INLINE_SLOT_BYTES from word 1 of each of the next
     // INLINE_DATA_SLOTS slots (each ring position wraps at the SQ's depth).
     // MAX_SGE (3) segments hold the WQE's and its two data slots'.
-    function [63:0] sq_slot(input [`QPNIC_INDEX_BITS-1:0] i);
+    // where in its slot each part starts: the bytes a slot carries are its
+    // last; below one slot's 64 bytes, so a part's address is the ring's
+    // base plus {slot position, offset}: one add
+    localparam integer INL_HEAD_BYTE = `QPNIC_WQE_BYTES - `QPNIC_INLINE_HEAD_BYTES;   // word 5
+    localparam integer INL_SLOT_BYTE = `QPNIC_WQE_BYTES - `QPNIC_INLINE_SLOT_BYTES;   // word 1
+    localparam [5:0] INL_HEAD_AT = INL_HEAD_BYTE[5:0];
+    localparam [5:0] INL_SLOT_AT = INL_SLOT_BYTE[5:0];
+    function [63:0] sq_part(input [`QPNIC_INDEX_BITS-1:0] i, input [5:0] at);
         reg [`QPNIC_INDEX_BITS-1:0] pos;
         begin
             pos     = i & ~({`QPNIC_INDEX_BITS{1'b1}} << ctx_sq_log);
-            sq_slot = ctx_sq_base + ({{(64-`QPNIC_INDEX_BITS){1'b0}}, pos} << 6);
+            sq_part = ctx_sq_base + {{(58-`QPNIC_INDEX_BITS){1'b0}}, pos, at};
         end
     endfunction
     localparam [`QPNIC_INDEX_BITS-1:0] IDX_ONE = 1, IDX_TWO = 2;
-    // where in its slot each part starts: the bytes a slot carries are its last
-    localparam [63:0] INL_HEAD_AT = `QPNIC_WQE_BYTES - `QPNIC_INLINE_HEAD_BYTES;   // word 5
-    localparam [63:0] INL_SLOT_AT = `QPNIC_WQE_BYTES - `QPNIC_INLINE_SLOT_BYTES;   // word 1
     wire [7:0]  inl_l0 = (inline_len < 8'd`QPNIC_INLINE_HEAD_BYTES) ? inline_len : 8'd`QPNIC_INLINE_HEAD_BYTES;
     wire [7:0]  inl_r1 = inline_len - inl_l0;
     wire [7:0]  inl_l1 = (inl_r1 < 8'd`QPNIC_INLINE_SLOT_BYTES) ? inl_r1 : 8'd`QPNIC_INLINE_SLOT_BYTES;
@@ -515,10 +517,7 @@ module qpnic_requester #(
             ctx_pd     <= 0;
             ctx_sq_base <= 64'd0;
             ctx_sq_log <= 5'd0;
-            use_inl    <= 1'b0;
             inl_addr   <= 0;
-            inl_len    <= 0;
-            inl_total  <= 34'd0;
             ctx_have   <= 1'b0;
             tq_busy    <= 1'b0;
             tq_wait    <= 1'b0;
@@ -566,7 +565,6 @@ module qpnic_requester #(
             S_DECODE: begin
                 is_local <= 1'b0;
                 status   <= `QPNIC_CQE_STATUS_SUCCESS;
-                use_inl  <= 1'b0;
                 if (cur_state == `QPNIC_QP_STATE_RESET)
                     state <= S_LOAD;
                 else if (is_idata)
@@ -584,12 +582,9 @@ module qpnic_requester #(
                     inv_sent <= 1'b0;
                     state    <= S_INV;
                 end else if (is_inline) begin
-                    use_inl   <= 1'b1;
-                    inl_addr  <= {sq_slot(index + IDX_TWO) + INL_SLOT_AT, sq_slot(index + IDX_ONE) + INL_SLOT_AT,
-                                  sq_slot(index) + INL_HEAD_AT};
-                    inl_len   <= {24'd0, inl_l2, 24'd0, inl_l1, 24'd0, inl_l0};
-                    inl_total <= {26'd0, inline_len};
-                    state     <= S_OST;
+                    inl_addr <= {sq_part(index + IDX_TWO, INL_SLOT_AT), sq_part(index + IDX_ONE, INL_SLOT_AT),
+                                 sq_part(index, INL_HEAD_AT)};
+                    state    <= S_OST;
                 end else
                     state <= S_CHECK;
             end
