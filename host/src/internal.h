@@ -241,14 +241,19 @@ void qpnic_zombies_drop(ndk_adapter *ad, const ndk_cq *cq);
 
 /* ---- mr.c: token table entries, shared with mw.c ---- */
 
-/* NDK_OP_FLAG_ALLOW_REMOTE_WRITE (0x30) includes ALLOW_LOCAL_WRITE (0x10):
- * its own bit 0x20 without 0x10 is malformed (INVALID_PARAMETER), as
- * ndk_register_mr refuses NDK_MR_FLAG_ALLOW_REMOTE_WRITE's bit alone. */
-static inline int qpnic_op_rights_malformed(uint32_t flags)
-{
-    return (flags & (NDK_OP_FLAG_ALLOW_REMOTE_WRITE & ~NDK_OP_FLAG_ALLOW_LOCAL_WRITE)) &&
-           !(flags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE);
-}
+/* The two families of rights flags: NDK_MR_FLAG_* (ndk_register_mr) and
+ * NDK_OP_FLAG_ALLOW_* (ndk_fast_register, ndk_bind). In both, as in
+ * ndkpi.h, ALLOW_REMOTE_WRITE includes ALLOW_LOCAL_WRITE. */
+typedef struct {
+    uint32_t local_write, remote_read, remote_write;
+} qpnic_rights;
+extern const qpnic_rights qpnic_mr_rights, qpnic_op_rights;
+/* The NIC's mr_access bits of flags (remote write when all its bits are
+ * set). */
+uint32_t qpnic_rights_access(uint32_t flags, const qpnic_rights *r);
+/* Remote write's own bit without local write's: malformed
+ * (INVALID_PARAMETER in every call that takes rights). */
+int qpnic_rights_malformed(uint32_t flags, const qpnic_rights *r);
 
 /* A free token table entry for owner (an ndk_mr or ndk_mw) in *idx;
  * INSUFFICIENT_RESOURCES when none is left. Under ad->lock. */

@@ -152,21 +152,28 @@ ndk_status qpnic_sq_op_wait(ndk_adapter *ad, qpnic_sq_op *op)
 
 /* ---- regions ---- */
 
-/* The NIC's mr_access bits of a rights mask, for the two families of
- * rights flags: NDK_MR_FLAG_* (ndk_register_mr) and NDK_OP_FLAG_ALLOW_*
- * (ndk_fast_register). In both, ALLOW_REMOTE_WRITE includes LOCAL_WRITE, as
- * in ndkpi.h: remote write is granted when all of its bits are set. */
-static uint32_t access_bits(uint32_t flags, uint32_t local_write, uint32_t remote_read,
-                            uint32_t remote_write)
+/* ---- rights (regions and windows) ---- */
+
+const qpnic_rights qpnic_mr_rights = { NDK_MR_FLAG_ALLOW_LOCAL_WRITE, NDK_MR_FLAG_ALLOW_REMOTE_READ,
+                                       NDK_MR_FLAG_ALLOW_REMOTE_WRITE };
+const qpnic_rights qpnic_op_rights = { NDK_OP_FLAG_ALLOW_LOCAL_WRITE, NDK_OP_FLAG_ALLOW_REMOTE_READ,
+                                       NDK_OP_FLAG_ALLOW_REMOTE_WRITE };
+
+uint32_t qpnic_rights_access(uint32_t flags, const qpnic_rights *r)
 {
     uint32_t a = 0;
-    if (flags & local_write)
+    if (flags & r->local_write)
         a |= QPNIC_MR_ACCESS_LOCAL_WRITE;
-    if (flags & remote_read)
+    if (flags & r->remote_read)
         a |= QPNIC_MR_ACCESS_REMOTE_READ;
-    if ((flags & remote_write) == remote_write)
+    if ((flags & r->remote_write) == r->remote_write)
         a |= QPNIC_MR_ACCESS_REMOTE_WRITE;
     return a;
+}
+
+int qpnic_rights_malformed(uint32_t flags, const qpnic_rights *r)
+{
+    return (flags & (r->remote_write & ~r->local_write)) && !(flags & r->local_write);
 }
 
 /* Write MR table entry mr->idx through the staging registers. */
@@ -242,8 +249,7 @@ static void mr_release_entry_locked(ndk_adapter *ad, ndk_mr *mr)
 static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, uint32_t len,
                                      uint64_t va, uint32_t flags)
 {
-    uint32_t access = access_bits(flags, NDK_MR_FLAG_ALLOW_LOCAL_WRITE, NDK_MR_FLAG_ALLOW_REMOTE_READ,
-                                  NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+    uint32_t access = qpnic_rights_access(flags, &qpnic_mr_rights);
     uint64_t dev = ad->t->dma_base + off;
     ndk_status st = mr_take_entry_locked(ad, mr, va, dev, len, access);
     if (st == NDK_STATUS_SUCCESS)
@@ -259,8 +265,7 @@ ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags
         return NDK_STATUS_INVALID_PARAMETER;
     /* Remote write needs local write (as ibv_reg_mr and ndkpi.h's 0x5 have
      * it): the remote-write bit alone is refused. */
-    if ((mr_flags & (NDK_MR_FLAG_ALLOW_REMOTE_WRITE & ~NDK_MR_FLAG_ALLOW_LOCAL_WRITE)) &&
-        !(mr_flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE))
+    if (qpnic_rights_malformed(mr_flags, &qpnic_mr_rights))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = mr->ad;
     const uint8_t *p = addr;
@@ -316,7 +321,8 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
     ndk_adapter *ad = qp->ad;
     uint64_t dev = 0;
     ndk_status st = NDK_STATUS_SUCCESS;
-    if (!mr || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS) || qpnic_op_rights_malformed(flags))
+    if (!mr || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS) ||
+        qpnic_rights_malformed(flags, &qpnic_op_rights))
         st = NDK_STATUS_INVALID_PARAMETER;
     else if (atomic_load(&ad->dead))
         st = NDK_STATUS_IO_ERROR;
@@ -324,8 +330,7 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
         st = freg_range(ad, page_count, page_list, first_byte_offset, len, &dev);
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st); /* D5 */
-    uint32_t access = access_bits(flags, NDK_OP_FLAG_ALLOW_LOCAL_WRITE, NDK_OP_FLAG_ALLOW_REMOTE_READ,
-                                  NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+    uint32_t access = qpnic_rights_access(flags, &qpnic_op_rights);
 
     /* The table entry, the tokens and the checker's range are taken now;
      * the NIC writes the entry when the request's turn comes in the SQ. */

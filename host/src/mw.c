@@ -61,7 +61,7 @@ static ndk_status bind_check(const ndk_qp *qp, const ndk_mr *mr, const ndk_mw *m
 {
     ndk_adapter *ad = qp->ad;
     if (!mr || !mw || mr->ad != ad || mw->ad != ad || mr->pd != qp->pd || mw->pd != qp->pd ||
-        (flags & ~BIND_FLAGS) || qpnic_op_rights_malformed(flags))
+        (flags & ~BIND_FLAGS) || qpnic_rights_malformed(flags, &qpnic_op_rights))
         return NDK_STATUS_INVALID_PARAMETER;
     if (atomic_load(&ad->dead))
         return NDK_STATUS_IO_ERROR;
@@ -69,7 +69,7 @@ static ndk_status bind_check(const ndk_qp *qp, const ndk_mr *mr, const ndk_mw *m
         return NDK_STATUS_INVALID_DEVICE_STATE;
     if (len == 0 || va < mr->va || (uint64_t)len > mr->len || va - mr->va > mr->len - (uint64_t)len)
         return NDK_STATUS_INVALID_PARAMETER; /* not inside the region */
-    if ((flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE &&
+    if ((qpnic_rights_access(flags, &qpnic_op_rights) & QPNIC_MR_ACCESS_REMOTE_WRITE) &&
         !(mr->access & QPNIC_MR_ACCESS_LOCAL_WRITE))
         return NDK_STATUS_ACCESS_VIOLATION; /* a writable window needs a writable region */
     return NDK_STATUS_SUCCESS;
@@ -85,11 +85,8 @@ ndk_status ndk_bind(ndk_qp *qp, void *ctx, ndk_mr *mr, ndk_mw *mw, uint64_t va, 
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st); /* D5 */
 
-    uint32_t access = 0;
-    if (flags & NDK_OP_FLAG_ALLOW_REMOTE_READ)
-        access |= QPNIC_MR_ACCESS_REMOTE_READ;
-    if ((flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
-        access |= QPNIC_MR_ACCESS_REMOTE_WRITE;
+    /* a window grants remote rights only */
+    uint32_t access = qpnic_rights_access(flags, &qpnic_op_rights) & ~QPNIC_MR_ACCESS_LOCAL_WRITE;
 
     /* The new token and the binding are the window's from here; undone if
      * the request is never posted. */

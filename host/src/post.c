@@ -224,9 +224,11 @@ static ndk_status prepare(ndk_qp *qp, uint32_t opcode, const ndk_sge *sgl, uint3
     pp->nsge = nsge;
     pp->rtoken = rtoken;
     pp->rva = rva;
-    if (nsge)
-        memcpy(pp->sgl, sgl, nsge * sizeof *sgl);
-    qpnic_wqe_encode(pp->w, opcode, flags, sgl, nsge, rtoken, rva);
+    if (flags & NDK_OP_FLAG_INLINE) { /* encoded at each post, from the buffers then */
+        if (nsge)
+            memcpy(pp->sgl, sgl, nsge * sizeof *sgl);
+    } else
+        qpnic_wqe_encode(pp->w, opcode, flags, sgl, nsge, rtoken, rva);
     pthread_mutex_lock(&qp->ad->lock);
     qp->prepared++; /* the QP is not destroyed under it (DEVICE_BUSY) */
     pthread_mutex_unlock(&qp->ad->lock);

@@ -140,6 +140,8 @@ typedef struct {
     ndk_prepared *pp_defer, *pp_last;  /* --post prepared: with DEFER, without */
     ndk_mr **fr_mrs;           /* frsend: one MR per FastRegister of the run */
     uint32_t fr_count, fr_used;
+    uint64_t fr_list[MAX_SIZE / FR_PAGE];  /* frsend: the pages of the buffer's first `size` bytes */
+    uint32_t fr_pages;
     uint64_t posted, done;     /* initiator requests */
     uint64_t sends;            /* SENDs among them (each needs a receive) */
     double *chain_s;           /* host time inside the posting calls, per chain */
@@ -468,6 +470,10 @@ static int make_fr_mrs(bench *b, const ndk_adapter_info *info)
     b->fr_mrs = calloc((size_t)n, sizeof *b->fr_mrs);
     if (!b->fr_mrs)
         return fail(b, "out of memory for %llu MRs", (unsigned long long)n);
+    uint64_t page0 = ndk_dma_address(b->ad, b->buf);
+    b->fr_pages = (b->cfg->size + FR_PAGE - 1) / FR_PAGE;
+    for (uint32_t p = 0; p < b->fr_pages; p++)
+        b->fr_list[p] = page0 + (uint64_t)p * FR_PAGE;
     for (b->fr_count = 0; b->fr_count < n; b->fr_count++)
         if (check(b, ndk_create_mr(b->pd, &b->fr_mrs[b->fr_count]), "ndk_create_mr (frsend)"))
             return -1;
@@ -615,12 +621,7 @@ static ndk_status post_frsend(bench *b, uint32_t i)
     }
     if (b->fr_used == b->fr_count)
         return NDK_STATUS_INSUFFICIENT_RESOURCES; /* make_fr_mrs counted them: not reached */
-    uint64_t page0 = ndk_dma_address(b->ad, b->buf);
-    uint32_t pages = (c->size + FR_PAGE - 1) / FR_PAGE;
-    uint64_t list[MAX_SIZE / FR_PAGE];
-    for (uint32_t p = 0; p < pages; p++)
-        list[p] = page0 + (uint64_t)p * FR_PAGE;
-    return ndk_fast_register(b->qa, NULL, b->fr_mrs[b->fr_used++], pages, list, 0, c->size,
+    return ndk_fast_register(b->qa, NULL, b->fr_mrs[b->fr_used++], b->fr_pages, b->fr_list, 0, c->size,
                              (uint64_t)(uintptr_t)b->buf, NDK_OP_FLAG_DEFER);
 }
 
