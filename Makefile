@@ -60,7 +60,7 @@ check-gen:
 # full one, since widths follow the parameters; then the core inside make
 # synth's top (synth/qpnic_synth_top.v). rtl/lint.vlt waives PicoRV32 (not
 # ours); the few inline waivers in rtl/ each say why.
-LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8" "$(SIM_PARAMS)"
+LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS)"
 lint:
 	@for p in $(LINT_BUILDS); do \
 	    echo "verilator --lint-only -Wall $$p ... --top-module qpnic_core"; \

@@ -16,6 +16,8 @@
 //   qpnic_soc         PicoRV32 and its RAM, running the firmware
 //   qpnic_dma_rd_arb  read masters 0 WQE fetch, 1 requester, 2 responder
 //   qpnic_dma_wr_arb  write masters 0 responder, 1 completer, 2 CQE writer
+//   qpnic_page_table  one per DMA channel, after its arbiter: page-table
+//                     addresses (fast-registered regions) to device addresses
 //
 // Parameters
 //   NUM_QP     queue pairs (1 .. MAX_NUM_QP = 256: the QP register block;
@@ -23,6 +25,7 @@
 //   NUM_CQ     completion queues (1 .. MAX_NUM_CQ = 2^CQN_BITS = 256; the
 //              firmware keeps state for up to 256)
 //   NUM_MR     token (MR) table entries
+//   NUM_PT     page table entries (the pages of fast-registered regions)
 //   FW_WORDS   the soft core's RAM in 32-bit words (default: the layout's
 //              FW_RAM_WORDS, which the firmware is linked for)
 //   FW_HEX     firmware image for $readmemh (Verilator: +fw=PATH overrides)
@@ -49,6 +52,7 @@ module qpnic_core #(
     parameter NUM_QP = 8,
     parameter NUM_CQ = 8,
     parameter NUM_MR = 16,
+    parameter NUM_PT = `QPNIC_NUM_PT,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex"
 ) (
@@ -186,14 +190,23 @@ module qpnic_core #(
     wire          cnt_rd_valid, cnt_wr_valid;
     wire [15:0]   cnt_rd_bytes, cnt_wr_bytes;
 
-    wire dp_idle, cqw_idle, rd_arb_idle, wr_arb_idle;
+    wire dp_idle, cqw_idle, rd_arb_idle, wr_arb_idle, rd_pt_idle, wr_pt_idle;
+
+    // ---- csr -> the page tables; arbiters -> page tables -> the ports ---------
+    wire         pt_wr_en;
+    wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_wr_idx;
+    wire [`QPNIC_PT_PFN_BITS-1:0] pt_wr_pfn;
+    wire         ar_req_valid, ar_req_ready, aw_req_valid, aw_req_ready;
+    wire [63:0]  ar_req_addr, aw_req_addr;
+    wire [15:0]  ar_req_len, aw_req_len;
 
     // Idle apart from MMIO (STATUS.idle), and idle as a whole (the port).
     wire engines_idle = dp_idle && cqw_idle && cqt_idle && rd_arb_idle && wr_arb_idle &&
-                        evt_empty && fw_waiting && ntf_empty;
+                        rd_pt_idle && wr_pt_idle && evt_empty && fw_waiting && ntf_empty;
     assign idle = engines_idle && !mmio_valid && !mmio_rvalid;
 
-    qpnic_csr #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW)) csr (
+    qpnic_csr #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
+                .QW(QW)) csr (
         .clk(clk), .rst(rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
@@ -210,6 +223,7 @@ module qpnic_core #(
         .mr_upd_va(mr_upd_va), .mr_upd_len(mr_upd_len), .mr_upd_dma(mr_upd_dma),
         .mr_upd_lkey(mr_upd_lkey), .mr_upd_rkey(mr_upd_rkey),
         .mr_upd_access(mr_upd_access), .mr_upd_pd(mr_upd_pd),
+        .pt_wr_en(pt_wr_en), .pt_wr_idx(pt_wr_idx), .pt_wr_pfn(pt_wr_pfn),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
@@ -328,8 +342,8 @@ module qpnic_core #(
         .s_rsp_valid(rd_rsp_valid), .s_rsp_ready(rd_rsp_ready),
         .s_rsp_data(rd_rsp_data), .s_rsp_keep(rd_rsp_keep),
         .s_rsp_last(rd_rsp_last),
-        .m_req_valid(dmar_req_valid), .m_req_ready(dmar_req_ready),
-        .m_req_addr(dmar_req_addr), .m_req_len(dmar_req_len),
+        .m_req_valid(ar_req_valid), .m_req_ready(ar_req_ready),
+        .m_req_addr(ar_req_addr), .m_req_len(ar_req_len),
         .m_rsp_valid(dmar_rsp_valid), .m_rsp_ready(dmar_rsp_ready),
         .m_rsp_data(dmar_rsp_data), .m_rsp_keep(dmar_rsp_keep),
         .m_rsp_last(dmar_rsp_last),
@@ -349,13 +363,36 @@ module qpnic_core #(
         .s_dat_data({cw_dat_data, wr_dat_data}),
         .s_dat_keep({cw_dat_keep, wr_dat_keep}),
         .s_dat_last({cw_dat_last, wr_dat_last}),
-        .m_req_valid(dmaw_req_valid), .m_req_ready(dmaw_req_ready),
-        .m_req_addr(dmaw_req_addr), .m_req_len(dmaw_req_len),
+        .m_req_valid(aw_req_valid), .m_req_ready(aw_req_ready),
+        .m_req_addr(aw_req_addr), .m_req_len(aw_req_len),
         .m_dat_valid(dmaw_dat_valid), .m_dat_ready(dmaw_dat_ready),
         .m_dat_data(dmaw_dat_data), .m_dat_keep(dmaw_dat_keep),
         .m_dat_last(dmaw_dat_last),
         .cnt_valid(cnt_wr_valid), .cnt_bytes(cnt_wr_bytes),
         .idle(wr_arb_idle)
+    );
+
+    // Each channel's requests through its copy of the page table. A write
+    // request's data waits for the request (the carrier takes the data
+    // only after the request), so delaying the request delays nothing else.
+    qpnic_page_table #(.NUM_PT(NUM_PT)) rd_pt (
+        .clk(clk), .rst(rst),
+        .pt_wr_en(pt_wr_en), .pt_wr_idx(pt_wr_idx), .pt_wr_pfn(pt_wr_pfn),
+        .in_valid(ar_req_valid), .in_ready(ar_req_ready),
+        .in_addr(ar_req_addr), .in_len(ar_req_len),
+        .out_valid(dmar_req_valid), .out_ready(dmar_req_ready),
+        .out_addr(dmar_req_addr), .out_len(dmar_req_len),
+        .idle(rd_pt_idle)
+    );
+
+    qpnic_page_table #(.NUM_PT(NUM_PT)) wr_pt (
+        .clk(clk), .rst(rst),
+        .pt_wr_en(pt_wr_en), .pt_wr_idx(pt_wr_idx), .pt_wr_pfn(pt_wr_pfn),
+        .in_valid(aw_req_valid), .in_ready(aw_req_ready),
+        .in_addr(aw_req_addr), .in_len(aw_req_len),
+        .out_valid(dmaw_req_valid), .out_ready(dmaw_req_ready),
+        .out_addr(dmaw_req_addr), .out_len(dmaw_req_len),
+        .idle(wr_pt_idle)
     );
 endmodule
 

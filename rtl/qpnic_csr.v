@@ -6,7 +6,8 @@
 // table's (qpnic_cq_table): each access of one becomes one access on its
 // table's host port, and the tables hold every QP's and CQ's state. The
 // token table lives in qpnic_mr_table: MR_CMD becomes one update on its
-// update port.
+// update port. The page table lives in qpnic_page_table (one copy per DMA
+// channel): each PT_PFN write becomes one entry write on both copies.
 //
 // Parameters
 //   NUM_QP   queue pairs (1..MAX_NUM_QP: the QP block holds 256), for CAPS0
@@ -14,6 +15,7 @@
 //   NUM_CQ   completion queues (1..MAX_NUM_CQ = 2^CQN_BITS), for CAPS0 and
 //            the CQ block's decode
 //   NUM_MR   token table entries (1..2^TOKEN_INDEX_BITS), for CAPS2
+//   NUM_PT   page table entries, for CAPS3
 //   QW       bits of a QP number on the QP table's host port
 //
 // Ports
@@ -49,6 +51,8 @@
 //   mr_upd_valid/ready        one MR_CMD for qpnic_mr_table: mr_upd_write 1
 //                             (WRITE) or 0 (INVALIDATE) of entry mr_upd_idx
 //                             (MR_IDX), with the staging registers as mr_upd_*
+//   pt_wr_en, pt_wr_idx, pt_wr_pfn   a PT_PFN write: entry PT_IDX gets the
+//                             written page frame number
 //   cnt_fetch_read            WQE fetch DMA reads issued this cycle, SQ and
 //                             RQ together (0..2; counter)
 //   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
@@ -66,8 +70,9 @@
 //   - one _HI latch is shared by all counters: read a counter's _LO, then its
 //     _HI, with no other counter _LO read in between;
 //   - the engines' events (cnt_*, lat_*) are registered and counted a cycle
-//     after they happen (timing: see "counters" below); DOORBELLS counts
-//     the csr's own accepted writes in their cycle;
+//     after they happen; so are the accepted doorbell writes, but a read of
+//     DOORBELLS adds the one not yet counted (timing: see "counters"
+//     below);
 //   - notification latency (NTF_LATENCY_SUM, NTF_LATENCY_MAX): each
 //     latency the CQ table hands over (lat_valid) is added to the sum and
 //     raises the max (the table's choices: see qpnic_cq_table); the max is
@@ -76,8 +81,8 @@
 //     are writes to read-only registers, MR_CMD with another command, and
 //     (in qpnic_mr_table) MR_CMD on an MR_IDX >= NUM_MR.
 //
-// The packed registers' bit fields (CAPS0, CAPS1, CAPS2, STATUS) come from
-// the layout's structs caps0, caps1, caps2 and status; the QP and CQ
+// The packed registers' bit fields (CAPS0..CAPS3, STATUS) come from
+// the layout's structs caps0..caps3 and status; the QP and CQ
 // registers' are their tables' business.
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -86,6 +91,7 @@ module qpnic_csr #(
     parameter NUM_QP = 8,
     parameter NUM_CQ = 8,
     parameter NUM_MR = 16,
+    parameter NUM_PT = `QPNIC_NUM_PT,
     parameter QW     = 8
 ) (
     input  wire                   clk,
@@ -133,6 +139,10 @@ module qpnic_csr #(
     output wire [2:0]             mr_upd_access,
     output wire [`QPNIC_PD_BITS-1:0] mr_upd_pd,
 
+    output reg                    pt_wr_en,
+    output reg  [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_wr_idx,
+    output reg  [`QPNIC_PT_PFN_BITS-1:0] pt_wr_pfn,
+
     input  wire [1:0]             cnt_fetch_read,
     input  wire [4:0]             cnt_wqes_fetched,
 
@@ -149,7 +159,7 @@ module qpnic_csr #(
     output wire [31:0]            cycles_lo
 );
     // ---- CAPS values: the parameters and the layout constants, each cut to
-    // its field's width (layout structs caps0, caps1, caps2) ------------------
+    // its field's width (layout structs caps0..caps3) ---------------------------
     localparam integer MAX_SGE_V = `QPNIC_MAX_SGE;
     localparam integer LOG_QP_V  = `QPNIC_LOG_MAX_QP_DEPTH;
     localparam integer LOG_CQ_V  = `QPNIC_LOG_MAX_CQ_DEPTH;
@@ -158,6 +168,8 @@ module qpnic_csr #(
     localparam [`QPNIC_CAPS0_NUM_QP_WIDTH-1:0]  CAPS_NUM_QP  = NUM_QP[`QPNIC_CAPS0_NUM_QP_WIDTH-1:0];
     localparam [`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0]  CAPS_NUM_CQ  = NUM_CQ[`QPNIC_CAPS0_NUM_CQ_WIDTH-1:0];
     localparam [`QPNIC_CAPS2_NUM_MR_WIDTH-1:0]  CAPS_NUM_MR  = NUM_MR[`QPNIC_CAPS2_NUM_MR_WIDTH-1:0];
+    localparam [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] CAPS_NUM_PT =
+        NUM_PT[`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0];
     localparam [`QPNIC_CAPS2_MAX_INLINE_WIDTH-1:0] CAPS_INLINE =
         INLINE_V[`QPNIC_CAPS2_MAX_INLINE_WIDTH-1:0];
     localparam [`QPNIC_CAPS1_MAX_SGE_WIDTH-1:0] CAPS_MAX_SGE = MAX_SGE_V[`QPNIC_CAPS1_MAX_SGE_WIDTH-1:0];
@@ -251,9 +263,12 @@ module qpnic_csr #(
     reg [31:0] st_rkey;
     reg [2:0]  st_access;
     reg [`QPNIC_PD_BITS-1:0] st_pd;
+    reg [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_idx;   // PT_IDX
 
     // ---- counters ----------------------------------------------------------
     reg [63:0] cnt_doorbells;
+    reg        ev_doorbell;     // a doorbell accepted last cycle, not yet counted
+    wire [63:0] doorbells_now = cnt_doorbells + {63'd0, ev_doorbell};
     reg [63:0] cnt_wqes;
     reg [63:0] cnt_fetch_reads;
     reg [63:0] cnt_rd_total;
@@ -290,6 +305,7 @@ module qpnic_csr #(
                 rd_word[`QPNIC_CAPS2_NUM_MR]     = CAPS_NUM_MR;
                 rd_word[`QPNIC_CAPS2_MAX_INLINE] = CAPS_INLINE;
             end
+            `QPNIC_REG_CAPS3: rd_word[`QPNIC_CAPS3_PT_ENTRIES] = CAPS_NUM_PT;
             `QPNIC_REG_CAPS1: begin
                 rd_word[`QPNIC_CAPS1_LOG_MAX_QP_DEPTH] = CAPS_LOG_QP;
                 rd_word[`QPNIC_CAPS1_LOG_MAX_CQ_DEPTH] = CAPS_LOG_CQ;
@@ -302,7 +318,7 @@ module qpnic_csr #(
                 rd_word[`QPNIC_STATUS_MR_FENCE] = mr_fence;
             end
             `QPNIC_REG_SCRATCH: rd_word = scratch;
-            `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = cnt_doorbells[31:0];   rd_latch = 1'b1; rd_hi = cnt_doorbells[63:32];   end
+            `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = doorbells_now[31:0];   rd_latch = 1'b1; rd_hi = doorbells_now[63:32];   end
             `QPNIC_REG_CNT_WQES_FETCHED_LO:    begin rd_word = cnt_wqes[31:0];        rd_latch = 1'b1; rd_hi = cnt_wqes[63:32];        end
             `QPNIC_REG_CNT_WQE_FETCH_READS_LO: begin rd_word = cnt_fetch_reads[31:0]; rd_latch = 1'b1; rd_hi = cnt_fetch_reads[63:32]; end
             `QPNIC_REG_CNT_DMA_READ_BYTES_LO:  begin rd_word = cnt_rd_total[31:0];    rd_latch = 1'b1; rd_hi = cnt_rd_total[63:32];    end
@@ -329,6 +345,7 @@ module qpnic_csr #(
             `QPNIC_REG_MR_RKEY:   rd_word = st_rkey;
             `QPNIC_REG_MR_ACCESS: rd_word[2:0] = st_access;
             `QPNIC_REG_MR_PD:     rd_word[`QPNIC_PD_BITS-1:0] = st_pd;
+            `QPNIC_REG_PT_IDX:    rd_word[`QPNIC_CAPS3_PT_ENTRIES] = pt_idx;
             default: ;
             endcase
         end
@@ -392,13 +409,39 @@ module qpnic_csr #(
         end
     end
 
+    // ---- page table entries: PT_IDX, and each PT_PFN write one entry write
+    // a cycle later (registered: the page tables sit at the DMA ports, far
+    // from the MMIO decode) --------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            pt_idx    <= 0;
+            pt_wr_en  <= 1'b0;
+            pt_wr_idx <= 0;
+            pt_wr_pfn <= 0;
+        end else begin
+            pt_wr_en <= hw_wr && mmio_addr == `QPNIC_REG_PT_PFN;
+            if (hw_wr && mmio_addr == `QPNIC_REG_PT_IDX)
+                pt_idx <= mmio_wdata[`QPNIC_CAPS3_PT_ENTRIES];
+            if (hw_wr && mmio_addr == `QPNIC_REG_PT_PFN) begin
+                pt_wr_idx <= pt_idx;
+                pt_wr_pfn <= mmio_wdata[`QPNIC_PT_PFN_BITS-1:0];
+                pt_idx    <= pt_idx + 1'b1;
+            end
+        end
+    end
+
     // ---- counters -----------------------------------------------------------
     // The events from the engines are registered first and counted a cycle
     // later: they come out of arbiters and handshakes (combinational paths
     // across the core), and a 64-bit add behind them made the 85F's worst
     // path. A host read lags an event by at most that cycle; the events a
     // host waits for (a CQE, a notification) are seen in memory later
-    // than that. The doorbell count is the csr's own and stays exact.
+    // than that. The doorbell strobe too: it comes out of the QP table's
+    // host port handshake (qph_ready, an arbiter over every engine), and
+    // the 64-bit counter's enable behind it was the 85F's worst path (run
+    // 21, docs/synthesis.md). A read of DOORBELLS adds the registered
+    // event (doorbells_now, from registers only), so the host's count stays
+    // exact even for a read right after a doorbell.
     reg [1:0]  ev_fetch_read;
     reg [4:0]  ev_wqes;
     reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid, ev_drop;
@@ -414,6 +457,7 @@ module qpnic_csr #(
             ev_notify     <= 1'b0;
             ev_lat_valid  <= 1'b0;
             ev_drop       <= 1'b0;
+            ev_doorbell   <= 1'b0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -423,6 +467,7 @@ module qpnic_csr #(
             ev_notify     <= cnt_notify;
             ev_lat_valid  <= lat_valid;
             ev_drop       <= cnt_drop;
+            ev_doorbell   <= doorbell;
         end
         ev_rd_bytes   <= cnt_rd_bytes;
         ev_wr_bytes   <= cnt_wr_bytes;
@@ -442,7 +487,7 @@ module qpnic_csr #(
             cnt_cycles      <= 64'd0;
         end else begin
             cnt_cycles <= cnt_cycles + 64'd1;
-            if (doorbell)       cnt_doorbells   <= cnt_doorbells + 64'd1;
+            cnt_doorbells   <= doorbells_now;
             cnt_fetch_reads <= cnt_fetch_reads + {62'd0, ev_fetch_read};
             cnt_wqes        <= cnt_wqes + {59'd0, ev_wqes};
             if (ev_rd_valid)    cnt_rd_total    <= cnt_rd_total + {48'd0, ev_rd_bytes};

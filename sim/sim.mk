@@ -13,9 +13,11 @@ SIM_CPP    := $(sort $(wildcard sim/*.cpp))
 SIM_HDR    := $(sort $(wildcard sim/*.h))
 SIM_CXXFLAGS := -std=c++17 -I$(CURDIR)/sim -I$(CURDIR)/host/src/gen
 # The simulator is the full build: every QP, CQ and token a build can have
-# (spec/layout.toml MAX_NUM_QP, MAX_NUM_CQ, 2^TOKEN_INDEX_BITS); the RTL modules'
-# defaults (8 QPs, 8 CQs, 16 tokens) are the unit testbenches' build.
-SIM_PARAMS ?= -GNUM_QP=256 -GNUM_CQ=256 -GNUM_MR=1024
+# (spec/layout.toml MAX_NUM_QP, MAX_NUM_CQ, 2^TOKEN_INDEX_BITS) and a page table
+# of 4096 entries (16 MiB of fast-registered pages); the RTL modules' defaults
+# (8 QPs, 8 CQs, 16 tokens, 256 page table entries) are the unit testbenches'
+# build.
+SIM_PARAMS ?= -GNUM_QP=256 -GNUM_CQ=256 -GNUM_MR=1024 -GNUM_PT=4096
 SIM_VFLAGS := --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(SIM_PARAMS) \
     --trace-fst -j $(JOBS) --top-module qpnic_core $(RTL_INC)
 VERILATOR_ROOT_INC := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)/include

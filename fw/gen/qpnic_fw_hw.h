@@ -16,7 +16,7 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 515u /* layout version 2.3 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline) */
+#define QPNIC_VERSION_VALUE 516u /* layout version 2.4 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -24,7 +24,10 @@
 #define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
 #define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num */
 #define QPNIC_PD_BITS 16u /* bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS) */
-#define QPNIC_FREG_PAGE_BYTES 4096u /* page size of ndk_fast_register's page list */
+#define QPNIC_FREG_PAGE_BYTES 4096u /* page size of ndk_fast_register's page list and of the page table; no DMA request of the NIC crosses a boundary of this many bytes (PCIe's rule too), so each lies in one page */
+#define QPNIC_NUM_PT 256u /* page table entries of the RTL default parameter NUM_PT (CAPS3 pt_entries): the pages all fast-registered regions map together */
+#define QPNIC_PT_ADDR_BIT 63u /* a device address with this bit set is a page-table address: its bits 12 and up name a page table entry, its low 12 bits the byte in that entry's page; the NIC translates it where its DMA requests leave the core (qpnic_page_table) */
+#define QPNIC_PT_PFN_BITS 32u /* bits of a page frame number (device address / FREG_PAGE_BYTES) in a page table entry: a fast-registered page lies below 2^44 */
 #define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */

@@ -104,18 +104,21 @@ static ndk_status wait_fw_ready(ndk_adapter *ad)
 
 static ndk_status read_caps(ndk_adapter *ad)
 {
-    uint32_t c0 = 0, c1 = 0, c2 = 0;
+    uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
     ndk_status st = qpnic_reg_read(ad, QPNIC_REG_CAPS0, &c0);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_read(ad, QPNIC_REG_CAPS1, &c1);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_read(ad, QPNIC_REG_CAPS2, &c2);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_read(ad, QPNIC_REG_CAPS3, &c3);
     if (st != NDK_STATUS_SUCCESS)
         return st;
     ad->num_qp = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_QP);
     ad->num_cq = QPNIC_FIELD_GET(&c0, QPNIC_CAPS0_NUM_CQ);
     ad->num_mr = QPNIC_FIELD_GET(&c2, QPNIC_CAPS2_NUM_MR);
     ad->max_inline = QPNIC_FIELD_GET(&c2, QPNIC_CAPS2_MAX_INLINE);
+    ad->num_pt = QPNIC_FIELD_GET(&c3, QPNIC_CAPS3_PT_ENTRIES);
     ad->max_sge = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_MAX_SGE);
     ad->log_max_qp_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_QP_DEPTH);
     ad->log_max_cq_depth = QPNIC_FIELD_GET(&c1, QPNIC_CAPS1_LOG_MAX_CQ_DEPTH);
@@ -123,12 +126,13 @@ static ndk_status read_caps(ndk_adapter *ad)
     /* What the layout can carry: the register blocks' QPs and CQs, CQ
      * numbers CQN_BITS wide (QP CFG, events), indices INDEX_BITS, SGEs at
      * most MAX_SGE in a WQE, MR index below the tag, inline bytes in the
-     * slots the driver builds (MAX_INLINE_BYTES). */
+     * slots the driver builds (MAX_INLINE_BYTES), a page table of at least
+     * one entry (CAPS3's 24 bits always fit bits 12..62 of an address). */
     if (ad->num_qp == 0 || ad->num_qp > QPNIC_MAX_NUM_QP || ad->num_cq == 0 ||
         ad->num_cq > QPNIC_MAX_NUM_CQ || ad->num_cq > (1u << QPNIC_CQN_BITS) ||
         ad->num_mr == 0 ||
         ad->num_mr > (1u << QPNIC_TOKEN_INDEX_BITS) || ad->max_sge > QPNIC_MAX_SGE ||
-        ad->max_inline > QPNIC_MAX_INLINE_BYTES ||
+        ad->max_inline > QPNIC_MAX_INLINE_BYTES || ad->num_pt == 0 ||
         ad->log_max_qp_depth < 1 || ad->log_max_qp_depth > 15 ||
         ad->log_max_cq_depth < 1 || ad->log_max_cq_depth > 15)
         return NDK_STATUS_INTERNAL_ERROR;
@@ -140,9 +144,10 @@ static ndk_status alloc_tables(ndk_adapter *ad)
     ad->qps = calloc(ad->num_qp, sizeof *ad->qps);
     ad->cqs = calloc(ad->num_cq, sizeof *ad->cqs);
     ad->entries = calloc(ad->num_mr, sizeof *ad->entries);
+    ad->pt_used = calloc(ad->num_pt, sizeof *ad->pt_used);
     ad->qp_gen = calloc(ad->num_qp, sizeof *ad->qp_gen);
     ad->cq_gen = calloc(ad->num_cq, sizeof *ad->cq_gen);
-    if (!ad->qps || !ad->cqs || !ad->entries || !ad->qp_gen || !ad->cq_gen)
+    if (!ad->qps || !ad->cqs || !ad->entries || !ad->pt_used || !ad->qp_gen || !ad->cq_gen)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     return NDK_STATUS_SUCCESS;
 }
@@ -155,6 +160,7 @@ static void adapter_free(ndk_adapter *ad)
     free(ad->qps);
     free(ad->cqs);
     free(ad->entries);
+    free(ad->pt_used);
     free(ad->qp_gen);
     free(ad->cq_gen);
     pthread_mutex_destroy(&ad->lock);
@@ -263,6 +269,7 @@ ndk_status ndk_query_adapter_info(ndk_adapter *ad, ndk_adapter_info *info)
     info->max_sge = ad->max_sge;
     info->max_mr = ad->num_mr;
     info->max_inline = ad->max_inline;
+    info->max_fr_pages = ad->num_pt;
     info->fetch_burst_wqes = ad->fetch_burst_wqes;
     info->max_message_bytes = QPNIC_MAX_MSG_BYTES;
     info->dma_bytes = ad->t->dma_bytes;

@@ -83,6 +83,7 @@ struct ndk_adapter {
 
     /* capabilities (CAPS0, CAPS1) */
     uint32_t num_qp, num_cq, num_mr, max_sge, max_inline;
+    uint32_t num_pt;       /* page table entries (CAPS3) */
     uint32_t log_max_qp_depth, log_max_cq_depth, fetch_burst_wqes;
 
     qpnic_heap heap;       /* over the transport's DMA memory */
@@ -90,6 +91,7 @@ struct ndk_adapter {
     ndk_qp **qps;          /* [num_qp], by QP number */
     ndk_cq **cqs;          /* [num_cq], by CQ number */
     void **entries;        /* [num_mr] token table entries: the ndk_mr or ndk_mw holding each */
+    uint8_t *pt_used;      /* [num_pt] page table entries held by fast-registered regions */
     uint32_t next_tag;     /* token tags, 24 bits, never 0 */
     uint32_t next_pd;      /* PD numbers, modulo 2^PD_BITS */
     uint16_t *qp_gen;      /* [num_qp]: generation of each index's next QP */
@@ -173,7 +175,11 @@ struct ndk_mr {
     int registered;
     uint32_t idx;          /* token table entry */
     uint32_t lkey, rkey;
-    int range;             /* checker handle */
+    int *ranges;           /* checker handles: one for a registered region, one per run
+                            * of adjacent pages for a fast-registered one */
+    uint32_t nranges;
+    uint32_t pt_first;     /* a fast-registered region's page table entries: */
+    uint32_t pt_count;     /* [pt_first, pt_first + pt_count); pt_count 0 otherwise */
     uint64_t va;           /* its SGE addresses: [va, va + len) */
     uint32_t len;
     uint32_t access;       /* enum mr_access bits */

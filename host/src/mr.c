@@ -4,9 +4,9 @@
  * entry, two tokens, the NIC's MR_* staging registers and MR_CMD WRITE, a
  * DMA-checker range), the token getters, ndk_destroy_mr (MR_CMD INVALIDATE).
  * ndk_fast_register (the same entry, written by the NIC in SQ order from a
- * FAST_REG WQE; pages contiguous for now). The entries themselves (taken,
- * freed, given tokens, killed at the NIC) for mw.c too. Not for: memory
- * windows (mw.c).
+ * FAST_REG WQE, over a run of the NIC's page table entries written through
+ * PT_IDX / PT_PFN). The entries themselves (taken, freed, given tokens,
+ * killed at the NIC) for mw.c too. Not for: memory windows (mw.c).
  *
  * A token is (tag << TOKEN_INDEX_BITS) | table index. Tags come from a
  * per-adapter counter of 24 bits that skips 0, so a token is never 0, a
@@ -14,6 +14,7 @@
  * tokens of one MR (two successive tags) differ.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "regs.h"
@@ -36,7 +37,6 @@ ndk_status ndk_create_mr(ndk_pd *pd, ndk_mr **out)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     mr->ad = pd->ad;
     mr->pd = pd;
-    mr->range = -1;
     pthread_mutex_lock(&pd->ad->lock);
     pd->refs++;
     pd->ad->live_objects++;
@@ -201,12 +201,11 @@ static ndk_status mr_program(ndk_adapter *ad, const ndk_mr *mr, uint64_t va, uin
     return st;
 }
 
-/* Take a table entry for mr: its index, two tokens and a checker range
- * over [dev, dev+len) for the rights in access; mr is registered from here,
- * as [va, va+len) (the NIC's entry is written by the caller). Under
- * ad->lock. */
-static ndk_status mr_take_entry_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t va, uint64_t dev,
-                                       uint32_t len, uint32_t access)
+/* Take a table entry for mr: its index and two tokens; mr is registered
+ * from here, as [va, va+len) (its checker ranges are added and the NIC's
+ * entry written by the caller). Under ad->lock. */
+static ndk_status mr_take_entry_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t va, uint32_t len,
+                                       uint32_t access)
 {
     if (mr->registered)
         return NDK_STATUS_INVALID_DEVICE_STATE;
@@ -214,18 +213,9 @@ static ndk_status mr_take_entry_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t va,
     ndk_status st = qpnic_entry_take_locked(ad, mr, &idx);
     if (st != NDK_STATUS_SUCCESS)
         return st;
-    uint32_t perm = QPNIC_RANGE_READ;
-    if (access & (QPNIC_MR_ACCESS_LOCAL_WRITE | QPNIC_MR_ACCESS_REMOTE_WRITE))
-        perm |= QPNIC_RANGE_WRITE;
-    int range = ad->t->ops->range_add(ad->t, dev, len, perm);
-    if (range < 0) {
-        qpnic_entry_free_locked(ad, idx);
-        return NDK_STATUS_INSUFFICIENT_RESOURCES;
-    }
     mr->idx = idx;
     mr->lkey = qpnic_token_locked(ad, idx);
     mr->rkey = qpnic_token_locked(ad, idx);
-    mr->range = range;
     mr->va = va;
     mr->len = len;
     mr->access = access;
@@ -233,15 +223,40 @@ static ndk_status mr_take_entry_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t va,
     return NDK_STATUS_SUCCESS;
 }
 
-/* Undo mr_take_entry_locked (the NIC never got the entry, or it is invalid
- * and fenced). Under ad->lock. */
+/* One more checker range of mr: [dev, dev+len) of host memory, for the
+ * rights in mr->access. Under ad->lock. */
+static ndk_status mr_add_range_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t dev, uint64_t len)
+{
+    uint32_t perm = QPNIC_RANGE_READ;
+    if (mr->access & (QPNIC_MR_ACCESS_LOCAL_WRITE | QPNIC_MR_ACCESS_REMOTE_WRITE))
+        perm |= QPNIC_RANGE_WRITE;
+    int *grown = realloc(mr->ranges, (mr->nranges + 1) * sizeof *grown);
+    if (!grown)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    mr->ranges = grown;
+    int range = ad->t->ops->range_add(ad->t, dev, len, perm);
+    if (range < 0)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    mr->ranges[mr->nranges++] = range;
+    return NDK_STATUS_SUCCESS;
+}
+
+/* Undo mr_take_entry_locked, the ranges and the page table entries (the
+ * NIC never got the entry, or it is invalid and fenced: nothing reads the
+ * page table entries any more). Under ad->lock. */
 static void mr_release_entry_locked(ndk_adapter *ad, ndk_mr *mr)
 {
-    ad->t->ops->range_del(ad->t, mr->range);
+    for (uint32_t i = 0; i < mr->nranges; i++)
+        ad->t->ops->range_del(ad->t, mr->ranges[i]);
+    free(mr->ranges);
+    mr->ranges = NULL;
+    mr->nranges = 0;
+    for (uint32_t i = 0; i < mr->pt_count; i++)
+        ad->pt_used[mr->pt_first + i] = 0;
+    mr->pt_count = 0;
     qpnic_entry_free_locked(ad, mr->idx);
     mr->registered = 0;
     mr->lkey = mr->rkey = 0;
-    mr->range = -1;
 }
 
 /* An MR table entry, its tokens, its checker range and the NIC's entry.
@@ -251,7 +266,9 @@ static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, 
 {
     uint32_t access = qpnic_rights_access(flags, &qpnic_mr_rights);
     uint64_t dev = ad->t->dma_base + off;
-    ndk_status st = mr_take_entry_locked(ad, mr, va, dev, len, access);
+    ndk_status st = mr_take_entry_locked(ad, mr, va, len, access);
+    if (st == NDK_STATUS_SUCCESS)
+        st = mr_add_range_locked(ad, mr, dev, len);
     if (st == NDK_STATUS_SUCCESS)
         st = mr_program(ad, mr, va, dev, len, access);
     if (st != NDK_STATUS_SUCCESS && mr->registered)
@@ -290,26 +307,105 @@ ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags
                     NDK_OP_FLAG_ALLOW_LOCAL_WRITE | NDK_OP_FLAG_SILENT_SUCCESS | \
                     NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_DEFER)
 
-/* The region a page list describes, if the NIC can map it: today the pages
- * must follow each other in device memory (one table entry maps one
- * contiguous range; a page table per region is still to come), be page
- * aligned, and lie inside the adapter's DMA memory. Its first device
- * address in *dev. */
-static ndk_status freg_range(ndk_adapter *ad, uint32_t page_count, const uint64_t *page_list,
-                             uint32_t first_byte_offset, size_t len, uint64_t *dev)
+/* The pages a fast registration of len bytes from first_byte_offset uses
+ * (the page list's first *used entries), if the page list is one the NIC
+ * can map: each used page aligned, inside the adapter's DMA memory, and
+ * below 2^(12 + PT_PFN_BITS) (a page table entry's frame number). */
+static ndk_status freg_pages(ndk_adapter *ad, uint32_t page_count, const uint64_t *page_list,
+                             uint32_t first_byte_offset, size_t len, uint32_t *used)
 {
     const uint64_t page = QPNIC_FREG_PAGE_BYTES;
     if (page_count == 0 || !page_list || len == 0 || first_byte_offset >= page ||
         len > (uint64_t)page_count * page - first_byte_offset || (uint64_t)len > 0xFFFFFFFFu)
         return NDK_STATUS_INVALID_PARAMETER;
-    for (uint32_t i = 0; i < page_count; i++)
-        if (page_list[i] % page != 0 || page_list[i] != page_list[0] + (uint64_t)i * page)
-            return NDK_STATUS_INVALID_PARAMETER; /* not contiguous: no page tables yet */
+    uint32_t n = (uint32_t)((first_byte_offset + (uint64_t)len + page - 1) / page);
     uint64_t lo = ad->t->dma_base, hi = ad->t->dma_base + ad->t->dma_bytes;
-    if (page_list[0] < lo || page_list[0] + (uint64_t)page_count * page > hi)
-        return NDK_STATUS_INVALID_PARAMETER;
-    *dev = page_list[0] + first_byte_offset;
+    for (uint32_t i = 0; i < n; i++)
+        if (page_list[i] % page != 0 || page_list[i] < lo || page_list[i] > hi - page ||
+            (page_list[i] >> (12 + QPNIC_PT_PFN_BITS)) != 0)
+            return NDK_STATUS_INVALID_PARAMETER;
+    *used = n;
     return NDK_STATUS_SUCCESS;
+}
+
+/* A run of n free page table entries, taken: its first in *first. First
+ * fit. Under ad->lock. */
+static ndk_status pt_take_locked(ndk_adapter *ad, uint32_t n, uint32_t *first)
+{
+    for (uint32_t i = 0, run = 0; i < ad->num_pt; i++) {
+        run = ad->pt_used[i] ? 0 : run + 1;
+        if (run == n) {
+            *first = i + 1 - n;
+            memset(ad->pt_used + *first, 1, n);
+            return NDK_STATUS_SUCCESS;
+        }
+    }
+    return NDK_STATUS_INSUFFICIENT_RESOURCES;
+}
+
+typedef struct {
+    uint64_t lo, hi; /* [lo, hi) of host memory */
+} freg_span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const freg_span *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Checker ranges for a fast-registered mr over pages[0..n): the region's
+ * bytes in each page, sorted and merged where they touch or overlap (a
+ * page list may repeat a page or list neighbours in any order), one range
+ * per merged span. Under ad->lock. */
+static ndk_status freg_ranges_locked(ndk_adapter *ad, ndk_mr *mr, const uint64_t *pages, uint32_t n,
+                                     uint32_t first_byte_offset)
+{
+    const uint64_t page = QPNIC_FREG_PAGE_BYTES;
+    freg_span *sp = malloc(n * sizeof *sp);
+    if (!sp)
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    uint64_t end = first_byte_offset + (uint64_t)mr->len; /* the region's end, from page 0's start */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t from = i == 0 ? first_byte_offset : 0;
+        uint64_t to = i == n - 1 ? end - (uint64_t)i * page : page;
+        sp[i] = (freg_span){ pages[i] + from, pages[i] + to };
+    }
+    qsort(sp, n, sizeof *sp, span_cmp);
+    ndk_status st = NDK_STATUS_SUCCESS;
+    for (uint32_t i = 0; i < n && st == NDK_STATUS_SUCCESS;) {
+        freg_span m = sp[i++];
+        while (i < n && sp[i].lo <= m.hi) {
+            if (sp[i].hi > m.hi)
+                m.hi = sp[i].hi;
+            i++;
+        }
+        st = mr_add_range_locked(ad, mr, m.lo, m.hi - m.lo);
+    }
+    free(sp);
+    return st;
+}
+
+/* The page table side of a fast registration, for mr just taken: a run of
+ * entries written at the NIC with the pages' frame numbers (PT_IDX, then
+ * PT_PFN for each: MMIO writes reach the NIC before the doorbell of the
+ * FAST_REG that makes them reachable), the checker's ranges, and the
+ * region's page-table address in *dev. Under ad->lock. */
+static ndk_status freg_map_locked(ndk_adapter *ad, ndk_mr *mr, const uint64_t *pages, uint32_t n,
+                                  uint32_t first_byte_offset, uint64_t *dev)
+{
+    uint32_t first;
+    ndk_status st = pt_take_locked(ad, n, &first);
+    if (st != NDK_STATUS_SUCCESS)
+        return st;
+    mr->pt_first = first;
+    mr->pt_count = n;
+    st = freg_ranges_locked(ad, mr, pages, n, first_byte_offset);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write_locked(ad, QPNIC_REG_PT_IDX, first);
+    for (uint32_t i = 0; i < n && st == NDK_STATUS_SUCCESS; i++)
+        st = qpnic_reg_write_locked(ad, QPNIC_REG_PT_PFN, (uint32_t)(pages[i] / QPNIC_FREG_PAGE_BYTES));
+    *dev = (1ull << QPNIC_PT_ADDR_BIT) | ((uint64_t)first << 12) | first_byte_offset;
+    return st;
 }
 
 ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_count,
@@ -320,6 +416,7 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     uint64_t dev = 0;
+    uint32_t used = 0;
     ndk_status st = NDK_STATUS_SUCCESS;
     if (!mr || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS) ||
         qpnic_rights_malformed(flags, &qpnic_op_rights))
@@ -327,21 +424,27 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
     else if (atomic_load(&ad->dead))
         st = NDK_STATUS_IO_ERROR;
     else
-        st = freg_range(ad, page_count, page_list, first_byte_offset, len, &dev);
+        st = freg_pages(ad, page_count, page_list, first_byte_offset, len, &used);
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st); /* D5 */
     uint32_t access = qpnic_rights_access(flags, &qpnic_op_rights);
 
-    /* The table entry, the tokens and the checker's range are taken now;
-     * the NIC writes the entry when the request's turn comes in the SQ. */
+    /* The table entry, the tokens, the page table entries and the checker's
+     * ranges are taken now; the NIC writes the entry when the request's
+     * turn comes in the SQ. */
+    uint64_t va = base_va + first_byte_offset;
     pthread_mutex_lock(&ad->lock);
-    st = mr_take_entry_locked(ad, mr, base_va + first_byte_offset, dev, (uint32_t)len, access);
+    st = mr_take_entry_locked(ad, mr, va, (uint32_t)len, access);
+    if (st == NDK_STATUS_SUCCESS) {
+        st = freg_map_locked(ad, mr, page_list, used, first_byte_offset, &dev);
+        if (st != NDK_STATUS_SUCCESS)
+            mr_release_entry_locked(ad, mr); /* no region points at the entries */
+    }
     pthread_mutex_unlock(&ad->lock);
     if (st != NDK_STATUS_SUCCESS)
         return qpnic_post_fail(qp, st);
 
     uint32_t w[QPNIC_WQE_WORDS] = { 0 };
-    uint64_t va = base_va + first_byte_offset;
     QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_OPCODE, QPNIC_WQE_OP_FAST_REG);
     QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_FLAGS, flags & 0xFFFFu);
     QPNIC_FIELD_SET(w, QPNIC_WQE_FREG_LKEY, mr->lkey);

@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 515  // layout version 2.3 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline)
+`define QPNIC_VERSION_VALUE 516  // layout version 2.4 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -12,7 +12,10 @@
 `define QPNIC_MAX_NUM_CQ 256  // most completion queues a build can have: the CQ register block holds 256
 `define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num
 `define QPNIC_PD_BITS 16  // bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS)
-`define QPNIC_FREG_PAGE_BYTES 4096  // page size of ndk_fast_register's page list
+`define QPNIC_FREG_PAGE_BYTES 4096  // page size of ndk_fast_register's page list and of the page table; no DMA request of the NIC crosses a boundary of this many bytes (PCIe's rule too), so each lies in one page
+`define QPNIC_NUM_PT 256  // page table entries of the RTL default parameter NUM_PT (CAPS3 pt_entries): the pages all fast-registered regions map together
+`define QPNIC_PT_ADDR_BIT 63  // a device address with this bit set is a page-table address: its bits 12 and up name a page table entry, its low 12 bits the byte in that entry's page; the NIC translates it where its DMA requests leave the core (qpnic_page_table)
+`define QPNIC_PT_PFN_BITS 32  // bits of a page frame number (device address / FREG_PAGE_BYTES) in a page table entry: a fast-registered page lies below 2^44
 `define QPNIC_INDEX_BITS 16  // bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index)
 `define QPNIC_MAX_SGE 3  // scatter/gather entries a WQE holds
 `define QPNIC_WQE_BYTES 64  // bytes of one work queue entry (SQ and RQ)
@@ -225,7 +228,7 @@
 `define QPNIC_WQE_FREG_VA_HI_FLAT 127:96
 `define QPNIC_WQE_FREG_DMA_LO_WORD 4
 `define QPNIC_WQE_FREG_DMA_LO_WIDTH 32
-`define QPNIC_WQE_FREG_DMA_LO 31:0  // device address of its first byte, low word
+`define QPNIC_WQE_FREG_DMA_LO 31:0  // device address of its first byte, low word: a page-table address (PT_ADDR_BIT set, its first page table entry in bits 12 and up, first_byte_offset in bits 0..11)
 `define QPNIC_WQE_FREG_DMA_LO_FLAT 159:128
 `define QPNIC_WQE_FREG_DMA_HI_WORD 5
 `define QPNIC_WQE_FREG_DMA_HI_WIDTH 32
@@ -654,6 +657,13 @@
 `define QPNIC_CAPS2_MAX_INLINE 23:16  // inline bytes a request may carry (MAX_INLINE_BYTES)
 `define QPNIC_CAPS2_MAX_INLINE_FLAT 23:16
 
+// struct caps3 (1 words): Host register CAPS3: the page table of this build.
+`define QPNIC_CAPS3_WORDS 1
+`define QPNIC_CAPS3_PT_ENTRIES_WORD 0
+`define QPNIC_CAPS3_PT_ENTRIES_WIDTH 24
+`define QPNIC_CAPS3_PT_ENTRIES 23:0  // page table entries (NUM_PT): the most pages fast-registered regions map at once
+`define QPNIC_CAPS3_PT_ENTRIES_FLAT 23:0
+
 // struct status (1 words): Host register STATUS.
 `define QPNIC_STATUS_WORDS 1
 `define QPNIC_STATUS_FW_READY_WORD 0
@@ -828,6 +838,7 @@
 `define QPNIC_REG_CAPS0 16'h0008
 `define QPNIC_REG_CAPS1 16'h000C
 `define QPNIC_REG_CAPS2 16'h0018
+`define QPNIC_REG_CAPS3 16'h001C
 `define QPNIC_REG_STATUS 16'h0010
 `define QPNIC_REG_SCRATCH 16'h0014
 `define QPNIC_REG_CNT_DOORBELLS_LO 16'h0100
@@ -863,6 +874,8 @@
 `define QPNIC_REG_MR_ACCESS 16'h0220
 `define QPNIC_REG_MR_CMD 16'h0224
 `define QPNIC_REG_MR_PD 16'h0228
+`define QPNIC_REG_PT_IDX 16'h0230
+`define QPNIC_REG_PT_PFN 16'h0234
 
 // per-qp registers: Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP).
 `define QPNIC_QP_BASE 16'h4000

@@ -29,6 +29,17 @@ static ndk_status send_inv(e2e_pair *p, uint32_t inv)
     return s.status;
 }
 
+/* a WRITEs sge to addr under token; its completion must have status want. */
+static void write_expect(e2e_pair *p, void *ctx, const ndk_sge *g, uint64_t addr, uint32_t token,
+                         ndk_status want, const char *what)
+{
+    ndk_result_ex r;
+    EXPECT_STATUS(ndk_write(p->a.qp, ctx, g, 1, addr, token, 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p->a.icq, &r, 1, 10000) == 1, "%s never completed", what);
+    EXPECT(r.status == want, "%s: status %s, expected %s", what, ndk_status_str(r.status),
+           ndk_status_str(want));
+}
+
 /* b's receive completion, taken with plain ndk_get_cq_results only (C2). */
 static ndk_result plain_receive(e2e_pair *p)
 {
@@ -425,7 +436,8 @@ static void D7_seed_example_literally_with_fast_register(void)
 
 /* A region fast-registered by b (base_va of its own choosing, an offset
  * into the first page) is the target of a's WRITE and the source of a's
- * READ through its remote token; a non-contiguous page list is refused. */
+ * READ through its remote token; a page list with an unaligned page is
+ * refused. */
 static void fast_register_region_serves_write_and_read(void)
 {
     e2e_pair p;
@@ -437,8 +449,8 @@ static void fast_register_region_serves_write_and_read(void)
     const uint64_t base_va = 0x7000000000ull;
     ndk_mr *mr;
     EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
-    uint64_t gap[2] = { d0, d0 + 8192 };
-    EXPECT_STATUS(ndk_fast_register(p.b.qp, NULL, mr, 2, gap, 0, 4096, base_va, 0),
+    uint64_t unaligned[2] = { d0, d0 + 4096 + 8 };
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, NULL, mr, 2, unaligned, 0, 8000, base_va, 0),
                   NDK_STATUS_INVALID_PARAMETER);
     EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(70), mr, 3, list, 100, 8000, base_va,
                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ),
@@ -463,11 +475,141 @@ static void fast_register_region_serves_write_and_read(void)
            "the READ did not complete SUCCESS");
     EXPECT(memcmp(p.a.buf + 8192, p.a.buf, 6000) == 0, "the READ did not bring the region's bytes");
     /* past the region's end (100 + 8000): refused */
-    EXPECT_STATUS(ndk_write(p.a.qp, CTX(73), &g, 1, base_va + 100 + 7000, ndk_mr_remote_token(mr), 0),
-                  NDK_STATUS_SUCCESS);
-    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1, "the WRITE past the end never completed");
-    EXPECT_STATUS(r[0].status, NDK_STATUS_REMOTE_ACCESS_ERROR);
+    write_expect(&p, CTX(73), &g, base_va + 100 + 7000, ndk_mr_remote_token(mr),
+                 NDK_STATUS_REMOTE_ACCESS_ERROR, "the WRITE past the end");
     EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    ndk_free_dma(p.ad, block);
+    e2e_pair_close(&p);
+}
+
+/* The page list is a page table: b fast-registers four pages of a block of
+ * six in the order 3, 0, 5, 2 (1 and 4 not in the region), 100 bytes into
+ * the first and 50 short of the last. a WRITEs the whole region in one
+ * message: every byte must land in the page the list names for it, and no
+ * byte elsewhere changes (the DMA checker allows only the listed pages, so
+ * a request crossing from one page into its neighbour fails the test
+ * too). a READs it back; b SENDs a slice of it by its local token (the
+ * gather's side of the translation); one byte past the end is refused. */
+static void fast_register_scattered_pages_translate_every_access(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    void *block;
+    uint8_t *pages = e2e_pages(&p, 6, &block);
+    const uint32_t order[4] = { 3, 0, 5, 2 };
+    uint64_t list[4];
+    for (int i = 0; i < 4; i++)
+        list[i] = ndk_dma_address(p.ad, pages + order[i] * 4096u);
+    const uint32_t fbo = 100, len = 4 * 4096 - fbo - 50;
+    const uint64_t base_va = 0x5000000000ull;
+    ndk_mr *mr;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(80), mr, 4, list, fbo, len, base_va,
+                                    NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ),
+                  NDK_STATUS_SUCCESS);
+    ndk_result_ex r[2];
+    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
+           "the FastRegister of scattered pages did not complete SUCCESS");
+
+    e2e_fill(p.a.buf, len, 33);
+    ndk_sge g = e2e_sge(&p.a, 0, len);
+    write_expect(&p, CTX(81), &g, base_va + fbo, ndk_mr_remote_token(mr), NDK_STATUS_SUCCESS,
+                 "the WRITE over four scattered pages");
+    for (uint32_t pg = 0; pg < 6; pg++)
+        for (uint32_t off = 0; off < 4096; off++) {
+            int want = 0; /* a page outside the list, or a byte outside the region */
+            for (uint32_t i = 0; i < 4; i++) {
+                uint32_t at = i * 4096 + off; /* from the first listed page's start */
+                if (order[i] == pg && at >= fbo && at < fbo + len)
+                    want = p.a.buf[at - fbo];
+            }
+            uint8_t got = pages[pg * 4096 + off];
+            EXPECT(got == (uint8_t)want, "block page %u byte %u is 0x%02x, expected 0x%02x "
+                   "(list order 3,0,5,2; offset %u, length %u)", pg, off, got, want & 0xFF, fbo, len);
+        }
+
+    ndk_sge back = e2e_sge(&p.a, 32768, len);
+    EXPECT_STATUS(ndk_read(p.a.qp, CTX(82), &back, 1, base_va + fbo, ndk_mr_remote_token(mr), 0),
+                  NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
+           "the READ of the scattered region did not complete SUCCESS");
+    EXPECT(memcmp(p.a.buf + 32768, p.a.buf, len) == 0, "the READ did not bring the region back in order");
+
+    /* b sends 7000 bytes from region offset 3000 (pages 0, 1 and 2 of the
+     * list) by its local token into a's receive */
+    memset(p.a.buf + 16384, 0, 8192);
+    ndk_sge rcv = e2e_sge(&p.a, 16384, 8192);
+    EXPECT_STATUS(ndk_receive(p.a.qp, CTX(83), &rcv, 1), NDK_STATUS_SUCCESS);
+    ndk_sge from = { base_va + fbo + 3000, 7000, ndk_mr_local_token(mr) };
+    EXPECT_STATUS(ndk_send(p.b.qp, CTX(84), &from, 1, 0), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
+           "the SEND from the scattered region did not complete SUCCESS");
+    EXPECT(e2e_poll(p.a.rcq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS &&
+           r[0].bytes_transferred == 7000, "a's receive of the SEND: status %s, %u bytes",
+           ndk_status_str(r[0].status), r[0].bytes_transferred);
+    EXPECT(memcmp(p.a.buf + 16384, p.a.buf + 3000, 7000) == 0,
+           "the SEND did not gather the region's bytes 3000..9999 through the page list");
+
+    ndk_sge one = e2e_sge(&p.a, 0, 1);
+    write_expect(&p, CTX(85), &one, base_va + fbo + len, ndk_mr_remote_token(mr),
+                 NDK_STATUS_REMOTE_ACCESS_ERROR, "the WRITE one byte past the end");
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    ndk_free_dma(p.ad, block);
+    e2e_pair_close(&p);
+}
+
+/* The page table is shared by every fast-registered region: a region that
+ * takes every entry (one page listed max_fr_pages times: a page list may
+ * repeat a page) leaves none for the next, which fails inline with
+ * INSUFFICIENT_RESOURCES and stays unregistered; a list longer than the
+ * table fails the same way; destroying the first region gives its entries
+ * back. */
+static void fast_register_page_table_runs_out_and_comes_back(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_adapter_info info;
+    EXPECT_STATUS(ndk_query_adapter_info(p.ad, &info), NDK_STATUS_SUCCESS);
+    EXPECT(info.max_fr_pages >= 16, "max_fr_pages is %u", info.max_fr_pages);
+    void *block;
+    uint8_t *pages = e2e_pages(&p, 1, &block);
+    uint32_t n = info.max_fr_pages;
+    uint64_t *list = malloc((n + 1) * sizeof *list);
+    EXPECT(list != NULL, "malloc of the page list");
+    for (uint32_t i = 0; i <= n; i++)
+        list[i] = ndk_dma_address(p.ad, pages);
+    ndk_mr *big, *small;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &big), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_create_mr(p.pd, &small), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, NULL, small, n + 1, list, 0, (size_t)(n + 1) * 4096u,
+                                    0x1000000, NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+                  NDK_STATUS_INSUFFICIENT_RESOURCES);
+    EXPECT(ndk_mr_local_token(small) == 0, "a refused FastRegister left the MR registered");
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(90), big, n, list, 0, (size_t)n * 4096u, 0x1000000,
+                                    NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ),
+                  NDK_STATUS_SUCCESS);
+    ndk_result_ex r[2];
+    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
+           "the FastRegister of %u entries did not complete SUCCESS", n);
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, NULL, small, 1, list, 0, 4096, 0x1000000,
+                                    NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+                  NDK_STATUS_INSUFFICIENT_RESOURCES);
+    EXPECT(ndk_mr_local_token(small) == 0, "a refused FastRegister left the MR registered");
+    /* the last entry of the big region maps the one page too: a WRITE at
+     * its last byte lands on the page's last byte */
+    p.a.buf[0] = 0x5A;
+    ndk_sge one = e2e_sge(&p.a, 0, 1);
+    write_expect(&p, CTX(91), &one, 0x1000000 + (uint64_t)n * 4096u - 1, ndk_mr_remote_token(big),
+                 NDK_STATUS_SUCCESS, "the WRITE through the table's last entry");
+    EXPECT(pages[4095] == 0x5A, "the WRITE through entry %u did not land on the page's last byte", n - 1);
+    EXPECT_STATUS(ndk_destroy_mr(big), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(92), small, 1, list, 0, 4096, 0x1000000,
+                                    NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
+                  NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
+           "the FastRegister after the destroy did not complete SUCCESS");
+    EXPECT_STATUS(ndk_destroy_mr(small), NDK_STATUS_SUCCESS);
+    free(list);
     ndk_free_dma(p.ad, block);
     e2e_pair_close(&p);
 }
@@ -488,6 +630,9 @@ int main(int argc, char **argv)
         { "V1_prepared_post_posted_many_times", V1_prepared_post_posted_many_times },
         { "D7_seed_example_literally_with_fast_register", D7_seed_example_literally_with_fast_register },
         { "fast_register_region_serves_write_and_read", fast_register_region_serves_write_and_read },
+        { "fast_register_scattered_pages_translate_every_access",
+          fast_register_scattered_pages_translate_every_access },
+        { "fast_register_page_table_runs_out_and_comes_back", fast_register_page_table_runs_out_and_comes_back },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

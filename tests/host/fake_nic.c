@@ -152,6 +152,7 @@ fake_nic *fake_new(size_t dma_bytes)
     f->regs[QPNIC_REG_CAPS0 / 4] = c0;
     f->regs[QPNIC_REG_CAPS1 / 4] = c1;
     f->regs[QPNIC_REG_CAPS2 / 4] = c2;
+    f->regs[QPNIC_REG_CAPS3 / 4] = QPNIC_FIELD(QPNIC_CAPS3_PT_ENTRIES, QPNIC_NUM_PT);
     f->regs[QPNIC_REG_STATUS / 4] = QPNIC_FIELD(QPNIC_STATUS_FW_READY, 1);
     return f;
 }

@@ -5,8 +5,10 @@
 //   - memory after the trial equals memory before, except the segments'
 //     first bytes, which hold the stream's first `total` bytes in order
 //     (so nothing lands beyond a segment or past `total`);
-//   - every DMA write has 1..MAX_DMA_BYTES bytes, lies inside one segment,
-//     and carries exactly its length in kept bytes with last on its end;
+//   - every DMA write has 1..MAX_DMA_BYTES bytes, lies inside one segment
+//     and inside one FREG_PAGE_BYTES page (half the trials start just
+//     below a page boundary), and carries exactly its length in kept bytes
+//     with last on its end;
 //   - the whole stream is consumed, and done pulses once, after its last.
 // Usage: tb_qpnic_scatter [seed] [trials]; the seed is printed.
 #include "Vqpnic_scatter.h"
@@ -34,7 +36,7 @@ static void trial(int t) {
     uint32_t len[MAX_SGE] = {0};
     uint32_t sum = 0;
     int nseg = 1 + rnd(MAX_SGE);
-    uint32_t cursor = 64 + rnd(64);
+    uint32_t cursor = rnd(2) ? 64 + rnd(64) : QPNIC_FREG_PAGE_BYTES - 1 - rnd(600);
     for (int i = 0; i < nseg; i++) {
         uint32_t l = rnd(5) == 0 ? 0 : 1 + rnd(rnd(3) == 0 ? 1500 : 40);
         addr[i] = cursor;
@@ -126,6 +128,9 @@ static void trial(int t) {
                 if (len[i] && w_addr >= addr[i] && w_addr + w_len <= addr[i] + len[i]) inside = true;
             CHECK(inside, "trial %d: write 0x%llx+%u not inside one segment", t,
                   (unsigned long long)w_addr, w_len);
+            CHECK(w_addr / QPNIC_FREG_PAGE_BYTES == (w_addr + w_len - 1) / QPNIC_FREG_PAGE_BYTES,
+                  "trial %d: write 0x%llx+%u crosses a %u-byte page boundary", t,
+                  (unsigned long long)w_addr, w_len, QPNIC_FREG_PAGE_BYTES);
             in_write = true;
             w_got = 0;
             writes++;

@@ -125,6 +125,8 @@ typedef struct {
     uint32_t fetch_burst_wqes;  /* WQEs the NIC fetches in one DMA read at most (D8) */
     uint64_t max_message_bytes; /* largest message (sum of SGE lengths) */
     uint64_t dma_bytes;         /* size of the memory ndk_alloc_dma hands out from */
+    uint32_t max_fr_pages;      /* pages all fast-registered regions map together (the
+                                 * NIC's page table: 4096 in the simulator's build) */
 } ndk_adapter_info;
 
 /* Hardware counters, read from the NIC (DESIGN.md "Measuring"). */
@@ -502,12 +504,17 @@ NDK_API ndk_status ndk_invalidate(ndk_qp *qp, void *ctx, uint32_t token, uint32_
  * flags (NDK_OP_FLAG_ALLOW_*: REMOTE_WRITE is 0x30 and includes
  * LOCAL_WRITE; its bit 0x20 alone is INVALID_PARAMETER), with
  * SILENT_SUCCESS, READ_FENCE, DEFER.
- * Today the pages must follow each other in device memory (one entry maps
- * one contiguous range; per-region page tables are still to come):
- * otherwise INVALID_PARAMETER, as for unaligned pages, len beyond the
- * pages, pages outside DMA memory, an MR of another PD or adapter; an MR
- * already registered: INVALID_DEVICE_STATE. An inline failure hands over
- * the held chain first (D5) and produces no completion (D3). */
+ * The pages may lie anywhere in DMA memory, in any order: the NIC
+ * translates every access to the region through its page table, one entry
+ * per page the region touches (ceil((first_byte_offset + len) / 4096) of
+ * them; page_list entries past those are not read). The entries are taken
+ * from the table when the call is made and given back by ndk_destroy_mr.
+ * INVALID_PARAMETER: a page not 4096-aligned, outside DMA memory, len 0 or
+ * beyond the pages, first_byte_offset >= 4096, an MR of another PD or
+ * adapter; INSUFFICIENT_RESOURCES: no run of that many free entries in the
+ * table (info.max_fr_pages in all); an MR already registered:
+ * INVALID_DEVICE_STATE. An inline failure hands over the held chain first
+ * (D5) and produces no completion (D3). */
 NDK_API ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_count,
                                      const uint64_t *page_list, uint32_t first_byte_offset,
                                      size_t len, uint64_t base_va, uint32_t flags);

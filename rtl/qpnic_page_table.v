@@ -1,0 +1,104 @@
+// qpnic_page_table: the page table of fast-registered regions, and the
+// translation of one DMA request channel through it.
+//
+// A region registered by a FAST_REG maps pages that need not follow each
+// other in host memory. The driver gives it a run of page table entries
+// (one per FREG_PAGE_BYTES page, each a page frame number written through
+// PT_IDX / PT_PFN) and makes the region's device address a page-table
+// address: bit PT_ADDR_BIT set, the run's first entry in bits 12 and up,
+// first_byte_offset in bits 0..11. Every check and every address step in
+// the engines works on that address as on any other (an offset into the
+// region moves it across entries as it moves across pages), and no engine
+// issues a request that crosses a FREG_PAGE_BYTES boundary (qpnic_gather,
+// qpnic_scatter), so each request lies in one entry's page. Here, where the
+// request leaves the core, its address is translated:
+//
+//   addr[PT_ADDR_BIT] == 1:  { entry[addr[12 +: AW]], addr[11:0] }
+//   otherwise:               addr, unchanged
+//
+// One register stage on the channel (valid/ready, no bubble while the
+// carrier takes a request every cycle): the entry is read from block RAM
+// as the request enters it. qpnic_core has one instance per DMA channel,
+// written together: each channel reads its own copy.
+//
+// Nothing checks here: a page-table address reaches this point only from a
+// region entry whose check passed, inside the region, so its entry lies in
+// the region's run. Bits between 12 + AW and PT_ADDR_BIT are ignored.
+//
+// Parameters
+//   NUM_PT   page table entries (CAPS3 pt_entries)
+// Ports
+//   clk, rst                     clock, synchronous active-high reset
+//   pt_wr_en, pt_wr_idx, pt_wr_pfn   write an entry (an index >= NUM_PT is
+//                                ignored)
+//   in_*                         the request from the channel's arbiter
+//   out_*                        the request to the carrier, translated
+//   idle                         no request held
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_page_table #(
+    parameter NUM_PT = `QPNIC_NUM_PT
+) (
+    input  wire        clk,
+    input  wire        rst,
+
+    input  wire                           pt_wr_en,
+    input  wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_wr_idx,
+    input  wire [`QPNIC_PT_PFN_BITS-1:0]  pt_wr_pfn,
+
+    input  wire        in_valid,
+    output wire        in_ready,
+    input  wire [63:0] in_addr,
+    input  wire [15:0] in_len,
+
+    output wire        out_valid,
+    input  wire        out_ready,
+    output wire [63:0] out_addr,
+    output wire [15:0] out_len,
+
+    output wire        idle
+);
+    localparam AW  = (NUM_PT > 1) ? $clog2(NUM_PT) : 1;
+    localparam PFN = `QPNIC_PT_PFN_BITS;
+    localparam IW  = `QPNIC_CAPS3_PT_ENTRIES_WIDTH;
+    localparam [IW:0] NUM_PT_V = NUM_PT[IW:0];
+
+    wire          in_fire = in_valid && in_ready;
+    wire [PFN-1:0] pfn;
+    wire          ram_busy;   // never, with CLEAR 0; idle follows it all the same
+
+    // CLEAR 0: an entry is read only through a region whose run the driver
+    // wrote before posting its FAST_REG.
+    qpnic_ram_sdp #(.WIDTH(PFN), .AW(AW), .CLEAR(0)) entries (
+        .clk(clk), .rst(rst), .busy(ram_busy),
+        .wr_en(pt_wr_en && ({1'b0, pt_wr_idx} < NUM_PT_V)),
+        .wr_addr(pt_wr_idx[AW-1:0]), .wr_data(pt_wr_pfn),
+        .rd_en(in_fire), .rd_addr(in_addr[12 +: AW]), .rd_data(pfn)
+    );
+
+    reg        held;
+    reg [63:0] h_addr;
+    reg [15:0] h_len;
+
+    assign in_ready  = !held || out_ready;
+    assign out_valid = held;
+    assign out_len   = h_len;
+    assign out_addr  = h_addr[`QPNIC_PT_ADDR_BIT]
+                     ? {{(64 - 12 - PFN){1'b0}}, pfn, h_addr[11:0]}
+                     : h_addr;
+    assign idle      = !held && !ram_busy;
+
+    always @(posedge clk) begin
+        if (rst)
+            held <= 1'b0;
+        else if (in_ready)
+            held <= in_valid;
+        if (in_fire) begin
+            h_addr <= in_addr;
+            h_len  <= in_len;
+        end
+    end
+endmodule
+
+`default_nettype wire
