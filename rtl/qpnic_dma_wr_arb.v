@@ -77,25 +77,17 @@ module qpnic_dma_wr_arb #(
         .xfer_done(xfer_done), .owner(owner), .in_xfer(in_xfer),
         .cnt_valid(cnt_valid), .cnt_bytes(cnt_bytes), .idle(idle));
 
-    // The data beats pass from the owner to the carrier only.
+    // The data beats pass from the owner to the carrier only (an indexed
+    // select, as in qpnic_dma_req_arb; owner < N always).
     integer k;
     always @* begin
+        m_dat_data  = s_dat_data[owner*32 +: 32];
+        m_dat_keep  = s_dat_keep[owner*4 +: 4];
+        m_dat_last  = s_dat_last[owner];
+        m_dat_valid = in_xfer && s_dat_valid[owner];
         s_dat_ready = {N{1'b0}};
-        m_dat_valid = 1'b0;
-        m_dat_data  = 32'd0;
-        m_dat_keep  = 4'd0;
-        m_dat_last  = 1'b0;
-        for (k = 0; k < N; k = k + 1) begin
-            if (owner == k[IW-1:0]) begin
-                m_dat_data = s_dat_data[k*32 +: 32];
-                m_dat_keep = s_dat_keep[k*4 +: 4];
-                m_dat_last = s_dat_last[k];
-                if (in_xfer) begin
-                    m_dat_valid    = s_dat_valid[k];
-                    s_dat_ready[k] = m_dat_ready;
-                end
-            end
-        end
+        for (k = 0; k < N; k = k + 1)
+            if (owner == k[IW-1:0] && in_xfer) s_dat_ready[k] = m_dat_ready;
     end
 endmodule
 

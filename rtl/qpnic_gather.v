@@ -63,7 +63,12 @@ module qpnic_gather #(
     reg [1:0]            state;
     reg [MAX_SGE*64-1:0] seg_addr;
     reg [MAX_SGE*32-1:0] seg_len;
-    reg [7:0]            seg_i;
+    // A segment's number: as narrow as MAX_SGE allows, so that selecting its
+    // address and length is a MAX_SGE-way multiplexer (an 8-bit number made
+    // Yosys build a shifter over all three segments).
+    localparam SIW = (MAX_SGE > 1) ? $clog2(MAX_SGE) : 1;
+    localparam [SIW-1:0] LAST_SEG = MAX_SGE - 1;
+    reg [SIW-1:0]        seg_i;
     reg [63:0]           cur_addr;
     reg [31:0]           cur_rem;
     reg                  cur_loaded;
@@ -139,7 +144,7 @@ module qpnic_gather #(
             state       <= S_IDLE;
             seg_addr    <= 0;
             seg_len     <= 0;
-            seg_i       <= 8'd0;
+            seg_i       <= {SIW{1'b0}};
             cur_addr    <= 64'd0;
             cur_rem     <= 32'd0;
             cur_loaded  <= 1'b0;
@@ -158,7 +163,7 @@ module qpnic_gather #(
                 if (start_valid) begin
                     seg_addr   <= start_addr;
                     seg_len    <= start_len;
-                    seg_i      <= 8'd0;
+                    seg_i      <= {SIW{1'b0}};
                     cur_loaded <= 1'b0;
                     state      <= S_NEXT;
                 end
@@ -168,10 +173,10 @@ module qpnic_gather #(
                     cur_rem    <= seg_len[seg_i*32 +: 32];
                     cur_loaded <= 1'b1;
                 end else if (cur_rem == 32'd0) begin
-                    if ({24'd0, seg_i} >= MAX_SGE - 1)
+                    if (seg_i == LAST_SEG)
                         state <= S_IDLE;  // an empty job: nothing to send
                     else begin
-                        seg_i      <= seg_i + 8'd1;
+                        seg_i      <= seg_i + 1'b1;
                         cur_loaded <= 1'b0;
                     end
                 end else begin

@@ -71,7 +71,9 @@ module qpnic_scatter #(
     reg [2:0]            state;
     reg [MAX_SGE*64-1:0] seg_addr;
     reg [MAX_SGE*32-1:0] seg_len;
-    reg [7:0]            seg_i;       // segment being written
+    // segment being written: as narrow as MAX_SGE allows (see qpnic_gather)
+    localparam SIW = (MAX_SGE > 1) ? $clog2(MAX_SGE) : 1;
+    reg [SIW-1:0]        seg_i;
     reg [63:0]           cur_addr;    // next byte's address in that segment
     reg [31:0]           cur_rem;     // bytes left in that segment
     reg                  cur_loaded;  // cur_addr/cur_rem hold segment seg_i
@@ -157,7 +159,7 @@ module qpnic_scatter #(
             state      <= S_IDLE;
             seg_addr   <= 0;
             seg_len    <= 0;
-            seg_i      <= 8'd0;
+            seg_i      <= {SIW{1'b0}};
             cur_addr   <= 64'd0;
             cur_rem    <= 32'd0;
             cur_loaded <= 1'b0;
@@ -175,7 +177,7 @@ module qpnic_scatter #(
                 if (start_valid) begin
                     seg_addr   <= start_addr;
                     seg_len    <= start_len;
-                    seg_i      <= 8'd0;
+                    seg_i      <= {SIW{1'b0}};
                     total_rem  <= start_total;
                     used       <= 4'd0;
                     seen_last  <= 1'b0;
@@ -205,7 +207,7 @@ module qpnic_scatter #(
                     cur_rem    <= seg_len[seg_i*32 +: 32];
                     cur_loaded <= 1'b1;
                 end else if (cur_rem == 32'd0) begin
-                    seg_i      <= seg_i + 8'd1;
+                    seg_i      <= seg_i + 1'b1;
                     cur_loaded <= 1'b0;
                 end else begin
                     chunk_len <= next_len;

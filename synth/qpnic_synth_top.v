@@ -38,6 +38,7 @@ module qpnic_synth_top #(
     parameter NUM_QP = 8,
     parameter NUM_CQ = 8,
     parameter NUM_MR = 16,
+    parameter NUM_PT = `QPNIC_NUM_PT,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex"
 ) (
@@ -83,7 +84,7 @@ module qpnic_synth_top #(
     wire        idle;
 
     qpnic_core #(
-        .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR),
+        .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX)
     ) core (
         .clk(clk), .rst(rst),

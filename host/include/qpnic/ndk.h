@@ -466,7 +466,12 @@ NDK_API ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32
  * looked at; their addresses are this process's pointers). The request
  * takes one SQ slot for up to 44 bytes and one more for each further 60
  * (three at most); the NIC reads the bytes from the SQ. Above max_inline:
- * INVALID_PARAMETER. */
+ * INVALID_PARAMETER.
+ * Receiver not ready (V8): a send that finds no receive posted at the peer
+ * writes nothing there and completes RECEIVER_NOT_READY, and its QP goes
+ * to ERROR (later requests complete CANCELLED). qpnic does not retry it
+ * yet: an RNR retry with a timer needs the sequence numbers and go-back-N
+ * retransmission of the wire (a later issue). Post receives first. */
 NDK_API ndk_status ndk_send(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
                             uint32_t flags);
 
