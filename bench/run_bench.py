@@ -458,7 +458,10 @@ def frsend_section(data):
             "then one Send of 64 bytes gathered through the last region registered. N+1 requests, one "
             "doorbell; the NIC writes each token table entry in SQ order, so the Send finds its region "
             "valid. Per-request figures divide by N+1; *cycles/chain* is the NIC's cycles per doorbell. "
-            "Fetch reads include the Send's receive (one RQ WQE read per chain).", "",
+            "Fetch reads include the Send's receive (one RQ WQE read per chain). Each FastRegister "
+            "also writes its page table entry before it is posted (two register writes, `PT_IDX` and "
+            "`PT_PFN`: a post costs the host more than a plain request's), and the Send's gather reads "
+            "through the page table (one cycle more on that DMA read).", "",
             cmd_block(data, "frsend_bw", "frsend_lat"), "",
             table(["N", "requests/chain", "doorbells/op", "1/(N+1)", "fetch reads/op (thr.)",
                    "fetch reads/op (lat.)", "cycles/op (thr.)", "cycles/chain (thr.)", "cycles/chain (lat.)",

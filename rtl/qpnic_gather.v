@@ -155,18 +155,19 @@ module qpnic_gather #(
         end else begin
             fits <= 1'b0;   // unless the state sets it below
             case (state)
-            S_IDLE:
+            S_IDLE: begin
                 // The job is latched whole and nothing is computed from the
                 // client's inputs: its first read is chosen in S_NEXT from
                 // these registers (a job's first read straight from them
-                // made the 85F's worst path, runs 18 and 19).
-                if (start_valid) begin
-                    seg_addr   <= start_addr;
-                    seg_len    <= start_len;
-                    seg_i      <= {SIW{1'b0}};
-                    cur_loaded <= 1'b0;
-                    state      <= S_NEXT;
-                end
+                // made the 85F's worst path, runs 18 and 19). They take the
+                // inputs every idle cycle, so only the state hangs off
+                // start_valid (the registers' enable from it made run 23's).
+                seg_addr   <= start_addr;
+                seg_len    <= start_len;
+                seg_i      <= {SIW{1'b0}};
+                cur_loaded <= 1'b0;
+                if (start_valid) state <= S_NEXT;
+            end
             S_NEXT:
                 if (!cur_loaded) begin
                     cur_addr   <= seg_addr[seg_i*64 +: 64];

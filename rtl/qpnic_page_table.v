@@ -16,10 +16,14 @@
 //   addr[PT_ADDR_BIT] == 1:  { entry[addr[12 +: AW]], addr[11:0] }
 //   otherwise:               addr, unchanged
 //
-// One register stage on the channel (valid/ready, no bubble while the
-// carrier takes a request every cycle): the entry is read from block RAM
-// as the request enters it. qpnic_core has one instance per DMA channel,
-// written together: each channel reads its own copy.
+// A page-table address takes one register stage: the entry is read from
+// block RAM as the request enters it, and the request leaves the cycle
+// after, translated. Any other request passes straight through while the
+// stage holds nothing (a region registered with ndk_register_mr, the
+// rings, the CQEs cost no cycle), and through the register behind a held
+// one, so requests leave in the order they came. No bubble while the
+// carrier takes a request every cycle. qpnic_core has one instance per
+// DMA channel, written together: each channel reads its own copy.
 //
 // Nothing checks here: a page-table address reaches this point only from a
 // region entry whose check passed, inside the region, so its entry lies in
@@ -65,6 +69,11 @@ module qpnic_page_table #(
     localparam [IW:0] NUM_PT_V = NUM_PT[IW:0];
 
     wire          in_fire = in_valid && in_ready;
+    wire          in_pt   = in_addr[`QPNIC_PT_ADDR_BIT];
+    reg           held;
+    // a request the register takes: any while one is held (behind it), a
+    // page-table address when none is
+    wire          take    = in_fire && (held || in_pt);
     wire [PFN-1:0] pfn;
     wire          ram_busy;   // never, with CLEAR 0; idle follows it all the same
 
@@ -74,27 +83,26 @@ module qpnic_page_table #(
         .clk(clk), .rst(rst), .busy(ram_busy),
         .wr_en(pt_wr_en && ({1'b0, pt_wr_idx} < NUM_PT_V)),
         .wr_addr(pt_wr_idx[AW-1:0]), .wr_data(pt_wr_pfn),
-        .rd_en(in_fire), .rd_addr(in_addr[12 +: AW]), .rd_data(pfn)
+        .rd_en(take), .rd_addr(in_addr[12 +: AW]), .rd_data(pfn)
     );
 
-    reg        held;
     reg [63:0] h_addr;
     reg [15:0] h_len;
 
-    assign in_ready  = !held || out_ready;
-    assign out_valid = held;
-    assign out_len   = h_len;
-    assign out_addr  = h_addr[`QPNIC_PT_ADDR_BIT]
-                     ? {{(64 - 12 - PFN){1'b0}}, pfn, h_addr[11:0]}
+    assign in_ready  = held ? out_ready : (in_pt || out_ready);
+    assign out_valid = held || (in_valid && !in_pt);
+    assign out_len   = held ? h_len : in_len;
+    assign out_addr  = !held ? in_addr
+                     : h_addr[`QPNIC_PT_ADDR_BIT] ? {{(64 - 12 - PFN){1'b0}}, pfn, h_addr[11:0]}
                      : h_addr;
     assign idle      = !held && !ram_busy;
 
     always @(posedge clk) begin
         if (rst)
             held <= 1'b0;
-        else if (in_ready)
-            held <= in_valid;
-        if (in_fire) begin
+        else if (!held || out_ready)
+            held <= take;
+        if (take) begin
             h_addr <= in_addr;
             h_len  <= in_len;
         end

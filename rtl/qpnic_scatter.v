@@ -173,15 +173,17 @@ module qpnic_scatter #(
             S_IDLE:
                 // the job only goes into registers here: nothing is
                 // computed from the start_* inputs (they come from the
-                // requester's or responder's own decisions of this cycle)
-                if (start_valid) begin
+                // requester's or responder's own decisions of this cycle).
+                // They take the inputs every idle cycle, so only the state
+                // hangs off start_valid (see qpnic_gather).
+                begin
                     seg_addr   <= start_addr;
                     seg_len    <= start_len;
                     seg_i      <= {SIW{1'b0}};
                     total_rem  <= start_total;
                     used       <= 4'd0;
                     seen_last  <= 1'b0;
-                    state      <= S_FIRST;
+                    if (start_valid) state <= S_FIRST;
                 end
             S_FIRST: begin
                 // segment 0 is loaded whatever comes next (S_NEXT would load

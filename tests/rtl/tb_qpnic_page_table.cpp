@@ -2,11 +2,13 @@
 // of one DMA request channel through the page table (default build:
 // NUM_PT entries).
 //
-// A page-table address (bit PT_ADDR_BIT set) leaves as its entry's page
-// frame and its own low 12 bits; any other address leaves unchanged; the
-// stage holds a request while the carrier is not ready (translation and
-// length stable), passes one request a cycle when it is, and ignores entry
-// writes at or above NUM_PT.
+// A page-table address (bit PT_ADDR_BIT set) leaves the cycle after it
+// entered, as its entry's page frame and its own low 12 bits; any other
+// address leaves unchanged, in the cycle it comes while nothing is held
+// and behind a held request otherwise (order kept); the stage holds a
+// request while the carrier is not ready (translation and length stable),
+// passes one request a cycle when it is, and ignores entry writes at or
+// above NUM_PT.
 #include <cinttypes>
 #include <memory>
 
@@ -74,12 +76,26 @@ void test_translate(Tb &t) {
     t.send(PT | (6ull << 12) | 0x0000, 512);
     t.expect(0x00777ull << 12, 512, "entry 6");
     tb_tick(t.m.get());
-    t.send(0x0000000012345FC0ull, 16);
-    t.expect(0x0000000012345FC0ull, 16, "a plain device address");
-    tb_tick(t.m.get());
     t.m->clk = 0;
     t.m->eval();
     CHECK(!t.m->out_valid && t.m->idle, "a request left twice, or the stage is not idle");
+    // a plain address with nothing held: through in the same cycle, the
+    // carrier's ready passed back
+    t.m->in_valid = 1;
+    t.m->in_addr = 0x0000000012345FC0ull;
+    t.m->in_len = 16;
+    t.expect(0x0000000012345FC0ull, 16, "a plain device address, same cycle");
+    CHECK(t.m->in_ready, "a plain address not taken while the carrier is ready");
+    t.m->out_ready = 0;
+    t.m->eval();
+    CHECK(t.m->out_valid && !t.m->in_ready, "a plain address taken while the carrier is not ready");
+    t.m->out_ready = 1;
+    t.m->clk = 1;
+    t.m->eval();
+    t.m->in_valid = 0;
+    t.m->clk = 0;
+    t.m->eval();
+    CHECK(!t.m->out_valid && t.m->idle, "a plain request was held after it passed");
     PASS("page_table_translates_entries_and_passes_plain_addresses");
 }
 
@@ -111,6 +127,28 @@ void test_backpressure(Tb &t) {
     PASS("page_table_holds_under_backpressure");
 }
 
+// A plain request right behind a page-table one waits for it: the order of
+// a channel's requests is kept.
+void test_order(Tb &t) {
+    t.reset();
+    t.write(7, 0x3C3C3);
+    t.send(PT | (7ull << 12) | 0x20, 32);
+    t.m->in_valid = 1;
+    t.m->in_addr = 0x40000;
+    t.m->in_len = 8;
+    t.expect((0x3C3C3ull << 12) | 0x20, 32, "the page-table request first");
+    CHECK(t.m->in_ready, "the plain request not taken behind the leaving one");
+    t.m->clk = 1;
+    t.m->eval();
+    t.m->in_valid = 0;
+    t.expect(0x40000, 8, "the plain request second");
+    tb_tick(t.m.get());
+    t.m->clk = 0;
+    t.m->eval();
+    CHECK(!t.m->out_valid, "a request left twice");
+    PASS("page_table_keeps_the_order_of_requests");
+}
+
 void test_out_of_range_write(Tb &t) {
     t.reset();
     t.write(3, 0x11111);
@@ -127,6 +165,7 @@ int main(int argc, char **argv) {
     Tb t;
     test_translate(t);
     test_backpressure(t);
+    test_order(t);
     test_out_of_range_write(t);
     return 0;
 }
