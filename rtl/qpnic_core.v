@@ -39,7 +39,11 @@
 //                                     blocks, which their tables answer);
 //                                     mmio_ready stays low until then
 //   dmar_req_*, dmar_rsp_*            DMA read channel
-//   dmaw_req_*, dmaw_dat_*            DMA write channel
+//   dmaw_req_*, dmaw_dat_*            DMA write channel; the carrier takes
+//                                     a write's data beats only after it
+//                                     took the write's request (the data
+//                                     may be offered first: a page-table
+//                                     request waits a cycle in rd_pt/wr_pt)
 //   ntf_valid/ready, ntf_data         notifications (struct notify)
 //   idle                              nothing in flight: no MMIO, DMA, event
 //                                     or notification pending, every engine

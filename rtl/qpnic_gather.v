@@ -84,13 +84,10 @@ module qpnic_gather #(
             if (k > seg_i && seg_len[k*32 +: 32] != 32'd0) later_zero = 1'b0;
     end
 
-    // The next read: min(bytes left in the segment, MAX_DMA_BYTES, bytes to
-    // the next FREG_PAGE_BYTES boundary). No read crosses a page boundary,
-    // so a page-table address stays in one entry's page (qpnic_page_table).
-    localparam [12:0] PAGE = `QPNIC_FREG_PAGE_BYTES;
-    wire [12:0] page_left  = PAGE - {1'b0, cur_addr[11:0]};
-    wire [15:0] dma_lim    = ({3'd0, page_left} < MAX_DMA_BYTES[15:0]) ? {3'd0, page_left}
-                                                                       : MAX_DMA_BYTES[15:0];
+    // The next read: min(bytes left in the segment, dma_room: MAX_DMA_BYTES
+    // and no page boundary crossed).
+    `include "qpnic_dma_room.vh"
+    wire [15:0] dma_lim    = dma_room(cur_addr[`QPNIC_FREG_PAGE_SHIFT-1:0]);
     wire [15:0] next_len   = (cur_rem < {16'd0, dma_lim}) ? cur_rem[15:0] : dma_lim;
     // count_max, the most words the sink may hold for a read of chunk_len
     // bytes to fit (SINK_WORDS minus the read's words), is a register set

@@ -65,6 +65,7 @@ module qpnic_page_table #(
 );
     localparam AW  = (NUM_PT > 1) ? $clog2(NUM_PT) : 1;
     localparam PFN = `QPNIC_PT_PFN_BITS;
+    localparam PS  = `QPNIC_FREG_PAGE_SHIFT;   // the byte in a page: addr[PS-1:0]
     localparam IW  = `QPNIC_CAPS3_PT_ENTRIES_WIDTH;
     localparam [IW:0] NUM_PT_V = NUM_PT[IW:0];
 
@@ -83,7 +84,7 @@ module qpnic_page_table #(
         .clk(clk), .rst(rst), .busy(ram_busy),
         .wr_en(pt_wr_en && ({1'b0, pt_wr_idx} < NUM_PT_V)),
         .wr_addr(pt_wr_idx[AW-1:0]), .wr_data(pt_wr_pfn),
-        .rd_en(take), .rd_addr(in_addr[12 +: AW]), .rd_data(pfn)
+        .rd_en(take), .rd_addr(in_addr[PS +: AW]), .rd_data(pfn)
     );
 
     reg [63:0] h_addr;
@@ -93,7 +94,7 @@ module qpnic_page_table #(
     assign out_valid = held || (in_valid && !in_pt);
     assign out_len   = held ? h_len : in_len;
     assign out_addr  = !held ? in_addr
-                     : h_addr[`QPNIC_PT_ADDR_BIT] ? {{(64 - 12 - PFN){1'b0}}, pfn, h_addr[11:0]}
+                     : h_addr[`QPNIC_PT_ADDR_BIT] ? {{(64 - PS - PFN){1'b0}}, pfn, h_addr[PS-1:0]}
                      : h_addr;
     assign idle      = !held && !ram_busy;
 

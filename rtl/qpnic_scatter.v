@@ -112,27 +112,23 @@ module qpnic_scatter #(
     wire [15:0] take_n    = {13'd0, popcount4(take_mask)};
 
     // The next write's length: min(bytes left in the segment, bytes left to
-    // write, MAX_DMA_BYTES, bytes to the next FREG_PAGE_BYTES boundary of
-    // addr). No write crosses a page boundary, so a page-table address
-    // stays in one entry's page (qpnic_page_table).
-    localparam [12:0] PAGE = `QPNIC_FREG_PAGE_BYTES;
-    function [15:0] write_len(input [31:0] seg_rem, input [31:0] total, input [11:0] addr);
+    // write, dma_room: MAX_DMA_BYTES and no page boundary crossed).
+    `include "qpnic_dma_room.vh"
+    localparam PS = `QPNIC_FREG_PAGE_SHIFT;
+    function [15:0] write_len(input [31:0] seg_rem, input [31:0] total, input [PS-1:0] addr_lo);
         reg [31:0] lim;
-        reg [12:0] page_left;
         reg [15:0] dma_lim;
         begin
-            page_left = PAGE - {1'b0, addr};
-            dma_lim   = ({3'd0, page_left} < MAX_DMA_BYTES[15:0]) ? {3'd0, page_left}
-                                                                  : MAX_DMA_BYTES[15:0];
+            dma_lim   = dma_room(addr_lo);
             lim       = (seg_rem < total) ? seg_rem : total;
             write_len = (lim < {16'd0, dma_lim}) ? lim[15:0] : dma_lim;
         end
     endfunction
-    wire [15:0] next_len  = write_len(cur_rem, total_rem, cur_addr[11:0]);
+    wire [15:0] next_len  = write_len(cur_rem, total_rem, cur_addr[PS-1:0]);
     // S_FIRST: segment 0 and the job's first write, from its registers (one
     // cycle less than loading segment 0 through S_NEXT)
     wire [31:0] seg0_len  = seg_len[31:0];
-    wire [15:0] first_len = write_len(seg0_len, total_rem, seg_addr[11:0]);
+    wire [15:0] first_len = write_len(seg0_len, total_rem, seg_addr[PS-1:0]);
     // The stream's last beat is consumed by now (or in this cycle's beat).
     wire        last_in     = seen_last || (beat_fits && in_last);
 

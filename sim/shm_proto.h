@@ -27,15 +27,17 @@
 #include <stdint.h>
 
 #define QPNIC_SHM_MAGIC 0x314D4853434E5051ull /* "QPNCSHM1" little-endian */
-#define QPNIC_SHM_VERSION 2u
-#define QPNIC_SHM_HDR_BYTES 131072u        /* the DMA region starts here (page aligned) */
+#define QPNIC_SHM_VERSION 3u
+#define QPNIC_SHM_HDR_BYTES 262144u        /* the DMA region starts here (page aligned) */
 #define QPNIC_SHM_DMA_BASE 0x0000001000000000ull /* device address of DMA byte 0 */
 #define QPNIC_SHM_MMIO_SLOTS 1024u
 #define QPNIC_SHM_NTF_SLOTS 256u
 /* Checker ranges: one per registered region and per driver ring, so the
  * full build's 1024 tokens, 256 QPs (two rings each) and 256 CQs fit, with
- * room to spare. The simulator scans [0, ranges_hi) only. */
-#define QPNIC_SHM_RANGES 2304u
+ * room to spare (2304), and one per span of host memory a fast-registered
+ * region's pages cover, up to the full build's 4096 page table entries all
+ * in separate spans. The simulator scans [0, ranges_hi) only. */
+#define QPNIC_SHM_RANGES (2304u + 4096u)
 
 /* sim_state */
 #define QPNIC_SIM_STARTING 0u

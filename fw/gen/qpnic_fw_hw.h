@@ -24,7 +24,8 @@
 #define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
 #define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num */
 #define QPNIC_PD_BITS 16u /* bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS) */
-#define QPNIC_FREG_PAGE_BYTES 4096u /* page size of ndk_fast_register's page list and of the page table; no DMA request of the NIC crosses a boundary of this many bytes (PCIe's rule too), so each lies in one page */
+#define QPNIC_FREG_PAGE_BYTES 4096u /* page size of ndk_fast_register's page list and of the page table; no DMA request into memory an SGE or a region names (the gathers' and scatters') crosses a boundary of this many bytes, so each lies in one page (the WQE fetch's burst reads of a ring may cross one) */
+#define QPNIC_FREG_PAGE_SHIFT 12u /* log2 of FREG_PAGE_BYTES: the low bits of an address that are the byte in its page */
 #define QPNIC_NUM_PT 256u /* page table entries of the RTL default parameter NUM_PT (CAPS3 pt_entries): the pages all fast-registered regions map together */
 #define QPNIC_PT_ADDR_BIT 63u /* a device address with this bit set is a page-table address: its bits 12 and up name a page table entry, its low 12 bits the byte in that entry's page; the NIC translates it where its DMA requests leave the core (qpnic_page_table) */
 #define QPNIC_PT_PFN_BITS 32u /* bits of a page frame number (device address / FREG_PAGE_BYTES) in a page table entry: a fast-registered page lies below 2^44 */

@@ -21,6 +21,9 @@
 #include "shm_proto.h"
 
 #define TAG_BITS (32u - QPNIC_TOKEN_INDEX_BITS)
+
+_Static_assert((1u << QPNIC_FREG_PAGE_SHIFT) == QPNIC_FREG_PAGE_BYTES,
+               "layout: FREG_PAGE_SHIFT is not log2 of FREG_PAGE_BYTES");
 #define TAG_MASK ((1u << TAG_BITS) - 1u)
 
 #define MR_FLAGS_KNOWN (NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ | \
@@ -310,7 +313,8 @@ ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags
 /* The pages a fast registration of len bytes from first_byte_offset uses
  * (the page list's first *used entries), if the page list is one the NIC
  * can map: each used page aligned, inside the adapter's DMA memory, and
- * below 2^(12 + PT_PFN_BITS) (a page table entry's frame number). */
+ * below 2^(FREG_PAGE_SHIFT + PT_PFN_BITS) (a page table entry's frame
+ * number). */
 static ndk_status freg_pages(ndk_adapter *ad, uint32_t page_count, const uint64_t *page_list,
                              uint32_t first_byte_offset, size_t len, uint32_t *used)
 {
@@ -322,7 +326,7 @@ static ndk_status freg_pages(ndk_adapter *ad, uint32_t page_count, const uint64_
     uint64_t lo = ad->t->dma_base, hi = ad->t->dma_base + ad->t->dma_bytes;
     for (uint32_t i = 0; i < n; i++)
         if (page_list[i] % page != 0 || page_list[i] < lo || page_list[i] > hi - page ||
-            (page_list[i] >> (12 + QPNIC_PT_PFN_BITS)) != 0)
+            (page_list[i] >> (QPNIC_FREG_PAGE_SHIFT + QPNIC_PT_PFN_BITS)) != 0)
             return NDK_STATUS_INVALID_PARAMETER;
     *used = n;
     return NDK_STATUS_SUCCESS;
@@ -403,8 +407,8 @@ static ndk_status freg_map_locked(ndk_adapter *ad, ndk_mr *mr, const uint64_t *p
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_write_locked(ad, QPNIC_REG_PT_IDX, first);
     for (uint32_t i = 0; i < n && st == NDK_STATUS_SUCCESS; i++)
-        st = qpnic_reg_write_locked(ad, QPNIC_REG_PT_PFN, (uint32_t)(pages[i] / QPNIC_FREG_PAGE_BYTES));
-    *dev = (1ull << QPNIC_PT_ADDR_BIT) | ((uint64_t)first << 12) | first_byte_offset;
+        st = qpnic_reg_write_locked(ad, QPNIC_REG_PT_PFN, (uint32_t)(pages[i] >> QPNIC_FREG_PAGE_SHIFT));
+    *dev = (1ull << QPNIC_PT_ADDR_BIT) | ((uint64_t)first << QPNIC_FREG_PAGE_SHIFT) | first_byte_offset;
     return st;
 }
 

@@ -614,6 +614,48 @@ static void fast_register_page_table_runs_out_and_comes_back(void)
     e2e_pair_close(&p);
 }
 
+/* A region over max_fr_pages pages none of which touches another (every
+ * other page of a block): each page its own span of host memory, so the
+ * simulator's DMA checker holds a range for each; a WRITE of one byte into
+ * the first, a middle and the last page lands in the page the list names,
+ * and nothing lands in the pages between. */
+static void fast_register_table_full_of_separate_pages(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    ndk_adapter_info info;
+    EXPECT_STATUS(ndk_query_adapter_info(p.ad, &info), NDK_STATUS_SUCCESS);
+    uint32_t n = info.max_fr_pages;
+    void *block;
+    uint8_t *pages = e2e_pages(&p, 2 * n, &block);
+    uint64_t *list = malloc(n * sizeof *list);
+    EXPECT(list != NULL, "malloc of the page list");
+    for (uint32_t i = 0; i < n; i++)
+        list[i] = ndk_dma_address(p.ad, pages + (size_t)2 * i * 4096u);
+    ndk_mr *mr;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(95), mr, n, list, 0, (size_t)n * 4096u, 0x2000000,
+                                    NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+                  NDK_STATUS_SUCCESS);
+    ndk_result_ex r;
+    EXPECT(e2e_poll(p.b.icq, &r, 1, 10000) == 1 && r.status == NDK_STATUS_SUCCESS,
+           "the FastRegister of %u separate pages did not complete SUCCESS", n);
+    const uint32_t at[3] = { 0, n / 2, n - 1 };
+    for (int k = 0; k < 3; k++) {
+        p.a.buf[k] = (uint8_t)(0xA0 + k);
+        ndk_sge one = e2e_sge(&p.a, (uint32_t)k, 1);
+        write_expect(&p, CTX(96), &one, 0x2000000 + (uint64_t)at[k] * 4096u + 4095u, ndk_mr_remote_token(mr),
+                     NDK_STATUS_SUCCESS, "a WRITE into one of the separate pages");
+        EXPECT(pages[(size_t)2 * at[k] * 4096u + 4095u] == (uint8_t)(0xA0 + k),
+               "the WRITE into entry %u did not land at the end of its page", at[k]);
+        EXPECT(pages[(size_t)(2 * at[k] + 1) * 4096u] == 0, "the page after entry %u changed", at[k]);
+    }
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    free(list);
+    ndk_free_dma(p.ad, block);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     static const e2e_case cases[] = {
@@ -633,6 +675,7 @@ int main(int argc, char **argv)
         { "fast_register_scattered_pages_translate_every_access",
           fast_register_scattered_pages_translate_every_access },
         { "fast_register_page_table_runs_out_and_comes_back", fast_register_page_table_runs_out_and_comes_back },
+        { "fast_register_table_full_of_separate_pages", fast_register_table_full_of_separate_pages },
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

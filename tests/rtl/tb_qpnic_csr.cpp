@@ -186,6 +186,9 @@ void test_fixed(Tb &t) {
     uint32_t c2 = t.read(QPNIC_REG_CAPS2);
     CHECK(c2 == (QPNIC_FIELD(QPNIC_CAPS2_NUM_MR, QPNIC_NUM_MR) |
                  QPNIC_FIELD(QPNIC_CAPS2_MAX_INLINE, QPNIC_MAX_INLINE_BYTES)), "CAPS2 = 0x%08x", c2);
+    uint32_t c3 = t.read(QPNIC_REG_CAPS3);
+    CHECK(c3 == QPNIC_FIELD(QPNIC_CAPS3_PT_ENTRIES, QPNIC_NUM_PT), "CAPS3 = 0x%08x, expected %u page table entries",
+          c3, QPNIC_NUM_PT);
     CHECK(t.read(QPNIC_REG_SCRATCH) == 0, "SCRATCH not 0 after reset");
     t.write(QPNIC_REG_SCRATCH, 0xA5C3F00Du);
     CHECK(t.read(QPNIC_REG_SCRATCH) == 0xA5C3F00Du, "SCRATCH does not keep a write");
@@ -303,6 +306,34 @@ void test_mr(Tb &t) {
     m->mmio_valid = 0; m->mmio_we = 0;
     m->mr_upd_ready = 1;
     PASS("csr_mr_staging_commit_invalidate");
+}
+
+// Page table entries: PT_IDX reads back; each PT_PFN write offers the page
+// tables one entry write, the cycle after it is accepted, at PT_IDX, and
+// steps PT_IDX; nothing else writes an entry.
+void test_pt(Tb &t) {
+    auto *m = t.m.get();
+    t.write(QPNIC_REG_PT_IDX, 7);
+    CHECK(t.read(QPNIC_REG_PT_IDX) == 7, "PT_IDX reads %u after a write of 7", t.read(QPNIC_REG_PT_IDX));
+    const uint32_t pfn[2] = { 0xABCDEu, 0x12345678u };
+    for (int i = 0; i < 2; i++) {
+        t.write(QPNIC_REG_PT_PFN, pfn[i]);
+        t.low();
+        CHECK(m->pt_wr_en && m->pt_wr_idx == 7u + (unsigned)i && m->pt_wr_pfn == pfn[i],
+              "PT_PFN write %d: entry write en %d idx %u pfn 0x%x, expected idx %u pfn 0x%x", i, m->pt_wr_en,
+              m->pt_wr_idx, m->pt_wr_pfn, 7 + i, pfn[i]);
+        t.high();
+        t.low();
+        CHECK(!m->pt_wr_en, "PT_PFN write %d offered a second entry write", i);
+        t.high();
+    }
+    CHECK(t.read(QPNIC_REG_PT_IDX) == 9, "PT_IDX did not step with each PT_PFN write");
+    t.write(QPNIC_REG_SCRATCH, 1);
+    t.write(QPNIC_REG_PT_IDX, 3);
+    t.low();
+    CHECK(!m->pt_wr_en, "a write to another register offered an entry write");
+    t.high();
+    PASS("csr_page_table_entries_through_pt_idx_and_pt_pfn");
 }
 
 // The CQ block goes to the CQ table's host port, one access each.
@@ -533,6 +564,7 @@ int main(int argc, char **argv) {
     test_ntf_latency(t);
     test_qp(t);
     test_mr(t);
+    test_pt(t);
     test_cq_block(t);
     test_counters(t);
     t.m->final();
