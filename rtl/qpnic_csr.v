@@ -70,9 +70,8 @@
 //   - one _HI latch is shared by all counters: read a counter's _LO, then its
 //     _HI, with no other counter _LO read in between;
 //   - the engines' events (cnt_*, lat_*) are registered and counted a cycle
-//     after they happen; so are the accepted doorbell writes, but a read of
-//     DOORBELLS adds the one not yet counted (timing: see "counters"
-//     below);
+//     after they happen (timing: see "counters" below); a doorbell write is
+//     counted in the first cycle it is offered (see db_offer);
 //   - notification latency (NTF_LATENCY_SUM, NTF_LATENCY_MAX): each
 //     latency the CQ table hands over (lat_valid) is added to the sum and
 //     raises the max (the table's choices: see qpnic_cq_table); the max is
@@ -235,7 +234,6 @@ module qpnic_csr #(
     wire hw_wr   = own_acc && mmio_we;
     wire tbl_rd  = mmio_valid && !mmio_we && !tbl_rd_pending &&
                    ((qp_hit && qph_ready) || (cq_hit && cqt_ready));
-    wire qp_wr   = mmio_valid && mmio_we && !tbl_rd_pending && qp_hit && qph_ready;
 
     // Read replies: the csr's own registers the cycle after the read, a
     // table's when it answers.
@@ -267,8 +265,7 @@ module qpnic_csr #(
 
     // ---- counters ----------------------------------------------------------
     reg [63:0] cnt_doorbells;
-    reg        ev_doorbell;     // a doorbell accepted last cycle, not yet counted
-    wire [63:0] doorbells_now = cnt_doorbells + {63'd0, ev_doorbell};
+    reg        db_counted;      // the doorbell write on offer is counted already
     reg [63:0] cnt_wqes;
     reg [63:0] cnt_fetch_reads;
     reg [63:0] cnt_rd_total;
@@ -318,7 +315,7 @@ module qpnic_csr #(
                 rd_word[`QPNIC_STATUS_MR_FENCE] = mr_fence;
             end
             `QPNIC_REG_SCRATCH: rd_word = scratch;
-            `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = doorbells_now[31:0];   rd_latch = 1'b1; rd_hi = doorbells_now[63:32];   end
+            `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = cnt_doorbells[31:0];   rd_latch = 1'b1; rd_hi = cnt_doorbells[63:32];   end
             `QPNIC_REG_CNT_WQES_FETCHED_LO:    begin rd_word = cnt_wqes[31:0];        rd_latch = 1'b1; rd_hi = cnt_wqes[63:32];        end
             `QPNIC_REG_CNT_WQE_FETCH_READS_LO: begin rd_word = cnt_fetch_reads[31:0]; rd_latch = 1'b1; rd_hi = cnt_fetch_reads[63:32]; end
             `QPNIC_REG_CNT_DMA_READ_BYTES_LO:  begin rd_word = cnt_rd_total[31:0];    rd_latch = 1'b1; rd_hi = cnt_rd_total[63:32];    end
@@ -367,8 +364,20 @@ module qpnic_csr #(
 
     // ---- host writes: decoded strobes -------------------------------------
 
-    wire        doorbell = qp_wr && (qp_off == `QPNIC_QPREG_SQ_PI ||
-                                     qp_off == `QPNIC_QPREG_RQ_PI);
+    // A doorbell is counted in the first cycle its write is offered, from
+    // the host's inputs and registers only: the acceptance (qph_ready) comes
+    // out of the QP table's arbiter over every engine, and the 64-bit
+    // counter's enable behind it was the 85F's worst path (run 21,
+    // docs/synthesis.md). A write offered stays offered until accepted
+    // (db_counted keeps it from counting twice meanwhile), and the host's
+    // next access, a counter read included, comes after the acceptance: the
+    // count it reads is exact.
+    wire        db_offer = mmio_valid && mmio_we && !tbl_rd_pending && qp_hit &&
+                           (qp_off == `QPNIC_QPREG_SQ_PI || qp_off == `QPNIC_QPREG_RQ_PI);
+    always @(posedge clk) begin
+        if (rst) db_counted <= 1'b0;
+        else     db_counted <= db_offer && !qph_ready;
+    end
 
     // ---- host registers, MR staging -------------------------------------------
     assign mr_upd_idx    = mr_idx;
@@ -436,12 +445,8 @@ module qpnic_csr #(
     // across the core), and a 64-bit add behind them made the 85F's worst
     // path. A host read lags an event by at most that cycle; the events a
     // host waits for (a CQE, a notification) are seen in memory later
-    // than that. The doorbell strobe too: it comes out of the QP table's
-    // host port handshake (qph_ready, an arbiter over every engine), and
-    // the 64-bit counter's enable behind it was the 85F's worst path (run
-    // 21, docs/synthesis.md). A read of DOORBELLS adds the registered
-    // event (doorbells_now, from registers only), so the host's count stays
-    // exact even for a read right after a doorbell.
+    // than that. Doorbells are counted as they are offered (see
+    // db_offer above).
     reg [1:0]  ev_fetch_read;
     reg [4:0]  ev_wqes;
     reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid, ev_drop;
@@ -457,7 +462,6 @@ module qpnic_csr #(
             ev_notify     <= 1'b0;
             ev_lat_valid  <= 1'b0;
             ev_drop       <= 1'b0;
-            ev_doorbell   <= 1'b0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -467,7 +471,6 @@ module qpnic_csr #(
             ev_notify     <= cnt_notify;
             ev_lat_valid  <= lat_valid;
             ev_drop       <= cnt_drop;
-            ev_doorbell   <= doorbell;
         end
         ev_rd_bytes   <= cnt_rd_bytes;
         ev_wr_bytes   <= cnt_wr_bytes;
@@ -487,7 +490,7 @@ module qpnic_csr #(
             cnt_cycles      <= 64'd0;
         end else begin
             cnt_cycles <= cnt_cycles + 64'd1;
-            cnt_doorbells   <= doorbells_now;
+            if (db_offer && !db_counted) cnt_doorbells <= cnt_doorbells + 64'd1;
             cnt_fetch_reads <= cnt_fetch_reads + {62'd0, ev_fetch_read};
             cnt_wqes        <= cnt_wqes + {59'd0, ev_wqes};
             if (ev_rd_valid)    cnt_rd_total    <= cnt_rd_total + {48'd0, ev_rd_bytes};

@@ -260,6 +260,17 @@ void test_qp(Tb &t) {
     // beyond NUM_QP: not the QP block, nothing offered
     t.write(QPNIC_QPREG(QPNIC_NUM_QP, SQ_PI), 1);
     CHECK(t.counter(QPNIC_REG_CNT_DOORBELLS_LO) == db0 + 3, "a write beyond NUM_QP counted as a doorbell");
+    // a doorbell that waits for the QP table counts once, and a read right
+    // after its acceptance sees it
+    m->qph_ready = 0;
+    m->mmio_valid = 1; m->mmio_we = 1; m->mmio_addr = QPNIC_QPREG(q, SQ_PI); m->mmio_wdata = 20;
+    for (int i = 0; i < 4; i++) t.tick();
+    m->qph_ready = 1;
+    t.tick();
+    m->mmio_valid = 0; m->mmio_we = 0;
+    CHECK(t.counter(QPNIC_REG_CNT_DOORBELLS_LO) == db0 + 4,
+          "a doorbell that waited 4 cycles for the QP table counted %llu times",
+          (unsigned long long)(t.counter(QPNIC_REG_CNT_DOORBELLS_LO) - db0 - 3));
     PASS("csr_qp_block_to_the_qp_table");
 }
 
