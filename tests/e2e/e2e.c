@@ -2,6 +2,7 @@
 #include "e2e.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +202,21 @@ uint32_t e2e_poll(ndk_cq *cq, ndk_result_ex *out, uint32_t n, int timeout_ms)
         }
     }
     return got;
+}
+
+ndk_result_ex e2e_expect_one(ndk_cq *cq, ndk_status want, const char *what, ...)
+{
+    char name[256];
+    va_list ap;
+    va_start(ap, what);
+    vsnprintf(name, sizeof name, what, ap);
+    va_end(ap);
+    ndk_result_ex r;
+    memset(&r, 0, sizeof r);
+    EXPECT(e2e_poll(cq, &r, 1, 10000) == 1, "%s never completed", name);
+    EXPECT(r.status == want, "%s: status %s, expected %s", name, ndk_status_str(r.status),
+           ndk_status_str(want));
+    return r;
 }
 
 uint32_t e2e_settle_and_poll(e2e_pair *p, ndk_cq *cq, ndk_result_ex *out, uint32_t n)

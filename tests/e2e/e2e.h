@@ -95,6 +95,10 @@ uint64_t e2e_remote_addr(const e2e_side *s, uint32_t off);
 
 /* Poll cq until n results arrived or timeout_ms passed; returns how many. */
 uint32_t e2e_poll(ndk_cq *cq, ndk_result_ex *out, uint32_t n, int timeout_ms);
+/* One result from cq within 10 s, with status want (the test fails
+ * otherwise, naming the request as the printf-style what says); returns it. */
+ndk_result_ex e2e_expect_one(ndk_cq *cq, ndk_status want, const char *what, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Wait until the NIC has nothing in flight (device idle), then poll once:
  * the number of results present. Used to show that something did NOT come. */
 uint32_t e2e_settle_and_poll(e2e_pair *p, ndk_cq *cq, ndk_result_ex *out, uint32_t n);

@@ -33,11 +33,8 @@ static ndk_status send_inv(e2e_pair *p, uint32_t inv)
 static void write_expect(e2e_pair *p, void *ctx, const ndk_sge *g, uint64_t addr, uint32_t token,
                          ndk_status want, const char *what)
 {
-    ndk_result_ex r;
     EXPECT_STATUS(ndk_write(p->a.qp, ctx, g, 1, addr, token, 0), NDK_STATUS_SUCCESS);
-    EXPECT(e2e_poll(p->a.icq, &r, 1, 10000) == 1, "%s never completed", what);
-    EXPECT(r.status == want, "%s: status %s, expected %s", what, ndk_status_str(r.status),
-           ndk_status_str(want));
+    (void)e2e_expect_one(p->a.icq, want, "%s", what);
 }
 
 /* b's receive completion, taken with plain ndk_get_cq_results only (C2). */
@@ -456,8 +453,7 @@ static void fast_register_region_serves_write_and_read(void)
                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ),
                   NDK_STATUS_SUCCESS);
     ndk_result_ex r[2];
-    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
-           "the FastRegister did not complete SUCCESS");
+    e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "the FastRegister");
     e2e_fill(p.a.buf, 6000, 21);
     ndk_sge g = e2e_sge(&p.a, 0, 6000);
     /* remote address 1000 bytes into the region: base_va + 100 + 1000 */
@@ -471,8 +467,7 @@ static void fast_register_region_serves_write_and_read(void)
     ndk_sge back = e2e_sge(&p.a, 8192, 6000);
     EXPECT_STATUS(ndk_read(p.a.qp, CTX(72), &back, 1, base_va + 100 + 1000, ndk_mr_remote_token(mr), 0),
                   NDK_STATUS_SUCCESS);
-    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
-           "the READ did not complete SUCCESS");
+    e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "the READ");
     EXPECT(memcmp(p.a.buf + 8192, p.a.buf, 6000) == 0, "the READ did not bring the region's bytes");
     /* past the region's end (100 + 8000): refused */
     write_expect(&p, CTX(73), &g, base_va + 100 + 7000, ndk_mr_remote_token(mr),
@@ -508,8 +503,7 @@ static void fast_register_scattered_pages_translate_every_access(void)
                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ),
                   NDK_STATUS_SUCCESS);
     ndk_result_ex r[2];
-    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
-           "the FastRegister of scattered pages did not complete SUCCESS");
+    e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "the FastRegister of scattered pages");
 
     e2e_fill(p.a.buf, len, 33);
     ndk_sge g = e2e_sge(&p.a, 0, len);
@@ -531,8 +525,7 @@ static void fast_register_scattered_pages_translate_every_access(void)
     ndk_sge back = e2e_sge(&p.a, 32768, len);
     EXPECT_STATUS(ndk_read(p.a.qp, CTX(82), &back, 1, base_va + fbo, ndk_mr_remote_token(mr), 0),
                   NDK_STATUS_SUCCESS);
-    EXPECT(e2e_poll(p.a.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
-           "the READ of the scattered region did not complete SUCCESS");
+    e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "the READ of the scattered region");
     EXPECT(memcmp(p.a.buf + 32768, p.a.buf, len) == 0, "the READ did not bring the region back in order");
 
     /* b sends 7000 bytes from region offset 3000 (pages 0, 1 and 2 of the
@@ -542,8 +535,7 @@ static void fast_register_scattered_pages_translate_every_access(void)
     EXPECT_STATUS(ndk_receive(p.a.qp, CTX(83), &rcv, 1), NDK_STATUS_SUCCESS);
     ndk_sge from = { base_va + fbo + 3000, 7000, ndk_mr_local_token(mr) };
     EXPECT_STATUS(ndk_send(p.b.qp, CTX(84), &from, 1, 0), NDK_STATUS_SUCCESS);
-    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
-           "the SEND from the scattered region did not complete SUCCESS");
+    e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "the SEND from the scattered region");
     EXPECT(e2e_poll(p.a.rcq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS &&
            r[0].bytes_transferred == 7000, "a's receive of the SEND: status %s, %u bytes",
            ndk_status_str(r[0].status), r[0].bytes_transferred);
@@ -588,9 +580,7 @@ static void fast_register_page_table_runs_out_and_comes_back(void)
     EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(90), big, n, list, 0, (size_t)n * 4096u, 0x1000000,
                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ),
                   NDK_STATUS_SUCCESS);
-    ndk_result_ex r[2];
-    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
-           "the FastRegister of %u entries did not complete SUCCESS", n);
+    e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "the FastRegister of %u entries", n);
     EXPECT_STATUS(ndk_fast_register(p.b.qp, NULL, small, 1, list, 0, 4096, 0x1000000,
                                     NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
                   NDK_STATUS_INSUFFICIENT_RESOURCES);
@@ -606,8 +596,7 @@ static void fast_register_page_table_runs_out_and_comes_back(void)
     EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(92), small, 1, list, 0, 4096, 0x1000000,
                                     NDK_OP_FLAG_ALLOW_LOCAL_WRITE),
                   NDK_STATUS_SUCCESS);
-    EXPECT(e2e_poll(p.b.icq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS,
-           "the FastRegister after the destroy did not complete SUCCESS");
+    e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "the FastRegister after the destroy");
     EXPECT_STATUS(ndk_destroy_mr(small), NDK_STATUS_SUCCESS);
     free(list);
     ndk_free_dma(p.ad, block);
@@ -637,9 +626,7 @@ static void fast_register_table_full_of_separate_pages(void)
     EXPECT_STATUS(ndk_fast_register(p.b.qp, CTX(95), mr, n, list, 0, (size_t)n * 4096u, 0x2000000,
                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
                   NDK_STATUS_SUCCESS);
-    ndk_result_ex r;
-    EXPECT(e2e_poll(p.b.icq, &r, 1, 10000) == 1 && r.status == NDK_STATUS_SUCCESS,
-           "the FastRegister of %u separate pages did not complete SUCCESS", n);
+    e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "the FastRegister of %u separate pages", n);
     const uint32_t at[3] = { 0, n / 2, n - 1 };
     for (int k = 0; k < 3; k++) {
         p.a.buf[k] = (uint8_t)(0xA0 + k);

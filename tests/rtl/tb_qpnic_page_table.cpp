@@ -39,17 +39,27 @@ struct Tb {
         tb_tick(m.get());
         m->pt_wr_en = 0;
     }
-    // Offer one request until the stage takes it.
-    void send(uint64_t addr, uint16_t len) {
+    // The two halves of a cycle: inputs evaluated with the clock low, then
+    // the edge.
+    void low() { m->clk = 0; m->eval(); }
+    void high() { m->clk = 1; m->eval(); }
+    void offer(uint64_t addr, uint16_t len) {
         m->in_valid = 1;
         m->in_addr = addr;
         m->in_len = len;
+    }
+    // Nothing at the output and nothing held.
+    void expect_empty(const char *what) {
+        low();
+        CHECK(!m->out_valid && m->idle, "%s", what);
+    }
+    // Offer one request until the stage takes it.
+    void send(uint64_t addr, uint16_t len) {
+        offer(addr, len);
         for (int i = 0;; i++) {
-            m->clk = 0;
-            m->eval();
+            low();
             bool took = m->in_ready;
-            m->clk = 1;
-            m->eval();
+            high();
             if (took) break;
             CHECK(i < 10, "request 0x%016" PRIx64 " never taken", addr);
         }
@@ -57,8 +67,7 @@ struct Tb {
     }
     // The request at the output (the carrier takes it this cycle).
     void expect(uint64_t addr, uint16_t len, const char *what) {
-        m->clk = 0;
-        m->eval();
+        low();
         CHECK(m->out_valid, "%s: no request at the output", what);
         CHECK(m->out_addr == addr && m->out_len == len,
               "%s: out addr 0x%016" PRIx64 " len %u, expected 0x%016" PRIx64 " len %u", what,
@@ -76,26 +85,19 @@ void test_translate(Tb &t) {
     t.send(PT | (6ull << 12) | 0x0000, 512);
     t.expect(0x00777ull << 12, 512, "entry 6");
     tb_tick(t.m.get());
-    t.m->clk = 0;
-    t.m->eval();
-    CHECK(!t.m->out_valid && t.m->idle, "a request left twice, or the stage is not idle");
+    t.expect_empty("a request left twice, or the stage is not idle");
     // a plain address with nothing held: through in the same cycle, the
     // carrier's ready passed back
-    t.m->in_valid = 1;
-    t.m->in_addr = 0x0000000012345FC0ull;
-    t.m->in_len = 16;
+    t.offer(0x0000000012345FC0ull, 16);
     t.expect(0x0000000012345FC0ull, 16, "a plain device address, same cycle");
     CHECK(t.m->in_ready, "a plain address not taken while the carrier is ready");
     t.m->out_ready = 0;
     t.m->eval();
     CHECK(t.m->out_valid && !t.m->in_ready, "a plain address taken while the carrier is not ready");
     t.m->out_ready = 1;
-    t.m->clk = 1;
-    t.m->eval();
+    t.high();
     t.m->in_valid = 0;
-    t.m->clk = 0;
-    t.m->eval();
-    CHECK(!t.m->out_valid && t.m->idle, "a plain request was held after it passed");
+    t.expect_empty("a plain request was held after it passed");
     PASS("page_table_translates_entries_and_passes_plain_addresses");
 }
 
@@ -109,19 +111,15 @@ void test_backpressure(Tb &t) {
     t.send(PT | (1ull << 12) | 4, 8);
     for (int i = 0; i < 4; i++) {
         t.expect((0xAAAAAull << 12) | 4, 8, "held while not ready");
-        t.m->in_valid = 1;
-        t.m->in_addr = PT | (2ull << 12);
-        t.m->in_len = 4;
+        t.offer(PT | (2ull << 12), 4);
         t.m->eval();
         CHECK(!t.m->in_ready, "cycle %d: a second request taken over a held one", i);
-        t.m->clk = 1;
-        t.m->eval();
+        t.high();
     }
     t.m->out_ready = 1;
     t.expect((0xAAAAAull << 12) | 4, 8, "leaving");
     CHECK(t.m->in_ready, "the next request not taken as the held one leaves");
-    t.m->clk = 1;
-    t.m->eval();
+    t.high();
     t.m->in_valid = 0;
     t.expect(0xBBBBBull << 12, 4, "the next, one cycle later");
     PASS("page_table_holds_under_backpressure");
@@ -133,19 +131,14 @@ void test_order(Tb &t) {
     t.reset();
     t.write(7, 0x3C3C3);
     t.send(PT | (7ull << 12) | 0x20, 32);
-    t.m->in_valid = 1;
-    t.m->in_addr = 0x40000;
-    t.m->in_len = 8;
+    t.offer(0x40000, 8);
     t.expect((0x3C3C3ull << 12) | 0x20, 32, "the page-table request first");
     CHECK(t.m->in_ready, "the plain request not taken behind the leaving one");
-    t.m->clk = 1;
-    t.m->eval();
+    t.high();
     t.m->in_valid = 0;
     t.expect(0x40000, 8, "the plain request second");
     tb_tick(t.m.get());
-    t.m->clk = 0;
-    t.m->eval();
-    CHECK(!t.m->out_valid, "a request left twice");
+    t.expect_empty("a request left twice");
     PASS("page_table_keeps_the_order_of_requests");
 }
 
