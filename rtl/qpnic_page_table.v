@@ -76,18 +76,16 @@ module qpnic_page_table #(
     // page-table address when none is
     wire          take    = in_fire && (held || in_pt);
     wire [PFN-1:0] pfn;
+    wire          ram_busy;   // never, with CLEAR 0; idle follows it all the same
 
     // CLEAR 0: an entry is read only through a region whose run the driver
-    // wrote before posting its FAST_REG. Such a RAM is never busy, so its
-    // busy port is left open.
-    /* verilator lint_off PINCONNECTEMPTY */
+    // wrote before posting its FAST_REG.
     qpnic_ram_sdp #(.WIDTH(PFN), .AW(AW), .CLEAR(0)) entries (
-        .clk(clk), .rst(rst), .busy(),
+        .clk(clk), .rst(rst), .busy(ram_busy),
         .wr_en(pt_wr_en && ({1'b0, pt_wr_idx} < NUM_PT_V)),
         .wr_addr(pt_wr_idx[AW-1:0]), .wr_data(pt_wr_pfn),
         .rd_en(take), .rd_addr(in_addr[PS +: AW]), .rd_data(pfn)
     );
-    /* verilator lint_on PINCONNECTEMPTY */
 
     reg [63:0] h_addr;
     reg [15:0] h_len;
@@ -98,7 +96,7 @@ module qpnic_page_table #(
     assign out_addr  = !held ? in_addr
                      : h_addr[`QPNIC_PT_ADDR_BIT] ? {{(64 - PS - PFN){1'b0}}, pfn, h_addr[PS-1:0]}
                      : h_addr;
-    assign idle      = !held;
+    assign idle      = !held && !ram_busy;
 
     always @(posedge clk) begin
         if (rst)
