@@ -14,7 +14,16 @@
 // response -> REM_OP) and sets the QP to ERROR. Once an entry of a QP has
 // completed in error, the QP's later entries complete FLUSHED (their
 // responses are dropped) until the QP is reset: the table's comp_err mark
-// (COMP_FAIL, with the state to ERROR for a NAK). Each completion: an SQ CQE
+// (COMP_FAIL, with the state to ERROR for a NAK).
+// Receiver not ready (docs/internals.md): an RNR NAK of a QP in RTS with
+// retries left does not complete its SEND. The completer asks the table to
+// REWIND the QP to it (fetch from the SEND again, its PSN again, the epoch
+// flipped, one retry fewer, FETCH held) and puts the QP in qpnic_rnr_timer;
+// when the timer says so (between entries) it sends RNR_WAKE, and the QP
+// is fetched again from the SEND. Entries of another epoch than their QP's
+// (pushed before the rewind) are discarded: response dropped, no CQE, no
+// SQ_CI_INC; the rewound WQEs come again and complete then. With no
+// retries left (or not in RTS), the SEND completes RNR as any NAK. Each completion: an SQ CQE
 // on the QP's send CQ (none for a success that asked SILENT_SUCCESS, nor
 // for an INLINE_DATA slot), then
 // SQ_CI_INC. A QP in RESET (when its entry was
@@ -24,14 +33,18 @@
 //   QW         bits of a QP number
 // Ports
 //   tq_req_*, tq_rsp_*                   request port of qpnic_qp_table:
-//                                        READ, COMP_FAIL, SQ_CI_INC
+//                                        READ, COMP_FAIL, SQ_CI_INC,
+//                                        REWIND, RNR_WAKE
 //   ost_valid/ost_ready/ost_data         outstanding entries (rtl/qpnic_ost.vh)
 //   seg_rd_*                             a READ's segments, read from the
 //                                        segment RAM at its entry's slot
 //   in_*                                 responses from the responder's port FIFO
 //   wr_req_*, wr_dat_*                   DMA write master (index 1): READ data
 //   cqe_valid/ready, cqe_cqn, cqe_data   SQ CQE requests (phase bit 0)
-//   idle                                 nothing in progress
+//   cnt_rnr                              one-cycle strobe: a QP was
+//                                        rewound to retry an RNR'd SEND
+//   idle                                 nothing in progress, no QP
+//                                        waiting for its RNR timer
 `default_nettype none
 `include "qpnic_layout.vh"
 `include "qpnic_ost.vh"
@@ -79,6 +92,7 @@ module qpnic_completer #(
     output wire                 fence_busy,
     output wire                 fence_retire,
     output wire                 retire_read,
+    output wire                 cnt_rnr,
     output wire                 idle
 );
     localparam MAX_SGE = `QPNIC_MAX_SGE;
@@ -96,7 +110,9 @@ module qpnic_completer #(
                      S_ERR   = 4'd6,  // COMP_FAIL: comp_err, and ERROR for a NAK
                      S_CQE   = 4'd7,  // SQ CQE request
                      S_CI    = 4'd8,  // SQ_CI_INC
-                     S_CTX   = 4'd9;  // READ the entry's QP context
+                     S_CTX   = 4'd9,  // READ the entry's QP context
+                     S_RWND  = 4'd10, // REWIND after an RNR NAK, and its answer
+                     S_WAKE  = 4'd11; // RNR_WAKE of a QP whose timer ran out
 
     reg [3:0]    state;
     // The entry's LOCAL bit is used as it is popped; the response's BTH
@@ -116,6 +132,9 @@ module qpnic_completer #(
     reg [`QPNIC_CQN_BITS-1:0] ctx_scq;
     reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;   // the generation of its number
     reg          ctx_failed;      // comp_err: an earlier entry of the QP failed
+    reg          ctx_rnr_ok;      // in RTS with RNR retries left
+    reg          discard;         // a stale entry: response dropped, not retired
+    reg          rnr_try;         // an RNR NAK to retry: REWIND, not a completion
     reg          tq_busy;         // a table request is up (until granted)
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
@@ -138,14 +157,18 @@ module qpnic_completer #(
     wire [`QPNIC_QP_STATE_BITS-1:0] e_state = ctx_state;
     wire       e_failed = ctx_failed;
 
-    // --- the table request: READ (S_CTX), COMP_FAIL (S_ERR), SQ_CI_INC (S_CI)
+    // --- the table request: READ (S_CTX), COMP_FAIL (S_ERR), SQ_CI_INC (S_CI),
+    // REWIND (S_RWND), RNR_WAKE (S_WAKE)
     assign tq_req_valid = tq_busy;
     assign tq_req_qpn   = e_qpn;
-    assign tq_req_arg   = {31'd0, raise_err};   // COMP_FAIL: ERROR too for a NAK
+    // COMP_FAIL: ERROR too for a NAK; REWIND: the SEND's PSN
+    assign tq_req_arg   = (state == S_RWND) ? {8'd0, r_psn} : {31'd0, raise_err};
     always @* begin
         case (state)
         S_ERR:   tq_req_op = `QPNIC_QP_OP_COMP_FAIL;
         S_CI:    tq_req_op = `QPNIC_QP_OP_SQ_CI_INC;
+        S_RWND:  tq_req_op = `QPNIC_QP_OP_REWIND;
+        S_WAKE:  tq_req_op = `QPNIC_QP_OP_RNR_WAKE;
         default: tq_req_op = `QPNIC_QP_OP_READ;
         endcase
     end
@@ -157,7 +180,9 @@ module qpnic_completer #(
     wire [31:0] h_lrh  = hdr[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32];
     wire [31:0] h_op   = hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
     wire [31:0] h_aeth = hdr[32*(AETH_AT + `QPNIC_AETH_SYNDROME_WORD) +: 32];
+    wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
     /* verilator lint_on UNUSEDSIGNAL */
+    wire [23:0] r_psn   = h_psn[`QPNIC_BTH_PSN];   // the request's PSN, echoed
     wire [31:0] payload = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
     wire [7:0]  opcode  = h_op[`QPNIC_BTH_OPCODE];
     wire [7:0]  syn     = h_aeth[`QPNIC_AETH_SYNDROME];
@@ -207,18 +232,39 @@ module qpnic_completer #(
     wire cqe_skip = (ent[`QPNIC_OST_SILENT] && status == `QPNIC_CQE_STATUS_SUCCESS) || ent[`QPNIC_OST_NO_CQE];
     assign cqe_valid       = (state == S_CQE) && qp_live && !cqe_skip;
     assign cqe_cqn         = ctx_scq;
-    assign ost_ready       = (state == S_IDLE);
+    // the RNR timer: a rewound QP goes in; a due one is woken between entries
+    wire          tm_due;
+    wire [QW-1:0] tm_qpn;
+    wire          tm_idle;
+    wire          rewound = (state == S_RWND) && !tq_busy && tq_rsp_valid &&
+                            tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
+                            tq_rsp_ctx[`QPNIC_QP_CTX_RNR_LEFT_FLAT] != 0;
+    qpnic_rnr_timer #(.QW(QW)) u_rnr (
+        .clk(clk), .rst(rst),
+        .in_valid(rewound), .in_qpn(e_qpn),
+        .due_valid(tm_due), .due_ready(state == S_IDLE), .due_qpn(tm_qpn),
+        .idle(tm_idle));
+    assign cnt_rnr = rewound;
+
+    assign ost_ready       = (state == S_IDLE) && !tm_due;
     // for qpnic_mr_fence: on an entry; done with it (every entry leaves
-    // through S_CI)
-    assign fence_busy      = (state != S_IDLE);
+    // through S_CI; a wake is no entry)
+    assign fence_busy      = (state != S_IDLE) && (state != S_WAKE);
     assign fence_retire    = (state == S_CI) && (tq_grant || !tq_busy);
     assign retire_read     = fence_retire && e_read;   // a READ leaves (READ_FENCE)
-    assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got;
+    assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got &&
+                             tm_idle;
 
-    // The response is evaluated: a NAK (raise_err) fails the QP first.
+    // The response is evaluated: a stale entry is dropped; an RNR NAK with
+    // retries left rewinds the QP; a NAK (raise_err) fails the QP first.
     task respond_done;
         begin
-            if (raise_err) begin
+            if (discard)
+                state <= S_CI;     // tq_busy low: no SQ_CI_INC
+            else if (rnr_try) begin
+                tq_busy <= 1'b1;   // REWIND
+                state   <= S_RWND;
+            end else if (raise_err) begin
                 tq_busy <= 1'b1;   // COMP_FAIL with ERROR
                 state   <= S_ERR;
             end else
@@ -240,6 +286,9 @@ module qpnic_completer #(
             ctx_scq     <= 0;
             ctx_gen     <= 0;
             ctx_failed  <= 1'b0;
+            ctx_rnr_ok  <= 1'b0;
+            discard     <= 1'b0;
+            rnr_try     <= 1'b0;
             tq_busy     <= 1'b0;
             e_seg_addr  <= 0;
             e_seg_len   <= 0;
@@ -265,10 +314,18 @@ module qpnic_completer #(
 
             case (state)
             S_IDLE:
-                if (ost_valid) begin
+                if (tm_due) begin
+                    // a QP's RNR timer ran out: wake it (ent holds only its number)
+                    ent                 <= 0;
+                    ent[`QPNIC_OST_QPN] <= {{(8-QW){1'b0}}, tm_qpn};
+                    tq_busy             <= 1'b1;
+                    state               <= S_WAKE;
+                end else if (ost_valid) begin
                     ent        <= ost_data;
                     hdr_i      <= 3'd0;
                     raise_err  <= 1'b0;
+                    discard    <= 1'b0;
+                    rnr_try    <= 1'b0;
                     scat_total <= 32'd0;
                     tq_busy    <= 1'b1;    // READ the QP's context
                     state      <= S_CTX;
@@ -284,7 +341,13 @@ module qpnic_completer #(
                     ctx_scq    <= tq_rsp_ctx[`QPNIC_QP_CTX_SEND_CQ_FLAT];
                     ctx_gen    <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                     ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
-                    if (ent[`QPNIC_OST_LOCAL] &&
+                    ctx_rnr_ok <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
+                                  tq_rsp_ctx[`QPNIC_QP_CTX_RNR_LEFT_FLAT] != 0;
+                    if (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] != ent[`QPNIC_OST_EPOCH]) begin
+                        // pushed before an RNR rewind of its QP: it comes again
+                        discard <= 1'b1;
+                        state   <= ent[`QPNIC_OST_LOCAL] ? S_CI : S_HDR;
+                    end else if (ent[`QPNIC_OST_LOCAL] &&
                         ent[`QPNIC_OST_STATUS] == `QPNIC_CQE_STATUS_SUCCESS) begin
                         // a local operation that succeeded (an INVALIDATE):
                         // after an earlier failure of the QP it completes
@@ -321,9 +384,16 @@ module qpnic_completer #(
                          syn == `QPNIC_AETH_SYNDROME_ACK && !e_read)
                     status <= `QPNIC_CQE_STATUS_SUCCESS;
                 else if (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY && e_read) begin
-                    status     <= `QPNIC_CQE_STATUS_SUCCESS;
-                    scat_total <= (payload < e_bytes) ? payload : e_bytes;
-                end else begin
+                    if (!discard) begin
+                        status     <= `QPNIC_CQE_STATUS_SUCCESS;
+                        scat_total <= (payload < e_bytes) ? payload : e_bytes;
+                    end
+                end else if (discard)
+                    ;   // a stale entry's response: dropped
+                else if (opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_RNR_NAK &&
+                         ctx_rnr_ok)
+                    rnr_try <= 1'b1;
+                else begin
                     status    <= (opcode == `QPNIC_IB_OPCODE_ACK) ? nak_status
                                                                   : `QPNIC_CQE_STATUS_REM_OP;
                     raise_err <= 1'b1;
@@ -345,6 +415,25 @@ module qpnic_completer #(
                     tq_busy <= 1'b0;
                     state   <= S_CQE;
                 end
+            S_RWND:
+                // REWIND answered three cycles after its grant: rewound (the
+                // SEND comes again; not retired), or the QP left RTS or ran
+                // out meanwhile: the SEND completes RNR
+                if (!tq_busy && tq_rsp_valid) begin
+                    if (rewound)
+                        state <= S_CI;   // tq_busy low: no SQ_CI_INC
+                    else begin
+                        status    <= `QPNIC_CQE_STATUS_RNR;
+                        raise_err <= 1'b1;
+                        tq_busy   <= 1'b1;
+                        state     <= S_ERR;
+                    end
+                end
+            S_WAKE:
+                if (tq_grant) begin
+                    tq_busy <= 1'b0;
+                    state   <= S_IDLE;
+                end
             S_CQE:
                 if (cqe_ready || !qp_live || cqe_skip) begin
                     tq_busy <= qp_live;    // SQ_CI_INC
@@ -357,7 +446,7 @@ module qpnic_completer #(
                 end
             default: state <= S_IDLE;
             endcase
-            if (state == S_CTX && tq_grant) tq_busy <= 1'b0;
+            if ((state == S_CTX || state == S_RWND) && tq_grant) tq_busy <= 1'b0;
         end
     end
 endmodule

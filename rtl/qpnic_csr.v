@@ -58,6 +58,8 @@
 //   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
 //   cnt_cqe                   the CQE writer wrote one CQE (CQES_WRITTEN)
 //   cnt_drop                  the responder refused a packet (PKTS_DROPPED)
+//   cnt_rnr                   a QP was rewound to send an RNR'd SEND again
+//                             (RNR_RETRIES)
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
@@ -147,6 +149,7 @@ module qpnic_csr #(
 
     input  wire                   cnt_cqe,
     input  wire                   cnt_drop,
+    input  wire                   cnt_rnr,
     input  wire                   cnt_rd_valid,
     input  wire [15:0]            cnt_rd_bytes,
     input  wire                   cnt_wr_valid,
@@ -273,6 +276,7 @@ module qpnic_csr #(
     reg [63:0] cnt_cqes;
     reg [63:0] cnt_ntf;
     reg [63:0] cnt_drops;
+    reg [63:0] cnt_rnrs;
     reg [63:0] cnt_cycles;
     reg [63:0] cnt_lat_sum;
     reg [31:0] cnt_lat_max;
@@ -326,11 +330,13 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_NTF_LATENCY_SUM_LO: begin rd_word = cnt_lat_sum[31:0];     rd_latch = 1'b1; rd_hi = cnt_lat_sum[63:32];     end
             `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;           rd_latch = 1'b1;                                 end
             `QPNIC_REG_CNT_PKTS_DROPPED_LO:    begin rd_word = cnt_drops[31:0];       rd_latch = 1'b1; rd_hi = cnt_drops[63:32];       end
+            `QPNIC_REG_CNT_RNR_RETRIES_LO:     begin rd_word = cnt_rnrs[31:0];        rd_latch = 1'b1; rd_hi = cnt_rnrs[63:32];        end
             `QPNIC_REG_CNT_DOORBELLS_HI, `QPNIC_REG_CNT_WQES_FETCHED_HI,
             `QPNIC_REG_CNT_WQE_FETCH_READS_HI, `QPNIC_REG_CNT_DMA_READ_BYTES_HI,
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_HI, `QPNIC_REG_CNT_CQES_WRITTEN_HI,
             `QPNIC_REG_CNT_NOTIFICATIONS_HI, `QPNIC_REG_CNT_CYCLES_HI,
-            `QPNIC_REG_CNT_NTF_LATENCY_SUM_HI, `QPNIC_REG_CNT_NTF_LATENCY_MAX_HI:
+            `QPNIC_REG_CNT_NTF_LATENCY_SUM_HI, `QPNIC_REG_CNT_NTF_LATENCY_MAX_HI,
+            `QPNIC_REG_CNT_PKTS_DROPPED_HI, `QPNIC_REG_CNT_RNR_RETRIES_HI:
                 rd_word = hi_latch;
             `QPNIC_REG_MR_IDX:    rd_word[`QPNIC_TOKEN_INDEX_BITS-1:0] = mr_idx;
             `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
@@ -449,7 +455,7 @@ module qpnic_csr #(
     // db_offer above).
     reg [1:0]  ev_fetch_read;
     reg [4:0]  ev_wqes;
-    reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid, ev_drop;
+    reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid, ev_drop, ev_rnr;
     reg [15:0] ev_rd_bytes, ev_wr_bytes;
     reg [31:0] ev_lat_cycles;
     always @(posedge clk) begin
@@ -462,6 +468,7 @@ module qpnic_csr #(
             ev_notify     <= 1'b0;
             ev_lat_valid  <= 1'b0;
             ev_drop       <= 1'b0;
+            ev_rnr        <= 1'b0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -471,6 +478,7 @@ module qpnic_csr #(
             ev_notify     <= cnt_notify;
             ev_lat_valid  <= lat_valid;
             ev_drop       <= cnt_drop;
+            ev_rnr        <= cnt_rnr;
         end
         ev_rd_bytes   <= cnt_rd_bytes;
         ev_wr_bytes   <= cnt_wr_bytes;
@@ -487,6 +495,7 @@ module qpnic_csr #(
             cnt_cqes        <= 64'd0;
             cnt_ntf         <= 64'd0;
             cnt_drops       <= 64'd0;
+            cnt_rnrs        <= 64'd0;
             cnt_cycles      <= 64'd0;
         end else begin
             cnt_cycles <= cnt_cycles + 64'd1;
@@ -498,6 +507,7 @@ module qpnic_csr #(
             if (ev_cqe)         cnt_cqes        <= cnt_cqes + 64'd1;
             if (ev_notify)      cnt_ntf         <= cnt_ntf + 64'd1;
             if (ev_drop)        cnt_drops       <= cnt_drops + 64'd1;
+            if (ev_rnr)         cnt_rnrs        <= cnt_rnrs + 64'd1;
         end
     end
 

@@ -44,6 +44,7 @@
 //                            reads (0..2)
 //   cnt_wqes_fetched         WQEs those reads fetch (0 in other cycles)
 //   cnt_drop                 the responder refused a request packet unexecuted
+//   cnt_rnr                  the completer rewound a QP to send an RNR'd SEND again
 //   mr_fence_start/busy      an MR_CMD INVALIDATE is taken; a DMA job checked
 //                            before it may still move data (qpnic_mr_fence)
 //   cqe_valid/ready, cqe_cqn, cqe_data   CQE requests to qpnic_cqe_writer
@@ -101,6 +102,7 @@ module qpnic_datapath #(
     output wire [1:0]           cnt_fetch_read,
     output wire [4:0]           cnt_wqes_fetched,
     output wire                 cnt_drop,
+    output wire                 cnt_rnr,
     // CQE requests to qpnic_cqe_writer
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
@@ -172,15 +174,13 @@ module qpnic_datapath #(
     assign tq_req_arg[0*32 +: 32]   = h_wdata;
     assign h_rvalid                 = tq_rsp_valid[0];
     assign h_rdata                  = tq_rsp_rdata;
-    // clients that pass no argument
-    assign tq_req_arg[2*32 +: 32]   = 32'd0;
-    assign tq_req_arg[3*32 +: 32]   = 32'd0;
 
     // ---------------------------------------------------------------- fetch
     wire        wqe_valid, wqe_ready, wqe_last;
     wire [63:0] wqe_data;
     wire [QW-1:0] wqe_qpn;
     wire [`QPNIC_INDEX_BITS-1:0] wqe_index;
+    wire        wqe_epoch;
     wire        fetch_idle;
     wire        sq_fetch_read;
     wire [3:0]  sq_wqes_fetched;
@@ -197,7 +197,7 @@ module qpnic_datapath #(
         .rd_rsp_valid(rd_rsp_valid[0]), .rd_rsp_ready(rd_rsp_ready[0]),
         .rd_rsp_data(rd_rsp_data), .rd_rsp_keep(rd_rsp_keep), .rd_rsp_last(rd_rsp_last),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
-        .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index),
+        .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index), .wqe_epoch(wqe_epoch),
         .cnt_fetch_read(sq_fetch_read), .cnt_wqes_fetched(sq_wqes_fetched),
         .idle(fetch_idle));
 
@@ -230,6 +230,7 @@ module qpnic_datapath #(
         .clk(clk), .rst(rst),
         .tq_req_valid(tq_req_valid[2]), .tq_req_ready(tq_req_ready[2]),
         .tq_req_op(tq_req_op[2*4 +: 4]), .tq_req_qpn(tq_req_qpn[2*QW +: QW]),
+        .tq_req_arg(tq_req_arg[2*32 +: 32]),
         .tq_rsp_valid(tq_rsp_valid[2]), .tq_rsp_ctx(tq_rsp_ctx),
         .chk_valid(chk_valid[0]), .chk_token(chk_token[0*32 +: 32]),
         .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
@@ -238,7 +239,7 @@ module qpnic_datapath #(
         .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid[0]), .res_ok(res_ok[0]), .res_dev(res_dev[0*64 +: 64]),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
-        .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index),
+        .wqe_last(wqe_last), .wqe_qpn(wqe_qpn), .wqe_index(wqe_index), .wqe_epoch(wqe_epoch),
         .rd_req_valid(rd_req_valid[1]), .rd_req_ready(rd_req_ready[1]),
         .rd_req_addr(rd_req_addr[1*64 +: 64]), .rd_req_len(rd_req_len[1*16 +: 16]),
         .rd_rsp_valid(rd_rsp_valid[1]), .rd_rsp_ready(rd_rsp_ready[1]),
@@ -296,6 +297,7 @@ module qpnic_datapath #(
         .clk(clk), .rst(rst),
         .tq_req_valid(tq_req_valid[3]), .tq_req_ready(tq_req_ready[3]),
         .tq_req_op(tq_req_op[3*4 +: 4]), .tq_req_qpn(tq_req_qpn[3*QW +: QW]),
+        .tq_req_arg(tq_req_arg[3*32 +: 32]),
         .tq_rsp_valid(tq_rsp_valid[3]), .tq_rsp_ctx(tq_rsp_ctx),
         .fl_valid(fl_valid), .fl_ready(fl_ready), .fl_qpn(fl_qpn),
         .chk_valid(chk_valid[1]), .chk_token(chk_token[1*32 +: 32]),
@@ -358,6 +360,7 @@ module qpnic_datapath #(
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
         .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read),
+        .cnt_rnr(cnt_rnr),
         .idle(cp_idle));
 
     // --------------------------------------------------------------- fence

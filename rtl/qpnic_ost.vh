@@ -18,6 +18,9 @@
 //             slot is still retired: SQ_CI_INC)
 //   NO_CQE    an INLINE_DATA slot: never a CQE, whatever its status (its
 //             request's WQE has the completion); the slot is retired
+//   EPOCH     the QP's epoch when the WQE was claimed: an entry of another
+//             epoch than its QP's (an RNR rewind came after it) is
+//             discarded, its response dropped, its slot not retired
 `ifndef QPNIC_OST_VH
 `define QPNIC_OST_VH
 `define QPNIC_OST_SLOT_BITS 4
@@ -31,5 +34,6 @@
 `define QPNIC_OST_SLOT     (74 + `QPNIC_OST_SLOT_BITS - 1):74
 `define QPNIC_OST_SILENT   (74 + `QPNIC_OST_SLOT_BITS)
 `define QPNIC_OST_NO_CQE   (75 + `QPNIC_OST_SLOT_BITS)
-`define QPNIC_OST_WIDTH    (76 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_EPOCH    (76 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_WIDTH    (77 + `QPNIC_OST_SLOT_BITS)
 `endif

@@ -16,15 +16,27 @@
 //   FETCH       claim n = min(SQ_PI - fetch_ptr, req_arg, WQEs to the ring's
 //               end) WQEs, 0 in RESET; fetch_ptr += n; answered with n in
 //               rsp_n and the context as it was (fetch_ptr before)
-//   PSN         answer the context, then psn + 1
+//   PSN         answer the context, then psn + 1 (unless req_arg[16] is
+//               not the QP's epoch: a WQE gone stale under a rewind)
+//   ISSUE       as READ; and when req_arg[16] is the QP's epoch, issue_ptr
+//               moves past the SQ index req_arg[15:0]
+//   REWIND      an RNR NAK (req_arg = its PSN): in RTS with rnr_left != 0,
+//               fetch_ptr = sq_ci (the SEND), psn = req_arg, epoch flips,
+//               rnr_left - 1 (not when RNR_RETRY_FOREVER), rnr_wait = 1;
+//               answered (the context before: the asker sees whether)
+//   RNR_WAKE    rnr_wait = 0, and the QP is queued if WQEs wait
+//   RSP_RNR     as a target, an RNR NAK went out: rsp_rnr = 1,
+//               rnr_psn = req_arg
 //   SET_ERR     state = ERROR
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR
 //   RQ_CI_ERR   rq_ci + 1, state = ERROR (a receive completed in error)
-//   RQ_CI_INC, SQ_CI_INC   rq_ci + 1, sq_ci + 1
+//   RQ_CI_INC, SQ_CI_INC   rq_ci + 1 (rsp_rnr = 0), sq_ci + 1 (rnr_left =
+//               rnr_retry: progress restores the retries)
 //   RQ_FLUSH    in ERROR with rq_ci != rq_pi: rq_ci + 1 (the answer's rq_ci
 //               is the receive to complete FLUSHED); else rq_flush = 0
 // The arbiter takes one request a cycle, round robin over the clients
 // (req_ready is the grant, combinational from req_valid). Pipeline:
+// (docs/internals.md "Receiver not ready" tells the retry's whole story.)
 //   A  (cycle t)    grant; the RAM reads the QP's word
 //   B  (cycle t+1)  the word is registered (the RAM's output is not on the
 //                   path of the operation: block RAM clock-to-out is long)
@@ -220,6 +232,23 @@ module qpnic_qp_table #(
     wire [IW-1:0] rq_pi   = cur[`QPNIC_QP_CTX_RQ_PI_FLAT];
     wire [IW-1:0] rq_ci   = cur[`QPNIC_QP_CTX_RQ_CI_FLAT];
     wire        rq_fl   = cur[`QPNIC_QP_CTX_RQ_FLUSH_FLAT];
+    // the receiver-not-ready retry (docs/internals.md)
+    wire        epoch    = cur[`QPNIC_QP_CTX_EPOCH_FLAT];
+    wire        rnr_wait = cur[`QPNIC_QP_CTX_RNR_WAIT_FLAT];
+    wire [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] rnr_left  = cur[`QPNIC_QP_CTX_RNR_LEFT_FLAT];
+    wire [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] rnr_retry = cur[`QPNIC_QP_CTX_RNR_RETRY_FLAT];
+    wire [IW-1:0] issue_ptr = cur[`QPNIC_QP_CTX_ISSUE_PTR_FLAT];
+    wire [IW-1:0] sq_ci     = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
+    wire        arg_epoch = (c_arg[16] == epoch);   // ISSUE, PSN: the WQE's epoch is the QP's
+    // ISSUE: the index past the WQE's, if that is ahead of issue_ptr (a
+    // WQE that comes again after a rewind is behind it)
+    wire [IW-1:0] issue_next  = c_arg[IW-1:0] + 1'b1;
+    wire [IW-1:0] issue_ahead = issue_next - issue_ptr;
+    wire        issue_moves = arg_epoch && issue_ahead != {IW{1'b0}} && !issue_ahead[IW-1];
+    localparam [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] RNR_FOREVER = `QPNIC_RNR_RETRY_FOREVER;
+    wire        rewinds = (st == `QPNIC_QP_STATE_RTS) && rnr_left != 0;
+    // FETCH claims nothing in RESET or while the RNR timer runs
+    wire        fetch_off = in_reset || rnr_wait;
 
     // FETCH: n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end), and
     // the new fetch pointer ptr + n, chosen from three candidates computed
@@ -234,16 +263,16 @@ module qpnic_qp_table #(
     wire        r_lt_e  = {1'b0, arg_n} < to_end;
     wire        end_min = e_lt_a && !r_lt_e;
     wire        arg_min = r_lt_a && (r_lt_e || !e_lt_a);
-    wire [IW-1:0] fetch_n = in_reset ? {IW{1'b0}} :
+    wire [IW-1:0] fetch_n = fetch_off ? {IW{1'b0}} :
                           arg_min  ? arg_n :
                           end_min  ? to_end[IW-1:0] : avail;
     wire [IW-1:0] ptr_end = (ptr | mask) + 1'b1;
     wire [IW-1:0] ptr_arg = ptr + arg_n;
-    wire [IW-1:0] fetch_ptr_new = in_reset ? ptr :
+    wire [IW-1:0] fetch_ptr_new = fetch_off ? ptr :
                           arg_min  ? ptr_arg :
                           end_min  ? ptr_end : sq_pi;
     // WQEs left behind: the QP goes back to the queue
-    wire        fetch_more = !in_reset && (e_lt_a || r_lt_a);
+    wire        fetch_more = !fetch_off && (e_lt_a || r_lt_a);
 
     // the host's view of register c_off; a register field may be narrower
     // than the context's (CQ and QP numbers), the context holds what the
@@ -274,6 +303,7 @@ module qpnic_qp_table #(
         `QPNIC_QPREG_SQ_CI:   rdata[IW-1:0] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
         `QPNIC_QPREG_RQ_CI:   rdata[IW-1:0] = rq_ci;
         `QPNIC_QPREG_PD:      rdata[`QPNIC_PD_BITS-1:0] = cur[`QPNIC_QP_CTX_PD_FLAT];
+        `QPNIC_QPREG_RNR_RETRY: rdata[`QPNIC_QP_RNR_RETRY] = rnr_retry;
         `QPNIC_QPREG_QPN: begin
             rdata[`QPNIC_QP_NUM_INDEX] = {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, c_qpn};
             rdata[`QPNIC_QP_NUM_GEN]   = cur[`QPNIC_QP_CTX_GEN_FLAT];
@@ -339,7 +369,15 @@ module qpnic_qp_table #(
                         new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = {IW{1'b0}};
                         new_word[`QPNIC_QP_CTX_PSN_FLAT]       = 0;
                         new_word[`QPNIC_QP_CTX_COMP_ERR_FLAT]  = 1'b0;
+                        new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = 1'b0;
+                        new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b0;
+                        new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT]   = 1'b0;
+                        new_word[`QPNIC_QP_CTX_RNR_PSN_FLAT]   = 0;
+                        new_word[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] = {IW{1'b0}};
                     end
+                    // connected: the retries start full
+                    if (w_state == `QPNIC_QP_STATE_RTS)
+                        new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_retry;
                 end
                 `QPNIC_QPREG_SQ_PI: begin
                     w_pi = c_arg[IW-1:0];
@@ -348,10 +386,12 @@ module qpnic_qp_table #(
                 `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = c_arg[IW-1:0];
                 `QPNIC_QPREG_QPN:   new_word[`QPNIC_QP_CTX_GEN_FLAT] = c_arg[`QPNIC_QP_NUM_GEN];
                 `QPNIC_QPREG_PD:    new_word[`QPNIC_QP_CTX_PD_FLAT]  = c_arg[`QPNIC_PD_BITS-1:0];
+                `QPNIC_QPREG_RNR_RETRY: new_word[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = c_arg[`QPNIC_QP_RNR_RETRY];
                 default: wr_en = 1'b0;   // read-only or unmapped
                 endcase
                 // a doorbell or a state out of RESET may leave WQEs to fetch
-                if (!sched && w_state != `QPNIC_QP_STATE_RESET && w_pi != w_ptr) begin
+                // (not while the RNR timer runs: RNR_WAKE queues it then)
+                if (!sched && !rnr_wait && w_state != `QPNIC_QP_STATE_RESET && w_pi != w_ptr) begin
                     push  = 1'b1;
                     wr_en = 1'b1;   // the sched mark goes with the push
                     new_word[`QPNIC_QP_CTX_SCHED_FLAT] = 1'b1;
@@ -365,8 +405,35 @@ module qpnic_qp_table #(
                 new_word[`QPNIC_QP_CTX_SCHED_FLAT] = fetch_more;
             end
             `QPNIC_QP_OP_PSN: begin
-                wr_en = 1'b1;
+                wr_en = arg_epoch;
                 new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
+            end
+            `QPNIC_QP_OP_ISSUE: begin
+                wr_en = issue_moves;
+                new_word[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] = issue_next;
+            end
+            `QPNIC_QP_OP_REWIND:
+                if (rewinds) begin
+                    wr_en = 1'b1;
+                    new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = sq_ci;
+                    new_word[`QPNIC_QP_CTX_PSN_FLAT]       = c_arg[`QPNIC_QP_CTX_PSN_WIDTH-1:0];
+                    new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = !epoch;
+                    new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b1;
+                    if (rnr_left != RNR_FOREVER)
+                        new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_left - 1'b1;
+                end
+            `QPNIC_QP_OP_RNR_WAKE: begin
+                wr_en = 1'b1;
+                new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT] = 1'b0;
+                if (!sched && !in_reset && sq_pi != ptr) begin
+                    push = 1'b1;
+                    new_word[`QPNIC_QP_CTX_SCHED_FLAT] = 1'b1;
+                end
+            end
+            `QPNIC_QP_OP_RSP_RNR: begin
+                wr_en = 1'b1;
+                new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b1;
+                new_word[`QPNIC_QP_CTX_RNR_PSN_FLAT] = c_arg[`QPNIC_QP_CTX_RNR_PSN_WIDTH-1:0];
             end
             `QPNIC_QP_OP_SET_ERR:
                 if (nic_err) begin
@@ -382,12 +449,14 @@ module qpnic_qp_table #(
             `QPNIC_QP_OP_RQ_CI_ERR: begin
                 wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
+                new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b0;
                 if (nic_err)
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
             end
             `QPNIC_QP_OP_RQ_CI_INC: begin
                 wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
+                new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b0;
             end
             `QPNIC_QP_OP_RQ_FLUSH: begin
                 wr_en = 1'b1;
@@ -398,7 +467,8 @@ module qpnic_qp_table #(
             end
             `QPNIC_QP_OP_SQ_CI_INC: begin
                 wr_en = 1'b1;
-                new_word[`QPNIC_QP_CTX_SQ_CI_FLAT] = cur[`QPNIC_QP_CTX_SQ_CI_FLAT] + 1'b1;
+                new_word[`QPNIC_QP_CTX_SQ_CI_FLAT] = sq_ci + 1'b1;
+                new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_retry;
             end
             default: ;   // READ, HOST_READ
             endcase
@@ -417,7 +487,8 @@ module qpnic_qp_table #(
     // ---- the answer, the doorbell queue ------------------------------------------
     wire asked = (c_op == `QPNIC_QP_OP_READ) || (c_op == `QPNIC_QP_OP_HOST_READ) ||
                  (c_op == `QPNIC_QP_OP_FETCH) || (c_op == `QPNIC_QP_OP_PSN) ||
-                 (c_op == `QPNIC_QP_OP_RQ_FLUSH);
+                 (c_op == `QPNIC_QP_OP_RQ_FLUSH) || (c_op == `QPNIC_QP_OP_ISSUE) ||
+                 (c_op == `QPNIC_QP_OP_REWIND);
     always @(posedge clk) begin
         if (rst) begin
             rsp_valid <= {CLIENTS{1'b0}};

@@ -1,8 +1,15 @@
 // qpnic_requester: executes SQ WQEs (the initiator side, like rxe_req.c).
 //
-// For each WQE from qpnic_wqe_fetch, in order, the requester first READs its
-// QP's context from qpnic_qp_table, then:
+// For each WQE from qpnic_wqe_fetch, in order, the requester first reads its
+// QP's context from qpnic_qp_table (ISSUE: a READ that also moves the QP's
+// issue_ptr past the WQE), then:
 //   - QP in RESET: dropped (its rings were zeroed under it);
+//   - a stale WQE (claimed in another epoch than the QP's: an RNR rewind
+//     came between, docs/internals.md "Receiver not ready"): dropped, and
+//     it moved nothing; its QP fetches it again;
+//   - a FAST_REG, INVALIDATE or BIND below the QP's issue_ptr (it comes
+//     again after a rewind and already ran): completes locally SUCCESS
+//     without running twice;
 //   - QP in ERROR: FLUSHED;
 //   - INLINE_DATA (a slot of an INLINE request's payload): retired with no
 //     CQE (outstanding entry NO_CQE), whatever the QP's state;
@@ -65,7 +72,7 @@
 //   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold one
 //                     MAX_DMA_BYTES read (512 bytes: 7)
 // Ports
-//   tq_req_*, tq_rsp_*              request port of qpnic_qp_table: READ
+//   tq_req_*, tq_rsp_*              request port of qpnic_qp_table: ISSUE
 //                                   (the WQE's QP), PSN (a packet's), SET_ERR
 //   chk_*, res_*                    check port of qpnic_mr_table: a request
 //                                   (token, va, len, need, inval, pd) in,
@@ -73,7 +80,8 @@
 //                                   number of cycles later
 //   fr_valid/ready, fr_idx, fr_entry   a FAST_REG's or BIND's entry to the table
 //   reads_idle                      no READ of any QP outstanding (READ_FENCE)
-//   wqe_*                           WQE word pairs from qpnic_wqe_fetch
+//   wqe_*                           WQE word pairs from qpnic_wqe_fetch,
+//                                   with each WQE's QP, index and epoch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
 //   out_*                           packets to the port FIFO
 //   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
@@ -97,6 +105,7 @@ module qpnic_requester #(
     input  wire                 tq_req_ready,
     output reg  [3:0]           tq_req_op,
     output wire [QW-1:0]        tq_req_qpn,
+    output wire [31:0]          tq_req_arg,
     input  wire                 tq_rsp_valid,
     // the context word all the table's clients share; this one reads
     // state, PSN and the peer's QP number
@@ -117,6 +126,7 @@ module qpnic_requester #(
     input  wire                 wqe_last,
     input  wire [QW-1:0]        wqe_qpn,
     input  wire [`QPNIC_INDEX_BITS-1:0] wqe_index,
+    input  wire                 wqe_epoch,
     output wire                 rd_req_valid,
     input  wire                 rd_req_ready,
     output wire [63:0]          rd_req_addr,
@@ -184,6 +194,7 @@ module qpnic_requester #(
     reg [2:0]    ld_pair;
     reg [QW-1:0] qpn;
     reg [`QPNIC_INDEX_BITS-1:0] index;
+    reg          epoch;         // the QP's epoch when the WQE was claimed
     reg          is_local;
     reg [7:0]    status;
     // from qpnic_sge_check: the checked SGEs
@@ -205,6 +216,8 @@ module qpnic_requester #(
     // request's job is handed over)
     reg [MAX_SGE*64-1:0] inl_addr;
     reg          ctx_have;      // ctx_state is the answer for this WQE
+    reg          ctx_stale;     // the QP was rewound since the WQE's claim
+    reg          ctx_issued;    // the WQE's index is below the QP's issue_ptr
     reg          tq_busy;       // a request is up (until granted)
     reg          tq_wait;       // its answer is awaited
     // the job: what the back end needs of a WQE for its packet's header
@@ -301,14 +314,16 @@ module qpnic_requester #(
     wire [`QPNIC_QP_STATE_BITS-1:0] cur_state = ctx_state;
     wire       cur_in_err = (cur_state == `QPNIC_QP_STATE_ERROR);
 
-    // --- the table request: READ in S_LOAD/S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---
+    // --- the table request: ISSUE in S_LOAD/S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---
+    // ISSUE and PSN carry the WQE's epoch and index (SET_ERR ignores them)
     assign tq_req_valid = tq_busy;
     assign tq_req_qpn   = qpn;
+    assign tq_req_arg   = {15'd0, epoch, index};
     always @* begin
         case (state)
         S_ERR:   tq_req_op = `QPNIC_QP_OP_SET_ERR;
         S_JOB:   tq_req_op = `QPNIC_QP_OP_PSN;
-        default: tq_req_op = `QPNIC_QP_OP_READ;
+        default: tq_req_op = `QPNIC_QP_OP_ISSUE;
         endcase
     end
     wire tq_grant  = tq_busy && tq_req_ready;
@@ -316,6 +331,12 @@ module qpnic_requester #(
     // PSN's answer: the packet's PSN and the peer's QP number
     wire [23:0] rsp_psn = tq_rsp_ctx[`QPNIC_QP_CTX_PSN_FLAT];
     wire [23:0] rsp_dqp = tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
+    wire        rsp_same_epoch = (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] == epoch);
+    // ISSUE's answer: is the WQE's index below issue_ptr (already taken
+    // once)? issue_ptr - index - 1 has its top bit clear (only the sign is used)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [`QPNIC_INDEX_BITS-1:0] issued_gap = tq_rsp_ctx[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] - index - 1'b1;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // --- CQE type of this opcode (unknown ones complete as SEND) ---
     reg [`QPNIC_CQE_TYPE_WIDTH-1:0] cqe_type;
@@ -413,6 +434,7 @@ module qpnic_requester #(
         ost[`QPNIC_OST_SLOT]   = ost_slot;
         ost[`QPNIC_OST_SILENT] = (flags & `QPNIC_OP_FLAG_SILENT_SUCCESS) != 16'd0;
         ost[`QPNIC_OST_NO_CQE] = is_idata;
+        ost[`QPNIC_OST_EPOCH]  = epoch;
     end
     // A packet's entry and the start of its gather go together.
     wire has_payload = !is_read && !is_local && p_total != 34'd0;
@@ -522,6 +544,9 @@ module qpnic_requester #(
             tq_busy    <= 1'b0;
             tq_wait    <= 1'b0;
             index      <= 0;
+            epoch      <= 1'b0;
+            ctx_stale  <= 1'b0;
+            ctx_issued <= 1'b0;
             is_local   <= 1'b0;
             status     <= `QPNIC_CQE_STATUS_SUCCESS;
             hdr_i      <= 4'd0;
@@ -551,12 +576,13 @@ module qpnic_requester #(
                     // context while the rest of the WQE comes in
                     if (ld_pair == 3'd0) begin
                         qpn      <= wqe_qpn;
+                        index    <= wqe_index;
+                        epoch    <= wqe_epoch;
                         tq_busy  <= 1'b1;
                         ctx_have <= 1'b0;
                     end
                     if (wqe_last) begin
                         ld_pair <= 3'd0;
-                        index   <= wqe_index;
                         state   <= S_CTX;
                     end
                 end
@@ -565,7 +591,7 @@ module qpnic_requester #(
             S_DECODE: begin
                 is_local <= 1'b0;
                 status   <= `QPNIC_CQE_STATUS_SUCCESS;
-                if (cur_state == `QPNIC_QP_STATE_RESET)
+                if (cur_state == `QPNIC_QP_STATE_RESET || ctx_stale)
                     state <= S_LOAD;
                 else if (is_idata)
                     finish_local(`QPNIC_CQE_STATUS_SUCCESS);   // retired, no CQE
@@ -574,6 +600,8 @@ module qpnic_requester #(
                 else if (!(is_send || is_sinv || is_write || is_read || is_inval || is_freg || is_bind) ||
                          nsge > MAX_SGE || bind_bad || inline_bad)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
+                else if ((is_freg || is_inval || is_bind) && ctx_issued)
+                    finish_local(`QPNIC_CQE_STATUS_SUCCESS);   // ran before the rewind
                 else if (fence_wait)
                     state <= S_DECODE;   // READ_FENCE: earlier READs first
                 else if (is_freg)
@@ -643,8 +671,10 @@ module qpnic_requester #(
                 tq_wait <= (state != S_ERR);
             end
             if (tq_answer) tq_wait <= 1'b0;
-            // the READ's answer, in S_LOAD or S_CTX
+            // the ISSUE's answer, in S_LOAD or S_CTX
             if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
+                ctx_stale  <= !rsp_same_epoch;
+                ctx_issued <= !issued_gap[`QPNIC_INDEX_BITS-1];
                 ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
                 ctx_pd    <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_sq_base <= {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT], tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
@@ -652,7 +682,10 @@ module qpnic_requester #(
                 ctx_have  <= 1'b1;
             end
             if (state == S_JOB && tq_answer) begin
-                nxt_psn <= rsp_psn;
+                // a WQE gone stale since its ISSUE took no PSN (the table
+                // did not count it): it goes out as PSN - 1, which the
+                // target, waiting for the rewound SEND's PSN, drops
+                nxt_psn <= rsp_same_epoch ? rsp_psn : rsp_psn - 24'd1;
                 nxt_dqp <= rsp_dqp;
             end
 

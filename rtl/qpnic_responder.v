@@ -6,8 +6,12 @@
 //   - destination QP absent or not RTS, its number of another generation
 //     (struct qp_num: a destroyed QP's number, now reused), or an unknown
 //     opcode: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
+//   - a QP that sent an RNR NAK (rsp_rnr) drops every request but the SEND
+//     of PSN rnr_psn, which its requester sends again (docs/internals.md
+//     "Receiver not ready"): NAK_PSN_SEQ, nothing executed, payload dropped;
 //   - SEND_ONLY: no RQ WQE posted (rq_ci == rq_pi): RNR_NAK, memory
-//     untouched, no RQ CQE. Otherwise the RQ WQE at rq_ci is read by DMA;
+//     untouched, no RQ CQE; RSP_RNR marks the QP (rsp_rnr, rnr_psn) until
+//     a receive is consumed. Otherwise the RQ WQE at rq_ci is read by DMA;
 //     an opcode other than RECV or nsge > MAX_SGE gives an RQ CQE BAD_WQE;
 //     every non-empty SGE is checked (local token, bounds, LOCAL_WRITE):
 //     LOC_PROT; a payload larger than the SGEs: what fits is written, the
@@ -52,7 +56,7 @@
 //                    whole MAX_DMA_BYTES read plus a header)
 // Ports
 //   tq_req_*, tq_rsp_*   request port of qpnic_qp_table: READ, RQ_CI_INC,
-//                    RQ_FLUSH
+//                    RQ_CI_ERR, RQ_FLUSH, RSP_RNR
 //   fl_valid/ready, fl_qpn   the table's flush queue
 //   chk_*, res_*     check port of qpnic_mr_table (request in, answer a
 //                    fixed number of cycles later)
@@ -82,6 +86,7 @@ module qpnic_responder #(
     input  wire                 tq_req_ready,
     output wire [3:0]           tq_req_op,
     output wire [QW-1:0]        tq_req_qpn,
+    output wire [31:0]          tq_req_arg,
     input  wire                 tq_rsp_valid,
     // the context word all the table's clients share; this one reads the
     // fields of its RQ side
@@ -170,7 +175,8 @@ module qpnic_responder #(
                      S_RWAIT    = 5'd13,  // READ: wait for its header to go out
                      S_FL_ASK   = 5'd14,  // flush: RQ_FLUSH for QP dq
                      S_FL_WAIT  = 5'd15,  // its answer: a receive to flush, or none
-                     S_INVAL    = 5'd16;  // SEND_ONLY_INV: the IETH's token invalidated
+                     S_INVAL    = 5'd16,  // SEND_ONLY_INV: the IETH's token invalidated
+                     S_RNR      = 5'd17;  // RSP_RNR: the QP waits for that SEND again
 
     reg [4:0]    state;
     reg          inv_sent;     // S_INVAL: its check went out
@@ -188,6 +194,8 @@ module qpnic_responder #(
     reg [23:0]   ctx_remote;
     reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // every check names the QP's PD
+    reg          ctx_rsp_rnr;  // it sent an RNR NAK for the SEND of PSN ctx_rnr_psn
+    reg [23:0]   ctx_rnr_psn;
     reg          reth_late;    // the RETH's check waits for the context (its PD)
     reg          tq_busy;      // a table request is up (until granted)
     reg          tq_wait;      // the READ's answer is awaited
@@ -286,12 +294,16 @@ module qpnic_responder #(
     // a receive completed in error takes its QP to ERROR with it
     assign tq_req_op    = (state == S_RQINC)   ? (rq_status == `QPNIC_CQE_STATUS_SUCCESS ?
                                                   `QPNIC_QP_OP_RQ_CI_INC : `QPNIC_QP_OP_RQ_CI_ERR) :
-                          (state == S_FL_ASK) ? `QPNIC_QP_OP_RQ_FLUSH : `QPNIC_QP_OP_READ;
+                          (state == S_FL_ASK) ? `QPNIC_QP_OP_RQ_FLUSH :
+                          (state == S_RNR)    ? `QPNIC_QP_OP_RSP_RNR : `QPNIC_QP_OP_READ;
     assign tq_req_qpn   = dq;
+    assign tq_req_arg   = {8'd0, req_psn};   // RSP_RNR: the SEND's PSN (the others ignore it)
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
     wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS) && (ctx_gen == pkt_gen);
+    // after its RNR NAK the QP takes nothing but that SEND again
+    wire        seq_drop = ctx_rsp_rnr && (req_psn != ctx_rnr_psn);
     // the flush queue is popped at a packet boundary, before a next word
     wire        fl_go   = (state == S_HDR) && (hdr_i == 4'd0) && fl_valid && !tq_busy && !tq_wait;
     assign fl_ready = fl_go;
@@ -369,7 +381,7 @@ module qpnic_responder #(
         w_total    <= (payload < reth_len) ? payload : reth_len;
         w_total_nz <= (payload != 32'd0) && (reth_len != 32'd0);
     end
-    wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts &&
+    wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts && !seq_drop &&
                             is_write && reth_ok &&
                             has_payload && w_total_nz && s_start_ready;
     wire [MAX_SGE*64-1:0] wf_addr = {{(MAX_SGE*64-64){1'b0}}, mr_dev};
@@ -522,6 +534,8 @@ module qpnic_responder #(
             ctx_remote  <= 24'd0;
             ctx_gen     <= 0;
             ctx_pd      <= 0;
+            ctx_rsp_rnr <= 1'b0;
+            ctx_rnr_psn <= 24'd0;
             reth_late   <= 1'b0;
             tq_busy     <= 1'b0;
             tq_wait     <= 1'b0;
@@ -560,7 +574,7 @@ module qpnic_responder #(
             end
             if (tq_grant) begin
                 tq_busy <= 1'b0;
-                tq_wait <= (state != S_RQINC);
+                tq_wait <= (state != S_RQINC) && (state != S_RNR);
             end
             if (tq_wait && tq_rsp_valid) begin
                 tq_wait     <= 1'b0;
@@ -575,6 +589,8 @@ module qpnic_responder #(
                 ctx_remote  <= tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
                 ctx_gen     <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                 ctx_pd      <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
+                ctx_rsp_rnr <= tq_rsp_ctx[`QPNIC_QP_CTX_RSP_RNR_FLAT];
+                ctx_rnr_psn <= tq_rsp_ctx[`QPNIC_QP_CTX_RNR_PSN_FLAT];
             end
 
             // the emitter: one header word a cycle while the port takes it
@@ -615,10 +631,14 @@ module qpnic_responder #(
                 state      <= S_DATA;
                 if (!dq_rts || !(is_send || is_sinv || is_write || is_read))
                     syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
+                else if (seq_drop)
+                    syn <= `QPNIC_AETH_SYNDROME_NAK_PSN_SEQ;  // nothing executed
                 else if (is_send || is_sinv) begin
-                    if (ctx_rq_ci == ctx_rq_pi)
-                        syn <= `QPNIC_AETH_SYNDROME_RNR_NAK;  // nothing written
-                    else
+                    if (ctx_rq_ci == ctx_rq_pi) begin
+                        syn     <= `QPNIC_AETH_SYNDROME_RNR_NAK;  // nothing written
+                        tq_busy <= 1'b1;                         // RSP_RNR
+                        state   <= S_RNR;
+                    end else
                         state <= S_RQ_REQ;
                 end else if (!reth_ok)
                     syn <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
@@ -632,6 +652,8 @@ module qpnic_responder #(
                         read_resp <= 1'b1;
                 end
             end
+            S_RNR:
+                if (tq_grant) state <= S_DATA;
             S_RQ_REQ:
                 if (rd_req_ready) state <= S_RQ_DATA;
             S_RQ_DATA:

@@ -32,6 +32,8 @@
 //                        wqe_last on pair 7 (words 14, 15)
 //   wqe_data             the pair: word 2p at [31:0], word 2p+1 at [63:32]
 //   wqe_qpn, wqe_index   the QP and free-running SQ index of that WQE
+//   wqe_epoch            the QP's epoch when the WQE was claimed (a WQE
+//                        claimed before an RNR rewind is stale)
 //   cnt_fetch_read       one-cycle strobe: a WQE fetch read was issued
 //   cnt_wqes_fetched     WQEs that read fetches (valid with the strobe, else 0)
 //   idle                 nothing queued, nothing in flight, buffer empty
@@ -77,6 +79,7 @@ module qpnic_wqe_fetch #(
     output wire                 wqe_last,
     output wire [QW-1:0]        wqe_qpn,
     output wire [`QPNIC_INDEX_BITS-1:0] wqe_index,
+    output wire                 wqe_epoch,
     output wire                 cnt_fetch_read,
     output wire [3:0]           cnt_wqes_fetched,
     output wire                 idle
@@ -100,6 +103,7 @@ module qpnic_wqe_fetch #(
     reg [2:0]            state;
     reg [QW-1:0]         cur_qpn;
     reg [`QPNIC_INDEX_BITS-1:0] cur_index;   // index of the next WQE word 0 to arrive
+    reg                  cur_epoch;   // the QP's epoch at the claim
     reg [63:0]           req_addr;
     reg [15:0]           req_len;
     reg [3:0]            req_n;
@@ -135,7 +139,7 @@ module qpnic_wqe_fetch #(
     wire        claimed   = (state == S_CLAIM) && tq_rsp_valid && tq_rsp_n != 0;
     wire [`QPNIC_INDEX_BITS-1:0] burst_n   = tq_rsp_n;   // <= FETCH_BURST_WQES
 
-    // --- the WQE buffer: word pairs, plus one (qpn, index) entry per WQE ---
+    // --- the WQE buffer: word pairs, plus one (qpn, index, epoch) entry per WQE ---
     wire [LOG_PAIRS:0] words_count;
     wire [LOG_SLOTS:0] meta_count;
     wire               words_in_ready, meta_in_ready, meta_out_valid;
@@ -154,12 +158,12 @@ module qpnic_wqe_fetch #(
         .out_valid(wqe_valid), .out_ready(wqe_ready), .out_data(wqe_data),
         .count(words_count));
 
-    qpnic_fifo #(.WIDTH(16 + QW), .LOG_DEPTH(LOG_SLOTS)) u_meta (
+    qpnic_fifo #(.WIDTH(1 + `QPNIC_INDEX_BITS + QW), .LOG_DEPTH(LOG_SLOTS)) u_meta (
         .clk(clk), .rst(rst),
         .in_valid(rsp_fire && in_word == 4'd0), .in_ready(meta_in_ready),
-        .in_data({cur_index, cur_qpn}),
+        .in_data({cur_epoch, cur_index, cur_qpn}),
         .out_valid(meta_out_valid), .out_ready(wqe_done),
-        .out_data({wqe_index, wqe_qpn}),
+        .out_data({wqe_epoch, wqe_index, wqe_qpn}),
         .count(meta_count));
 
     assign wqe_last = (out_pair == LAST_PAIR);
@@ -178,6 +182,7 @@ module qpnic_wqe_fetch #(
             cur_qpn   <= {QW{1'b0}};
             ask_qpn   <= {QW{1'b0}};
             cur_index <= 0;
+            cur_epoch <= 1'b0;
             req_addr  <= 64'd0;
             req_len   <= 16'd0;
             req_n     <= 4'd0;
@@ -201,6 +206,7 @@ module qpnic_wqe_fetch #(
             S_CLAIM:
                 if (tq_rsp_valid) begin
                     cur_index <= claim_ptr;
+                    cur_epoch <= tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT];
                     req_addr  <= ring_base + {42'd0, claim_ptr & ring_mask, 6'd0};
                     req_len   <= burst_n * WQE_BYTES[15:0];
                     req_n     <= burst_n[3:0];

@@ -87,7 +87,7 @@ def check_port(p, inst):
 SIG = {
     "mmio_v": "TOP.mmio_valid", "mmio_r": "TOP.mmio_ready", "mmio_we": "TOP.mmio_we",
     "mmio_wdata": "TOP.mmio_wdata",
-    "doorbell": C + "csr.doorbell", "arm_v": C + "cq_table.arm_evt_valid",
+    "db_offer": C + "csr.db_offer", "qph_ready": C + "csr.qph_ready", "arm_v": C + "cq_table.arm_evt_valid",
     "arm_r": C + "cq_table.arm_evt_ready", "arm_d": C + "cq_table.arm_evt_data",
     "qp_n": C + "csr.qp_n", "qp_off": C + "csr.qp_off",
     "h_v": C + "cq_table.h_valid", "h_r": C + "cq_table.h_ready", "h_we": C + "cq_table.h_we",
@@ -254,10 +254,10 @@ def events(w):
                 op = QP_OP.get(v(p + "tqop"), str(v(p + "tqop")))
                 asked[who] = op
                 add("QP table takes %s's %s: QP %d" % (who, op, v(p + "tqq")))
-                if who == "requester" and op == "READ":
+                if who == "requester" and op == "ISSUE":
                     # asked as the WQE's first pair arrives: the fetch
                     # engine's head entry is that WQE
-                    add("requester READs the context for WQE %d" % v("w_idx"))
+                    add("requester ISSUEs WQE %d: its QP's context" % v("w_idx"))
             if v(p + "tqa"):
                 ctx = v(p + "ctx")
                 op = asked.get(who, "?")
@@ -278,7 +278,7 @@ def events(w):
             if v(p + "res"):
                 add("%s check answer: ok %d, dev 0x%x" % (who, v(p + "res_ok"), v(p + "res_dev")))
 
-        if v("doorbell"):
+        if v("db_offer") and v("qph_ready"):   # the doorbell write taken by the QP table
             kind = "SQ_PI" if v("qp_off") == L["QPNIC_QPREG_SQ_PI"] else "RQ_PI"
             add("%s doorbell: QP %d, %d" % (kind, v("qp_n"), v("mmio_wdata")))
         if v("db_push"):
@@ -373,7 +373,7 @@ def find(ev, pattern, after):
 # matching event at or after the SEND's doorbell (some after another row).
 ROWS = [
     ("4", "SQ_PI doorbell write (the one doorbell of the chain, D8): the QP table takes it (`HOST_WRITE`)",
-     "`csr.doorbell`, `dp.u_qpt.req_valid[0]` && `req_ready[0]`", r"SQ_PI doorbell: QP 0, 17", True),
+     "`csr.db_offer` && `qph_ready`, `dp.u_qpt.req_valid[0]` && `req_ready[0]`", r"SQ_PI doorbell: QP 0, 17", True),
     ("4", "QP 0 joins the doorbell queue", "`dp.u_qpt.u_db.in_valid`, `in_data` 0",
      r"doorbell queue: QP 0 queued \(doorbell\)", False),
     ("5", "the fetch engine pops QP 0 (`S_PICK`)",
@@ -388,9 +388,9 @@ ROWS = [
      r"answers the FETCH: n 1 from index 16$", False),
     ("5", "**fetch read of the SEND's WQE**: the third read, 1 WQE, 64 bytes at 0x1000000C00",
      "same, `cur_index` 16", r"fetch read: .* from index 16$", True),
-    ("6", "`READ` of QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)",
-     "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 0",
-     r"requester READs the context for WQE 16$", False),
+    ("6", "`ISSUE` of WQE 16: QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)",
+     "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 11",
+     r"requester ISSUEs WQE 16: its QP's context$", False),
     ("6", "the requester takes the last pair (words 14, 15) of WQE 16",
      "`dp.u_fetch.wqe_last` && `wqe_ready`", r"last pair of WQE 16$", False),
     ("6", "the SGE's token check goes to check port 0", "`dp.u_req.chk_valid`",

@@ -306,6 +306,7 @@ ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
         { QPNIC_REG_CNT_NTF_LATENCY_SUM_LO, &c->ntf_latency_sum },
         { QPNIC_REG_CNT_NTF_LATENCY_MAX_LO, &c->ntf_latency_max },
         { QPNIC_REG_CNT_PKTS_DROPPED_LO, &c->packets_dropped },
+        { QPNIC_REG_CNT_RNR_RETRIES_LO, &c->rnr_retries },
     };
     memset(c, 0, sizeof *c);
     ndk_status st = NDK_STATUS_SUCCESS;

@@ -193,6 +193,7 @@ static ndk_status qp_program(ndk_adapter *ad, ndk_qp *qp)
         { QPNIC_QPREG(n, CFG), cfg },
         { QPNIC_QPREG(n, QPN), qp->qpn },
         { QPNIC_QPREG(n, PD), qp->pd->id },
+        { QPNIC_QPREG(n, RNR_RETRY), QPNIC_FIELD(QPNIC_QP_RNR_RETRY, NDK_RNR_RETRY_DEFAULT) },
         { QPNIC_QPREG(n, STATE), QPNIC_QP_STATE_RESET }, /* zeroes its indices */
     };
     ndk_status st = NDK_STATUS_SUCCESS;
@@ -468,6 +469,27 @@ ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
         st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, STATE), QPNIC_QP_STATE_RTS);
     if (st == NDK_STATUS_SUCCESS)
         atomic_store(&qp->state, QP_HOST_RTS);
+    pthread_mutex_unlock(&ad->lock);
+    return st;
+}
+
+_Static_assert(NDK_RNR_RETRY_FOREVER == QPNIC_RNR_RETRY_FOREVER &&
+                   NDK_RNR_RETRY_FOREVER < (1u << QPNIC_QP_RNR_RETRY_WIDTH) &&
+                   NDK_RNR_RETRY_DEFAULT < NDK_RNR_RETRY_FOREVER,
+               "ndk.h's RNR retry values are the layout's");
+
+ndk_status ndk_set_rnr_retry(ndk_qp *qp, uint32_t retries)
+{
+    if (!qp || retries > NDK_RNR_RETRY_FOREVER)
+        return NDK_STATUS_INVALID_PARAMETER;
+    ndk_adapter *ad = qp->ad;
+    pthread_mutex_lock(&ad->lock);
+    ndk_status st = NDK_STATUS_SUCCESS;
+    if (atomic_load(&qp->state) != QP_HOST_RESET)
+        st = NDK_STATUS_INVALID_DEVICE_STATE; /* the NIC takes it at the connect */
+    else
+        st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, RNR_RETRY),
+                                    QPNIC_FIELD(QPNIC_QP_RNR_RETRY, retries));
     pthread_mutex_unlock(&ad->lock);
     return st;
 }

@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 516  // layout version 2.4 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN)
+`define QPNIC_VERSION_VALUE 517  // layout version 2.5 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -36,6 +36,8 @@
 `define QPNIC_WQE_SGE_WORD 4  // WQE word where SGE 0 starts; SGE n starts at word 4 + 4n
 `define QPNIC_DMA_DATA_BYTES 4  // bytes per beat on the DMA and port streams (32-bit datapath)
 `define QPNIC_NOTIFY_RING 256  // entries of the simulator's notification ring
+`define QPNIC_RNR_TIMER_CYCLES 4096  // cycles a QP waits after a receiver-not-ready NAK before its SEND is sent again (164 us at 25 MHz; rxe's min_rnr_timer, one value for the whole NIC)
+`define QPNIC_RNR_RETRY_FOREVER 7  // QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7)
 `define QPNIC_FW_RAM_WORDS 2048  // the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk)
 
 // enum wqe_op (8 bits): Operation code in a WQE (word 0, field opcode).
@@ -117,6 +119,10 @@
 `define QPNIC_QP_OP_SQ_CI_INC 4'd8
 `define QPNIC_QP_OP_RQ_FLUSH 4'd9
 `define QPNIC_QP_OP_RQ_CI_ERR 4'd10
+`define QPNIC_QP_OP_ISSUE 4'd11
+`define QPNIC_QP_OP_REWIND 4'd12
+`define QPNIC_QP_OP_RNR_WAKE 4'd13
+`define QPNIC_QP_OP_RSP_RNR 4'd14
 
 // enum cq_wr_op (2 bits): Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx).
 `define QPNIC_CQ_WR_OP_BITS 2
@@ -174,6 +180,7 @@
 `define QPNIC_AETH_SYNDROME_BITS 8
 `define QPNIC_AETH_SYNDROME_ACK 8'd0
 `define QPNIC_AETH_SYNDROME_RNR_NAK 8'd32
+`define QPNIC_AETH_SYNDROME_NAK_PSN_SEQ 8'd96
 `define QPNIC_AETH_SYNDROME_NAK_INV_REQ 8'd97
 `define QPNIC_AETH_SYNDROME_NAK_REM_ACC 8'd98
 `define QPNIC_AETH_SYNDROME_NAK_REM_OP 8'd99
@@ -469,9 +476,9 @@
 `define QPNIC_SEG_LEN 31:0  // length in bytes (0: no segment)
 `define QPNIC_SEG_LEN_FLAT 95:64
 
-// struct qp_ctx (11 words): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark).
-`define QPNIC_QP_CTX_WORDS 11
-`define QPNIC_QP_CTX_BITS 344
+// struct qp_ctx (13 words): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark).
+`define QPNIC_QP_CTX_WORDS 13
+`define QPNIC_QP_CTX_BITS 400
 `define QPNIC_QP_CTX_SQ_BASE_LO_WORD 0
 `define QPNIC_QP_CTX_SQ_BASE_LO_WIDTH 32
 `define QPNIC_QP_CTX_SQ_BASE_LO 31:0  // device address of the SQ ring, low word
@@ -556,6 +563,34 @@
 `define QPNIC_QP_CTX_PSN_WIDTH 24
 `define QPNIC_QP_CTX_PSN 23:0  // next packet sequence number the requester sends
 `define QPNIC_QP_CTX_PSN_FLAT 343:320
+`define QPNIC_QP_CTX_EPOCH_WORD 10
+`define QPNIC_QP_CTX_EPOCH_WIDTH 1
+`define QPNIC_QP_CTX_EPOCH 24:24  // flips at each RNR rewind; every fetched WQE and outstanding entry carries the epoch it was claimed in, and one of another epoch is stale: dropped by the requester, discarded by the completer
+`define QPNIC_QP_CTX_EPOCH_FLAT 344:344
+`define QPNIC_QP_CTX_RNR_WAIT_WORD 10
+`define QPNIC_QP_CTX_RNR_WAIT_WIDTH 1
+`define QPNIC_QP_CTX_RNR_WAIT 25:25  // rewound after an RNR NAK, waiting for the RNR timer: FETCH claims nothing
+`define QPNIC_QP_CTX_RNR_WAIT_FLAT 345:345
+`define QPNIC_QP_CTX_RNR_LEFT_WORD 10
+`define QPNIC_QP_CTX_RNR_LEFT_WIDTH 3
+`define QPNIC_QP_CTX_RNR_LEFT 28:26  // RNR retries left for the oldest SEND (rnr_retry again at every SQ completion; RNR_RETRY_FOREVER never counts down)
+`define QPNIC_QP_CTX_RNR_LEFT_FLAT 348:346
+`define QPNIC_QP_CTX_RSP_RNR_WORD 10
+`define QPNIC_QP_CTX_RSP_RNR_WIDTH 1
+`define QPNIC_QP_CTX_RSP_RNR 29:29  // as a target: this QP sent an RNR NAK for the SEND of PSN rnr_psn; until that SEND comes again, every other request is dropped with NAK_PSN_SEQ
+`define QPNIC_QP_CTX_RSP_RNR_FLAT 349:349
+`define QPNIC_QP_CTX_RNR_PSN_WORD 11
+`define QPNIC_QP_CTX_RNR_PSN_WIDTH 24
+`define QPNIC_QP_CTX_RNR_PSN 23:0  // the PSN of the SEND this QP (as a target) answered with an RNR NAK
+`define QPNIC_QP_CTX_RNR_PSN_FLAT 375:352
+`define QPNIC_QP_CTX_RNR_RETRY_WORD 11
+`define QPNIC_QP_CTX_RNR_RETRY_WIDTH 3
+`define QPNIC_QP_CTX_RNR_RETRY 26:24  // QP register RNR_RETRY: RNR retries of a SEND
+`define QPNIC_QP_CTX_RNR_RETRY_FLAT 378:376
+`define QPNIC_QP_CTX_ISSUE_PTR_WORD 12
+`define QPNIC_QP_CTX_ISSUE_PTR_WIDTH 16
+`define QPNIC_QP_CTX_ISSUE_PTR 15:0  // the requester has taken every SQ index below this one: a FAST_REG, INVALIDATE or BIND below it that comes again after a rewind already ran, and is not run twice
+`define QPNIC_QP_CTX_ISSUE_PTR_FLAT 399:384
 
 // struct cq_ctx (6 words): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n.
 `define QPNIC_CQ_CTX_WORDS 6
@@ -717,6 +752,13 @@
 `define QPNIC_QP_REMOTE_QPN 23:0  // the connected QP's number (BTH dest_qp of this QP's packets)
 `define QPNIC_QP_REMOTE_QPN_FLAT 23:0
 
+// struct qp_rnr (1 words): Per-QP register RNR_RETRY.
+`define QPNIC_QP_RNR_WORDS 1
+`define QPNIC_QP_RNR_RETRY_WORD 0
+`define QPNIC_QP_RNR_RETRY_WIDTH 3
+`define QPNIC_QP_RNR_RETRY 2:0  // times a SEND that met no posted receive (RNR NAK) is sent again, RNR_TIMER_CYCLES apart, before it completes RECEIVER_NOT_READY; RNR_RETRY_FOREVER: without end
+`define QPNIC_QP_RNR_RETRY_FLAT 2:0
+
 // struct cq_cfg (1 words): Per-CQ register CFG.
 `define QPNIC_CQ_CFG_WORDS 1
 `define QPNIC_CQ_CFG_LOG_DEPTH_WORD 0
@@ -864,6 +906,8 @@
 `define QPNIC_REG_CNT_NTF_LATENCY_MAX_HI 16'h014C
 `define QPNIC_REG_CNT_PKTS_DROPPED_LO 16'h0150
 `define QPNIC_REG_CNT_PKTS_DROPPED_HI 16'h0154
+`define QPNIC_REG_CNT_RNR_RETRIES_LO 16'h0158
+`define QPNIC_REG_CNT_RNR_RETRIES_HI 16'h015C
 `define QPNIC_REG_MR_IDX 16'h0200
 `define QPNIC_REG_MR_VA_LO 16'h0204
 `define QPNIC_REG_MR_VA_HI 16'h0208
@@ -894,6 +938,7 @@
 `define QPNIC_QPREG_SQ_CI 6'h24
 `define QPNIC_QPREG_RQ_CI 6'h28
 `define QPNIC_QPREG_PD 6'h30
+`define QPNIC_QPREG_RNR_RETRY 6'h34
 `define QPNIC_QPREG_QPN 6'h2C
 
 // per-cq registers: Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ).

@@ -134,6 +134,10 @@ void e2e_pair_open(e2e_pair *p, const e2e_opts *o)
     EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
     side_open(p, &p->a, o);
     side_open(p, &p->b, o);
+    if (o->set_rnr) {
+        EXPECT_STATUS(ndk_set_rnr_retry(p->a.qp, o->rnr_retry), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_set_rnr_retry(p->b.qp, o->rnr_retry), NDK_STATUS_SUCCESS);
+    }
     st = ndk_connect(p->a.qp, ndk_qp_address(p->b.qp));
     EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
     st = ndk_connect(p->b.qp, ndk_qp_address(p->a.qp));

@@ -80,6 +80,8 @@ typedef struct {
 typedef struct {
     uint32_t sq_depth, rq_depth, cq_depth;
     int share_cq;    /* both sides' QPs use side a's CQs */
+    int set_rnr;     /* ndk_set_rnr_retry(rnr_retry) on both QPs before they connect */
+    uint32_t rnr_retry;
 } e2e_opts;
 
 void e2e_fail(void);

@@ -1,8 +1,11 @@
 /* test_ops.c: the operations themselves, end to end: SEND/RECEIVE, WRITE and
  * READ between two loopback QPs, data checked byte for byte; what a
- * completion carries (V3, V7); a send with no receive posted (V8).
+ * completion carries (V3, V7); a send with no receive posted (V8): refused,
+ * sent again after the RNR timer with what followed it, and completed
+ * RECEIVER_NOT_READY when the retries run out.
  */
 #include "e2e.h"
+#include "qpnic_hw.h" /* RNR_TIMER_CYCLES */
 
 static const uint32_t sizes[] = {1, 3, 4, 5, 63, 64, 65, 511, 512, 513, 1500, 4099, 16384};
 
@@ -188,11 +191,19 @@ static void V7_bytes_only_on_success(void)
     e2e_pair_close(&p);
 }
 
+static uint64_t rnr_retries(ndk_adapter *ad)
+{
+    ndk_counters c;
+    EXPECT_STATUS(ndk_query_counters(ad, &c), NDK_STATUS_SUCCESS);
+    return c.rnr_retries;
+}
+
 static void V8_send_without_receive_is_receiver_not_ready(void)
 {
     e2e_pair p;
     e2e_pair_open(&p, NULL);
     memset(p.b.buf, 0x77, 256);
+    uint64_t r0 = rnr_retries(p.ad);
     ndk_sge sg = e2e_sge(&p.a, 0, 64);
     EXPECT_STATUS(ndk_send(p.a.qp, NULL, &sg, 1, 0), NDK_STATUS_SUCCESS);
     ndk_result_ex r;
@@ -201,6 +212,151 @@ static void V8_send_without_receive_is_receiver_not_ready(void)
     EXPECT(e2e_settle_and_poll(&p, p.b.rcq, &r, 1) == 0, "a receive completed without a receive posted");
     for (int k = 0; k < 256; k++)
         EXPECT(p.b.buf[k] == 0x77, "receiver memory changed at byte %d", k);
+    uint64_t r1 = rnr_retries(p.ad);
+    EXPECT(r1 - r0 == NDK_RNR_RETRY_DEFAULT, "a new QP retried the send %llu times, expected %u",
+           (unsigned long long)(r1 - r0), NDK_RNR_RETRY_DEFAULT);
+    e2e_pair_close(&p);
+}
+
+/* V8 with retries: a SEND that meets no receive, then an INVALIDATE (right
+ * behind it, so that it runs before the SEND's NAK is back), a WRITE, a READ
+ * of what the WRITE wrote and an INLINE SEND, one chain. While
+ * no receive is posted the NIC keeps refusing the SEND and everything after
+ * it: nothing lands at b, nothing completes. Once receives are posted, the
+ * next retry delivers all five in order, each once: each send fills its own
+ * receive, the READ sees the WRITE's bytes, and the INVALIDATE (which ran
+ * when the NIC first reached it) is not run again: a second run would fail
+ * the token it already cleared. */
+static void V8_rnr_retry_sends_the_rest_again_in_order_each_once(void)
+{
+    e2e_opts o;
+    memset(&o, 0, sizeof o);
+    o.set_rnr = 1;
+    o.rnr_retry = NDK_RNR_RETRY_FOREVER;
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    ndk_mr *mr;   /* the INVALIDATE's region */
+    EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_register_mr(mr, p.a.buf + 32768, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE),
+                  NDK_STATUS_SUCCESS);
+    e2e_fill(p.a.buf, 64, 1);          /* the first send */
+    e2e_fill(p.a.buf + 512, 200, 3);   /* the WRITE's source */
+    uint8_t inl[100];                  /* the INLINE send: its own WQE and one data slot */
+    e2e_fill(inl, sizeof inl, 2);
+    uint64_t r0 = rnr_retries(p.ad);
+    ndk_sge s1 = e2e_sge(&p.a, 0, 64), w = e2e_sge(&p.a, 512, 200), rd = e2e_sge(&p.a, 2048, 200);
+    ndk_sge s2 = { (uint64_t)(uintptr_t)inl, sizeof inl, 0 };
+    uint32_t rkey = ndk_mr_remote_token(p.b.mr);
+    EXPECT_STATUS(ndk_send(p.a.qp, (void *)1, &s1, 1, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_invalidate(p.a.qp, (void *)2, ndk_mr_local_token(mr), NDK_OP_FLAG_DEFER),
+                  NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_write(p.a.qp, (void *)3, &w, 1, e2e_remote_addr(&p.b, 1024), rkey,
+                            NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_read(p.a.qp, (void *)4, &rd, 1, e2e_remote_addr(&p.b, 1024), rkey,
+                           NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_send(p.a.qp, (void *)5, &s2, 1, NDK_OP_FLAG_INLINE), NDK_STATUS_SUCCESS);
+
+    /* refused again and again: wait for two retries (the timer runs in NIC
+     * cycles; the simulator runs while a QP waits for it) */
+    uint64_t t0 = e2e_now_ms();
+    while (rnr_retries(p.ad) - r0 < 2 && e2e_now_ms() - t0 < 10000)
+        ;
+    ndk_result_ex r[6];
+    uint32_t early = ndk_get_cq_results_ex(p.a.icq, r, 6);
+    EXPECT(early == 0, "%u requests completed while the send was refused, the first %s, type %u",
+           early, ndk_status_str(r[0].status), r[0].type);
+    EXPECT(rnr_retries(p.ad) - r0 >= 2, "the send was retried %llu times in 10 s",
+           (unsigned long long)(rnr_retries(p.ad) - r0));
+    EXPECT(ndk_get_cq_results_ex(p.b.rcq, r, 6) == 0, "b completed something with no receive posted");
+    for (int k = 0; k < 200; k++) {
+        EXPECT(p.b.buf[1024 + k] == 0, "the WRITE after the refused send landed (byte %d)", k);
+        EXPECT(p.a.buf[2048 + k] == 0, "the READ after the refused send landed (byte %d)", k);
+    }
+
+    ndk_sge g1 = e2e_sge(&p.b, 4096, 64), g2 = e2e_sge(&p.b, 8192, 128);
+    EXPECT_STATUS(ndk_receive(p.b.qp, (void *)11, &g1, 1), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_receive(p.b.qp, (void *)12, &g2, 1), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, 5, 10000) == 5, "the chain did not complete after receives were posted");
+    static const uint32_t types[] = { NDK_OP_TYPE_SEND, NDK_OP_TYPE_INVALIDATE, NDK_OP_TYPE_WRITE,
+                                      NDK_OP_TYPE_READ, NDK_OP_TYPE_SEND };
+    for (uint32_t i = 0; i < 5; i++) {
+        EXPECT(r[i].status == NDK_STATUS_SUCCESS && r[i].type == types[i] &&
+                   r[i].request_context == (void *)(uintptr_t)(i + 1),
+               "completion %u: %s, type %u, context %p; expected SUCCESS, type %u, context %u", i,
+               ndk_status_str(r[i].status), r[i].type, r[i].request_context, types[i], i + 1);
+    }
+    EXPECT(e2e_poll(p.b.rcq, r, 2, 10000) == 2, "b's two receives did not both complete");
+    EXPECT(r[0].status == NDK_STATUS_SUCCESS && r[0].request_context == (void *)11 &&
+               r[0].bytes_transferred == 64,
+           "first receive: %s, context %p, %u bytes", ndk_status_str(r[0].status),
+           r[0].request_context, r[0].bytes_transferred);
+    EXPECT(r[1].status == NDK_STATUS_SUCCESS && r[1].request_context == (void *)12 &&
+               r[1].bytes_transferred == sizeof inl,
+           "second receive: %s, context %p, %u bytes", ndk_status_str(r[1].status),
+           r[1].request_context, r[1].bytes_transferred);
+    EXPECT(memcmp(p.b.buf + 4096, p.a.buf, 64) == 0, "the first send's bytes are not in the first receive");
+    EXPECT(memcmp(p.b.buf + 8192, inl, sizeof inl) == 0, "the INLINE send's bytes are not in the second receive");
+    EXPECT(memcmp(p.b.buf + 1024, p.a.buf + 512, 200) == 0, "the WRITE's bytes did not land");
+    EXPECT(memcmp(p.a.buf + 2048, p.a.buf + 512, 200) == 0, "the READ did not bring the WRITE's bytes back");
+    EXPECT(e2e_poll(p.b.rcq, r, 1, 0) == 0, "b completed a third receive");
+    EXPECT(rnr_retries(p.ad) - r0 >= 2, "retry counter went back");
+
+    /* the token is dead: a second INVALIDATE fails (C5) */
+    EXPECT_STATUS(ndk_invalidate(p.a.qp, (void *)6, ndk_mr_local_token(mr), 0), NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_INVALID_TOKEN, "the second INVALIDATE of the token");
+    EXPECT_STATUS(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
+/* V8 when the retries run out: RNR_RETRY 2 sends the refused SEND twice
+ * more, RNR_TIMER_CYCLES apart, then completes it RECEIVER_NOT_READY and the
+ * WRITE behind it CANCELLED; nothing reached b. */
+static void V8_rnr_retries_run_out_then_receiver_not_ready(void)
+{
+    e2e_opts o;
+    memset(&o, 0, sizeof o);
+    o.set_rnr = 1;
+    o.rnr_retry = 2;
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    uint64_t r0 = rnr_retries(p.ad), c0 = ndk_sim_cycles(p.ad);
+    ndk_sge s = e2e_sge(&p.a, 0, 64), w = e2e_sge(&p.a, 512, 64);
+    EXPECT_STATUS(ndk_send(p.a.qp, (void *)1, &s, 1, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_write(p.a.qp, (void *)2, &w, 1, e2e_remote_addr(&p.b, 1024),
+                            ndk_mr_remote_token(p.b.mr), 0), NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_RECEIVER_NOT_READY, "the send no receive ever met");
+    e2e_expect_one(p.a.icq, NDK_STATUS_CANCELLED, "the WRITE behind it");
+    uint64_t retries = rnr_retries(p.ad) - r0, cycles = ndk_sim_cycles(p.ad) - c0;
+    EXPECT(retries == 2, "RNR_RETRY 2 retried %llu times", (unsigned long long)retries);
+    EXPECT(cycles >= 2ull * QPNIC_RNR_TIMER_CYCLES,
+           "two retries took %llu cycles, less than two RNR timers (%u each)",
+           (unsigned long long)cycles, QPNIC_RNR_TIMER_CYCLES);
+    uint32_t state = 0;
+    EXPECT_STATUS(ndk_query_qp_state(p.a.qp, &state), NDK_STATUS_SUCCESS);
+    EXPECT(state == NDK_QP_STATE_ERROR, "the QP is in state %u, not ERROR", state);
+    ndk_result_ex r;
+    EXPECT(e2e_settle_and_poll(&p, p.b.rcq, &r, 1) == 0, "b completed a receive it never had");
+    for (int k = 0; k < 64; k++)
+        EXPECT(p.b.buf[1024 + k] == 0, "the cancelled WRITE landed (byte %d)", k);
+    e2e_pair_close(&p);
+}
+
+/* ndk_set_rnr_retry: 0..7 before the connect; above 7 INVALID_PARAMETER; a
+ * connected QP INVALID_DEVICE_STATE; the refused calls change nothing. */
+static void V8_set_rnr_retry_checks_its_arguments(void)
+{
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    EXPECT_STATUS(ndk_set_rnr_retry(NULL, 1), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_set_rnr_retry(p.a.qp, 8), NDK_STATUS_INVALID_PARAMETER);
+    EXPECT_STATUS(ndk_set_rnr_retry(p.a.qp, 0), NDK_STATUS_INVALID_DEVICE_STATE);
+    /* still the default: a send with no receive is retried that often */
+    uint64_t r0 = rnr_retries(p.ad);
+    ndk_sge s = e2e_sge(&p.a, 0, 16);
+    EXPECT_STATUS(ndk_send(p.a.qp, NULL, &s, 1, 0), NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_RECEIVER_NOT_READY, "the send");
+    EXPECT(rnr_retries(p.ad) - r0 == NDK_RNR_RETRY_DEFAULT, "refused calls changed the retries: %llu",
+           (unsigned long long)(rnr_retries(p.ad) - r0));
     e2e_pair_close(&p);
 }
 
@@ -213,6 +369,9 @@ int main(int argc, char **argv)
         C(ops_write_bytes_match),
         C(ops_read_bytes_match),
         C(V3_completion_names_its_qp),
+        C(V8_rnr_retry_sends_the_rest_again_in_order_each_once),
+        C(V8_rnr_retries_run_out_then_receiver_not_ready),
+        C(V8_set_rnr_retry_checks_its_arguments),
         C(V3_shared_cq_tells_qps_apart),
         C(V7_bytes_only_on_success),
         C(V8_send_without_receive_is_receiver_not_ready),

@@ -149,6 +149,9 @@ typedef struct {
      * not exist, was not connected, or was a destroyed QP whose table
      * index now serves another (the number's generation differs). */
     uint64_t packets_dropped;
+    /* Sends refused for want of a posted receive (RNR NAK) and sent again
+     * after the RNR timer (ndk_set_rnr_retry). */
+    uint64_t rnr_retries;
 } ndk_counters;
 
 /* QP attributes, in/out (V6): the caller sets what it wants, a successful
@@ -314,6 +317,24 @@ NDK_API ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiat
  * connected, disconnected or in error fails with INVALID_DEVICE_STATE. */
 NDK_API ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote);
 
+/* Receiver not ready (V8), Linux rxe's rule: a send that finds no receive
+ * posted at the peer is refused there (RNR NAK: nothing written, no receive
+ * completion) and sent again once the NIC's RNR timer has run
+ * (RNR_TIMER_CYCLES in docs/layout.md), together with every request of its QP posted after it, which
+ * the peer refused too: each executes once, in order. A send is sent again
+ * at most `retries` times (counted afresh after every completed request);
+ * then it completes RECEIVER_NOT_READY and its QP goes to ERROR (later
+ * requests complete CANCELLED). NDK_RNR_RETRY_FOREVER retries without end.
+ * FAST_REGISTER, INVALIDATE and BIND requests after the send take effect
+ * when the NIC first reaches them and are not done again on the retry.
+ * ndk_counters.rnr_retries counts the retries. A new QP retries
+ * NDK_RNR_RETRY_DEFAULT times; ndk_set_rnr_retry changes that before
+ * ndk_connect: retries above 7 fail with INVALID_PARAMETER, a QP connected
+ * (or disconnected, in error) with INVALID_DEVICE_STATE. */
+#define NDK_RNR_RETRY_DEFAULT 3
+#define NDK_RNR_RETRY_FOREVER 7
+NDK_API ndk_status ndk_set_rnr_retry(ndk_qp *qp, uint32_t retries);
+
 /* Disconnect: the QP goes to ERROR (see the state machine below): every
  * request it still holds, a chain DEFER holds back included, and every
  * posted receive complete CANCELLED in posting order; later posts fail with
@@ -468,10 +489,9 @@ NDK_API ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32
  * (three at most); the NIC reads the bytes from the SQ. Above max_inline:
  * INVALID_PARAMETER.
  * Receiver not ready (V8): a send that finds no receive posted at the peer
- * writes nothing there and completes RECEIVER_NOT_READY, and its QP goes
- * to ERROR (later requests complete CANCELLED). qpnic does not retry it
- * yet: an RNR retry with a timer needs the sequence numbers and go-back-N
- * retransmission of the wire (a later issue). Post receives first. */
+ * writes nothing there and is sent again after the RNR timer, up to the
+ * QP's RNR retries; then it completes RECEIVER_NOT_READY and its QP goes
+ * to ERROR (ndk_set_rnr_retry). Post receives first. */
 NDK_API ndk_status ndk_send(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
                             uint32_t flags);
 

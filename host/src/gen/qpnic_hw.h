@@ -16,7 +16,7 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 516u /* layout version 2.4 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN) */
+#define QPNIC_VERSION_VALUE 517u /* layout version 2.5 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -48,6 +48,8 @@
 #define QPNIC_WQE_SGE_WORD 4u /* WQE word where SGE 0 starts; SGE n starts at word 4 + 4n */
 #define QPNIC_DMA_DATA_BYTES 4u /* bytes per beat on the DMA and port streams (32-bit datapath) */
 #define QPNIC_NOTIFY_RING 256u /* entries of the simulator's notification ring */
+#define QPNIC_RNR_TIMER_CYCLES 4096u /* cycles a QP waits after a receiver-not-ready NAK before its SEND is sent again (164 us at 25 MHz; rxe's min_rnr_timer, one value for the whole NIC) */
+#define QPNIC_RNR_RETRY_FOREVER 7u /* QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7) */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 
 /* enum wqe_op: Operation code in a WQE (word 0, field opcode). */
@@ -147,6 +149,7 @@
 /* enum aeth_syndrome: AETH syndrome values (InfiniBand): ACK, or the NAK reasons. */
 #define QPNIC_AETH_SYNDROME_ACK 0x0u /* success */
 #define QPNIC_AETH_SYNDROME_RNR_NAK 0x20u /* receiver not ready */
+#define QPNIC_AETH_SYNDROME_NAK_PSN_SEQ 0x60u /* PSN sequence error: a request after a receiver-not-ready NAK of its QP, dropped unexecuted until that SEND comes again */
 #define QPNIC_AETH_SYNDROME_NAK_INV_REQ 0x61u /* invalid request (bad destination QP or opcode) */
 #define QPNIC_AETH_SYNDROME_NAK_REM_ACC 0x62u /* remote access error (token, bounds, rights) */
 #define QPNIC_AETH_SYNDROME_NAK_REM_OP 0x63u /* remote operational error (the receive failed) */
@@ -547,6 +550,14 @@
 #define QPNIC_QP_REMOTE_QPN_WIDTH 24u
 #define QPNIC_QP_REMOTE_QPN_MASK 0xFFFFFFu
 
+/* struct qp_rnr (1 words): Per-QP register RNR_RETRY. */
+#define QPNIC_QP_RNR_WORDS 1u
+/* retry: times a SEND that met no posted receive (RNR NAK) is sent again, RNR_TIMER_CYCLES apart, before it completes RECEIVER_NOT_READY; RNR_RETRY_FOREVER: without end */
+#define QPNIC_QP_RNR_RETRY_WORD 0u
+#define QPNIC_QP_RNR_RETRY_SHIFT 0u
+#define QPNIC_QP_RNR_RETRY_WIDTH 3u
+#define QPNIC_QP_RNR_RETRY_MASK 0x7u
+
 /* struct cq_cfg (1 words): Per-CQ register CFG. */
 #define QPNIC_CQ_CFG_WORDS 1u
 /* log_depth: log2 of the CQ depth */
@@ -717,6 +728,8 @@
 #define QPNIC_REG_CNT_NTF_LATENCY_MAX_HI 0x014Cu /* ro:  */
 #define QPNIC_REG_CNT_PKTS_DROPPED_LO 0x0150u /* ro: request packets the responder refused without executing: destination QP absent, not ready, or of another generation (a destroyed QP's number); each answered NAK_INV_REQ */
 #define QPNIC_REG_CNT_PKTS_DROPPED_HI 0x0154u /* ro:  */
+#define QPNIC_REG_CNT_RNR_RETRIES_LO 0x0158u /* ro: SENDs sent again after a receiver-not-ready NAK (each a rewind of its QP to that SEND) */
+#define QPNIC_REG_CNT_RNR_RETRIES_HI 0x015Cu /* ro:  */
 #define QPNIC_REG_MR_IDX 0x0200u /* rw: MR table entry the next MR_CMD acts on */
 #define QPNIC_REG_MR_VA_LO 0x0204u /* rw: staging: first virtual address of the region, low word */
 #define QPNIC_REG_MR_VA_HI 0x0208u /* rw: staging: first virtual address, high word */
@@ -748,6 +761,7 @@
 #define QPNIC_QPREG_SQ_CI 0x24u /* ro: SQ WQEs completed by the NIC */
 #define QPNIC_QPREG_RQ_CI 0x28u /* ro: RQ WQEs consumed by the NIC (filled or flushed) */
 #define QPNIC_QPREG_PD 0x30u /* rw: the QP's protection domain (PD_BITS) */
+#define QPNIC_QPREG_RNR_RETRY 0x34u /* rw: struct qp_rnr: receiver-not-ready retries; takes effect at the next change to RTS */
 #define QPNIC_QPREG_QPN 0x2Cu /* rw: struct qp_num: this QP's full number; a write keeps the generation (the index is the block's), a read answers both */
 
 /* Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ). */
