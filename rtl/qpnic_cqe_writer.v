@@ -163,8 +163,14 @@ module qpnic_cqe_writer (
     assign t_sol = is_sol;
 
     // ---- DMA write ------------------------------------------------------------
+    // The slot's address is registered as the context is answered (S_CTX),
+    // so that the add's carry chain ends at a flip-flop, not in the write
+    // arbiter and the page-table stage behind it (run 29, docs/synthesis.md).
+    reg  [63:0] req_addr;
+    always @(posedge clk)
+        if (state == S_CTX && t_rvalid) req_addr <= t_base + {48'd0, slot} * CQE_SIZE64;
     assign dmaw_req_valid = state == S_REQ;
-    assign dmaw_req_addr  = t_base + {48'd0, slot} * CQE_SIZE64;
+    assign dmaw_req_addr  = req_addr;
     assign dmaw_req_len   = CQE_SIZE[15:0];
     assign dmaw_dat_valid = state == S_DAT;
     assign dmaw_dat_keep  = 4'hF;

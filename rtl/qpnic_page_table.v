@@ -79,12 +79,17 @@ module qpnic_page_table #(
     wire          ram_busy;   // never, with CLEAR 0; idle follows it all the same
 
     // CLEAR 0: an entry is read only through a region whose run the driver
-    // wrote before posting its FAST_REG.
+    // wrote before posting its FAST_REG. The RAM reads at the incoming
+    // address whenever the register may load (not held, or the held one
+    // leaves): a request that is taken finds its entry, and the enable
+    // does not wait for the arbiter's grant or the address's PT bit (run
+    // 29's worst path ended at this enable). While a request is held and
+    // stalled the RAM keeps its output.
     qpnic_ram_sdp #(.WIDTH(PFN), .AW(AW), .CLEAR(0)) entries (
         .clk(clk), .rst(rst), .busy(ram_busy),
         .wr_en(pt_wr_en && ({1'b0, pt_wr_idx} < NUM_PT_V)),
         .wr_addr(pt_wr_idx[AW-1:0]), .wr_data(pt_wr_pfn),
-        .rd_en(take), .rd_addr(in_addr[PS +: AW]), .rd_data(pfn)
+        .rd_en(!held || out_ready), .rd_addr(in_addr[PS +: AW]), .rd_data(pfn)
     );
 
     reg [63:0] h_addr;

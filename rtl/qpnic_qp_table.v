@@ -240,11 +240,12 @@ module qpnic_qp_table #(
     wire [IW-1:0] issue_ptr = cur[`QPNIC_QP_CTX_ISSUE_PTR_FLAT];
     wire [IW-1:0] sq_ci     = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
     wire        arg_epoch = (c_arg[16] == epoch);   // ISSUE, PSN: the WQE's epoch is the QP's
-    // ISSUE: the index past the WQE's, if that is ahead of issue_ptr (a
-    // WQE that comes again after a rewind is behind it)
+    // ISSUE: issue_ptr moves past the WQE's index when that index is not
+    // behind it (a WQE that comes again after a rewind is behind it): one
+    // subtraction's sign, free-running indices
     wire [IW-1:0] issue_next  = c_arg[IW-1:0] + 1'b1;
-    wire [IW-1:0] issue_ahead = issue_next - issue_ptr;
-    wire        issue_moves = arg_epoch && issue_ahead != {IW{1'b0}} && !issue_ahead[IW-1];
+    wire [IW-1:0] issue_ahead = c_arg[IW-1:0] - issue_ptr;
+    wire        issue_moves = arg_epoch && !issue_ahead[IW-1];
     localparam [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] RNR_FOREVER = `QPNIC_RNR_RETRY_FOREVER;
     wire        rewinds = (st == `QPNIC_QP_STATE_RTS) && rnr_left != 0;
     // FETCH claims nothing in RESET or while the RNR timer runs
@@ -404,13 +405,17 @@ module qpnic_qp_table #(
                 push = fetch_more;
                 new_word[`QPNIC_QP_CTX_SCHED_FLAT] = fetch_more;
             end
+            // PSN and ISSUE always write back (the word as it was, when
+            // nothing moves): the comparisons stay off the write enable
             `QPNIC_QP_OP_PSN: begin
-                wr_en = arg_epoch;
-                new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
+                wr_en = 1'b1;
+                if (arg_epoch)
+                    new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
             end
             `QPNIC_QP_OP_ISSUE: begin
-                wr_en = issue_moves;
-                new_word[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] = issue_next;
+                wr_en = 1'b1;
+                if (issue_moves)
+                    new_word[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] = issue_next;
             end
             `QPNIC_QP_OP_REWIND:
                 if (rewinds) begin
