@@ -85,10 +85,22 @@ module qpnic_gather #(
     end
 
     // The next read: min(bytes left in the segment, dma_room: MAX_DMA_BYTES
-    // and no page boundary crossed).
+    // and no page boundary crossed). It is a register, nl, computed a cycle
+    // ahead from the segment being loaded (S_NEXT) or from cur_addr and
+    // cur_rem, so that the room, the minimum and the sink's room check
+    // (count_max, fits) are not one path (run 30's worst, docs/synthesis.md).
+    // nl_ok: nl is for cur_addr and cur_rem as they are (not in the cycle
+    // after a grant moved them).
     `include "qpnic_dma_room.vh"
-    wire [15:0] dma_lim    = dma_room(cur_addr[`QPNIC_FREG_PAGE_SHIFT-1:0]);
-    wire [15:0] next_len   = (cur_rem < {16'd0, dma_lim}) ? cur_rem[15:0] : dma_lim;
+    function [15:0] next_len_of(input [`QPNIC_FREG_PAGE_SHIFT-1:0] addr_lo, input [31:0] rem);
+        reg [15:0] lim;
+        begin
+            lim         = dma_room(addr_lo);
+            next_len_of = (rem < {16'd0, lim}) ? rem[15:0] : lim;
+        end
+    endfunction
+    reg [15:0] nl;
+    reg        nl_ok;
     // count_max, the most words the sink may hold for a read of chunk_len
     // bytes to fit (SINK_WORDS minus the read's words), is a register set
     // with chunk_len: the room check is one comparison of two registers.
@@ -149,8 +161,14 @@ module qpnic_gather #(
             count_max   <= 17'd0;
             fits        <= 1'b0;
             final_chunk <= 1'b0;
+            nl          <= 16'd0;
+            nl_ok       <= 1'b0;
         end else begin
             fits <= 1'b0;   // unless the state sets it below
+            nl    <= (state == S_NEXT && !cur_loaded)
+                   ? next_len_of(seg_addr[seg_i*64 +: `QPNIC_FREG_PAGE_SHIFT], seg_len[seg_i*32 +: 32])
+                   : next_len_of(cur_addr[`QPNIC_FREG_PAGE_SHIFT-1:0], cur_rem);
+            nl_ok <= !(state == S_REQ && rd_req_valid && rd_req_ready);
             case (state)
             S_IDLE: begin
                 // The job is latched whole and nothing is computed from the
@@ -178,10 +196,10 @@ module qpnic_gather #(
                         cur_loaded <= 1'b0;
                     end
                 end else begin
-                    chunk_len   <= next_len;
-                    count_max   <= count_max_of(next_len);
-                    fits        <= fits_for(next_len, held_now);
-                    final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
+                    chunk_len   <= nl;
+                    count_max   <= count_max_of(nl);
+                    fits        <= fits_for(nl, held_now);
+                    final_chunk <= ({16'd0, nl} == cur_rem) && later_zero;
                     state       <= S_REQ;
                 end
             S_REQ: begin
@@ -196,14 +214,14 @@ module qpnic_gather #(
                 if (rd_rsp_valid && rd_rsp_ready && rd_rsp_last) begin
                     if (final_chunk)
                         state <= S_IDLE;
-                    else if (cur_rem != 32'd0) begin  // the segment's next read
-                        chunk_len   <= next_len;
-                        count_max   <= count_max_of(next_len);
-                        fits        <= fits_for(next_len, held_next);
-                        final_chunk <= ({16'd0, next_len} == cur_rem) && later_zero;
+                    else if (cur_rem != 32'd0 && nl_ok) begin  // the segment's next read
+                        chunk_len   <= nl;
+                        count_max   <= count_max_of(nl);
+                        fits        <= fits_for(nl, held_next);
+                        final_chunk <= ({16'd0, nl} == cur_rem) && later_zero;
                         state       <= S_REQ;
                     end else
-                        state <= S_NEXT;
+                        state <= S_NEXT;   // (cur_loaded: from nl, a cycle later)
                 end
             default: state <= S_IDLE;
             endcase
