@@ -27,7 +27,9 @@
 // on the QP's send CQ (none for a success that asked SILENT_SUCCESS, nor
 // for an INLINE_DATA slot), then
 // SQ_CI_INC. A QP in RESET (when its entry was
-// popped) gets neither.
+// popped) gets neither. A LOCAL entry that failed after an earlier entry
+// of its QP failed (the requester ran ahead of that one's NAK) completes
+// FLUSHED like every later entry.
 //
 // Parameters
 //   QW         bits of a QP number
@@ -41,6 +43,12 @@
 //   in_*                                 responses from the responder's port FIFO
 //   wr_req_*, wr_dat_*                   DMA write master (index 1): READ data
 //   cqe_valid/ready, cqe_cqn, cqe_data   SQ CQE requests (phase bit 0)
+//   fence_busy, fence_retire             on an entry; done with it
+//                                        (qpnic_mr_fence)
+//   retire_read, retire_remote           the entry retired is a READ's; a
+//                                        packet's (not LOCAL): the
+//                                        datapath's counts for READ_FENCE
+//                                        and the token table operations
 //   cnt_rnr                              one-cycle strobe: a QP was
 //                                        rewound to retry an RNR'd SEND
 //   idle                                 nothing in progress, no QP
@@ -92,6 +100,7 @@ module qpnic_completer #(
     output wire                 fence_busy,
     output wire                 fence_retire,
     output wire                 retire_read,
+    output wire                 retire_remote,
     output wire                 cnt_rnr,
     output wire                 idle
 );
@@ -252,6 +261,7 @@ module qpnic_completer #(
     assign fence_busy      = (state != S_IDLE) && (state != S_WAKE);
     assign fence_retire    = (state == S_CI) && (tq_grant || !tq_busy);
     assign retire_read     = fence_retire && e_read;   // a READ leaves (READ_FENCE)
+    assign retire_remote   = fence_retire && !ent[`QPNIC_OST_LOCAL];   // a packet's entry leaves
     assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got &&
                              tm_idle;
 
@@ -354,6 +364,12 @@ module qpnic_completer #(
                         // FLUSHED like every later entry (flush order)
                         status <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT] ?
                                   `QPNIC_CQE_STATUS_FLUSHED : `QPNIC_CQE_STATUS_SUCCESS;
+                        state  <= S_CQE;
+                    end else if (ent[`QPNIC_OST_LOCAL] && tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT]) begin
+                        // a local failure after an earlier failure of the
+                        // QP (the requester ran ahead of that one's NAK):
+                        // FLUSHED, as every request after a failed one
+                        status <= `QPNIC_CQE_STATUS_FLUSHED;
                         state  <= S_CQE;
                     end else if (ent[`QPNIC_OST_LOCAL]) begin
                         status <= ent[`QPNIC_OST_STATUS];

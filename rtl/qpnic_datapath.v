@@ -216,6 +216,18 @@ module qpnic_datapath #(
     // completer), for READ_FENCE
     reg  [OST_LOG_DEPTH+1:0] reads_out;
     wire        reads_idle = (reads_out == 0);
+    // SENDs, WRITEs and READs outstanding (entries not LOCAL), for the
+    // requester's token table operations (FAST_REG, INVALIDATE, BIND)
+    wire        cp_retire_remote;
+    reg  [OST_LOG_DEPTH+1:0] remotes_out;
+    wire        remotes_idle = (remotes_out == 0);
+    always @(posedge clk) begin
+        if (rst)
+            remotes_out <= 0;
+        else
+            remotes_out <= remotes_out + {{(OST_LOG_DEPTH+1){1'b0}}, ost_in_valid && ost_in_ready && !ost_in_data[`QPNIC_OST_LOCAL]}
+                                       - {{(OST_LOG_DEPTH+1){1'b0}}, cp_retire_remote};
+    end
     always @(posedge clk) begin
         if (rst)
             reads_out <= 0;
@@ -235,7 +247,7 @@ module qpnic_datapath #(
         .chk_valid(chk_valid[0]), .chk_token(chk_token[0*32 +: 32]),
         .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
         .chk_need(chk_need[0*3 +: 3]), .chk_inval(chk_inval[0]),
-        .chk_pd(chk_pd[0 +: `QPNIC_PD_BITS]), .reads_idle(reads_idle),
+        .chk_pd(chk_pd[0 +: `QPNIC_PD_BITS]), .reads_idle(reads_idle), .remotes_idle(remotes_idle),
         .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid[0]), .res_ok(res_ok[0]), .res_dev(res_dev[0*64 +: 64]),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
@@ -359,7 +371,7 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[1]),
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
-        .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read),
+        .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read), .retire_remote(cp_retire_remote),
         .cnt_rnr(cnt_rnr),
         .idle(cp_idle));
 

@@ -18,8 +18,6 @@
 //               rsp_n and the context as it was (fetch_ptr before)
 //   PSN         answer the context, then psn + 1 (unless req_arg[16] is
 //               not the QP's epoch: a WQE gone stale under a rewind)
-//   ISSUE       as READ; and when req_arg[16] is the QP's epoch, issue_ptr
-//               moves past the SQ index req_arg[15:0]
 //   REWIND      an RNR NAK (req_arg = its PSN): in RTS with rnr_left != 0,
 //               fetch_ptr = sq_ci (the SEND), psn = req_arg, epoch flips,
 //               rnr_left - 1 (not when RNR_RETRY_FOREVER), rnr_wait = 1;
@@ -27,7 +25,8 @@
 //   RNR_WAKE    rnr_wait = 0, and the QP is queued if WQEs wait
 //   RSP_RNR     as a target, an RNR NAK went out: rsp_rnr = 1,
 //               rnr_psn = req_arg
-//   SET_ERR     state = ERROR
+//   SET_ERR     state = ERROR, when req_arg[16] is the QP's epoch (a local
+//               failure of a WQE gone stale under a rewind changes nothing)
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR
 //   RQ_CI_ERR   rq_ci + 1, state = ERROR (a receive completed in error)
 //   RQ_CI_INC, SQ_CI_INC   rq_ci + 1 (rsp_rnr = 0), sq_ci + 1 (rnr_left =
@@ -237,15 +236,8 @@ module qpnic_qp_table #(
     wire        rnr_wait = cur[`QPNIC_QP_CTX_RNR_WAIT_FLAT];
     wire [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] rnr_left  = cur[`QPNIC_QP_CTX_RNR_LEFT_FLAT];
     wire [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] rnr_retry = cur[`QPNIC_QP_CTX_RNR_RETRY_FLAT];
-    wire [IW-1:0] issue_ptr = cur[`QPNIC_QP_CTX_ISSUE_PTR_FLAT];
     wire [IW-1:0] sq_ci     = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
-    wire        arg_epoch = (c_arg[16] == epoch);   // ISSUE, PSN: the WQE's epoch is the QP's
-    // ISSUE: issue_ptr moves past the WQE's index when that index is not
-    // behind it (a WQE that comes again after a rewind is behind it): one
-    // subtraction's sign, free-running indices
-    wire [IW-1:0] issue_next  = c_arg[IW-1:0] + 1'b1;
-    wire [IW-1:0] issue_ahead = c_arg[IW-1:0] - issue_ptr;
-    wire        issue_moves = arg_epoch && !issue_ahead[IW-1];
+    wire        arg_epoch = (c_arg[16] == epoch);   // PSN, SET_ERR: the WQE's epoch is the QP's
     localparam [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] RNR_FOREVER = `QPNIC_RNR_RETRY_FOREVER;
     wire        rewinds = (st == `QPNIC_QP_STATE_RTS) && rnr_left != 0;
     // FETCH claims nothing in RESET or while the RNR timer runs
@@ -374,7 +366,6 @@ module qpnic_qp_table #(
                         new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b0;
                         new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT]   = 1'b0;
                         new_word[`QPNIC_QP_CTX_RNR_PSN_FLAT]   = 0;
-                        new_word[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] = {IW{1'b0}};
                     end
                     // connected: the retries start full
                     if (w_state == `QPNIC_QP_STATE_RTS)
@@ -405,17 +396,12 @@ module qpnic_qp_table #(
                 push = fetch_more;
                 new_word[`QPNIC_QP_CTX_SCHED_FLAT] = fetch_more;
             end
-            // PSN and ISSUE always write back (the word as it was, when
-            // nothing moves): the comparisons stay off the write enable
+            // PSN always writes back (the word as it was, for a stale WQE):
+            // the epoch's comparison stays off the write enable
             `QPNIC_QP_OP_PSN: begin
                 wr_en = 1'b1;
                 if (arg_epoch)
                     new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
-            end
-            `QPNIC_QP_OP_ISSUE: begin
-                wr_en = 1'b1;
-                if (issue_moves)
-                    new_word[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] = issue_next;
             end
             `QPNIC_QP_OP_REWIND:
                 if (rewinds) begin
@@ -441,7 +427,7 @@ module qpnic_qp_table #(
                 new_word[`QPNIC_QP_CTX_RNR_PSN_FLAT] = c_arg[`QPNIC_QP_CTX_RNR_PSN_WIDTH-1:0];
             end
             `QPNIC_QP_OP_SET_ERR:
-                if (nic_err) begin
+                if (nic_err && arg_epoch) begin
                     wr_en = 1'b1;
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
                 end
@@ -492,8 +478,7 @@ module qpnic_qp_table #(
     // ---- the answer, the doorbell queue ------------------------------------------
     wire asked = (c_op == `QPNIC_QP_OP_READ) || (c_op == `QPNIC_QP_OP_HOST_READ) ||
                  (c_op == `QPNIC_QP_OP_FETCH) || (c_op == `QPNIC_QP_OP_PSN) ||
-                 (c_op == `QPNIC_QP_OP_RQ_FLUSH) || (c_op == `QPNIC_QP_OP_ISSUE) ||
-                 (c_op == `QPNIC_QP_OP_REWIND);
+                 (c_op == `QPNIC_QP_OP_RQ_FLUSH) || (c_op == `QPNIC_QP_OP_REWIND);
     always @(posedge clk) begin
         if (rst) begin
             rsp_valid <= {CLIENTS{1'b0}};

@@ -1,15 +1,17 @@
 // qpnic_requester: executes SQ WQEs (the initiator side, like rxe_req.c).
 //
-// For each WQE from qpnic_wqe_fetch, in order, the requester first reads its
-// QP's context from qpnic_qp_table (ISSUE: a READ that also moves the QP's
-// issue_ptr past the WQE), then:
+// For each WQE from qpnic_wqe_fetch, in order, the requester first READs its
+// QP's context from qpnic_qp_table, then:
 //   - QP in RESET: dropped (its rings were zeroed under it);
 //   - a stale WQE (claimed in another epoch than the QP's: an RNR rewind
 //     came between, docs/internals.md "Receiver not ready"): dropped, and
 //     it moved nothing; its QP fetches it again;
-//   - a FAST_REG, INVALIDATE or BIND below the QP's issue_ptr (it comes
-//     again after a rewind and already ran): completes locally SUCCESS
-//     without running twice;
+//   - FAST_REG, INVALIDATE, BIND (they change the token table): wait in
+//     S_DECODE until no SEND, WRITE or READ of any QP is outstanding
+//     (remotes_idle), then READ the context again and decide on that: so
+//     they take effect only once every earlier request is acknowledged, not
+//     after one that failed (the QP is in ERROR then: FLUSHED) nor before a
+//     SEND that an RNR NAK sends again (the rewind makes them stale);
 //   - QP in ERROR: FLUSHED;
 //   - INLINE_DATA (a slot of an INLINE request's payload): retired with no
 //     CQE (outstanding entry NO_CQE), whatever the QP's state;
@@ -72,7 +74,7 @@
 //   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold one
 //                     MAX_DMA_BYTES read (512 bytes: 7)
 // Ports
-//   tq_req_*, tq_rsp_*              request port of qpnic_qp_table: ISSUE
+//   tq_req_*, tq_rsp_*              request port of qpnic_qp_table: READ
 //                                   (the WQE's QP), PSN (a packet's), SET_ERR
 //   chk_*, res_*                    check port of qpnic_mr_table: a request
 //                                   (token, va, len, need, inval, pd) in,
@@ -80,6 +82,8 @@
 //                                   number of cycles later
 //   fr_valid/ready, fr_idx, fr_entry   a FAST_REG's or BIND's entry to the table
 //   reads_idle                      no READ of any QP outstanding (READ_FENCE)
+//   remotes_idle                    no SEND, WRITE or READ of any QP
+//                                   outstanding (the token table's operations)
 //   wqe_*                           WQE word pairs from qpnic_wqe_fetch,
 //                                   with each WQE's QP, index and epoch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
@@ -153,6 +157,7 @@ module qpnic_requester #(
     output wire [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx,
     output wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry,
     input  wire                 reads_idle,
+    input  wire                 remotes_idle,
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
     output wire                 gather_busy,
@@ -217,7 +222,7 @@ module qpnic_requester #(
     reg [MAX_SGE*64-1:0] inl_addr;
     reg          ctx_have;      // ctx_state is the answer for this WQE
     reg          ctx_stale;     // the QP was rewound since the WQE's claim
-    reg          ctx_issued;    // the WQE's index is below the QP's issue_ptr
+    reg          tt_fresh;      // a token table operation's context was READ again after the wait
     reg          tq_busy;       // a request is up (until granted)
     reg          tq_wait;       // its answer is awaited
     // the job: what the back end needs of a WQE for its packet's header
@@ -285,7 +290,10 @@ module qpnic_requester #(
     // The SGE list, checked by qpnic_sge_check while in S_CHECK (started as
     // S_DECODE moves there).
     wire fence_wait = ((flags & `QPNIC_OP_FLAG_READ_FENCE) != 16'd0) && !reads_idle;
-    wire sg_start = (state == S_DECODE) && !fence_wait && (cur_state != `QPNIC_QP_STATE_RESET) &&
+    // a token table operation not yet READ again after the remotes' wait
+    wire tt_wait  = (is_freg || is_inval || is_bind) && !tt_fresh;
+    wire sg_start = (state == S_DECODE) && !fence_wait && !tt_wait && !ctx_stale &&
+                    (cur_state != `QPNIC_QP_STATE_RESET) &&
                     !cur_in_err && (is_send || is_sinv || is_write || is_read || is_bind) &&
                     nsge <= MAX_SGE && !bind_bad && !is_inline;
     // the rights the SGEs need: a READ writes them; a window that grants
@@ -314,16 +322,17 @@ module qpnic_requester #(
     wire [`QPNIC_QP_STATE_BITS-1:0] cur_state = ctx_state;
     wire       cur_in_err = (cur_state == `QPNIC_QP_STATE_ERROR);
 
-    // --- the table request: ISSUE in S_LOAD/S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---
-    // ISSUE and PSN carry the WQE's epoch and index (SET_ERR ignores them)
+    // --- the table request: READ in S_LOAD/S_CTX, SET_ERR in S_ERR, PSN in S_JOB ---
+    // PSN and SET_ERR carry the WQE's epoch (READ ignores it): a WQE that
+    // went stale under a rewind neither takes a PSN nor fails its QP
     assign tq_req_valid = tq_busy;
     assign tq_req_qpn   = qpn;
-    assign tq_req_arg   = {15'd0, epoch, index};
+    assign tq_req_arg   = {15'd0, epoch, 16'd0};
     always @* begin
         case (state)
         S_ERR:   tq_req_op = `QPNIC_QP_OP_SET_ERR;
         S_JOB:   tq_req_op = `QPNIC_QP_OP_PSN;
-        default: tq_req_op = `QPNIC_QP_OP_ISSUE;
+        default: tq_req_op = `QPNIC_QP_OP_READ;
         endcase
     end
     wire tq_grant  = tq_busy && tq_req_ready;
@@ -332,11 +341,6 @@ module qpnic_requester #(
     wire [23:0] rsp_psn = tq_rsp_ctx[`QPNIC_QP_CTX_PSN_FLAT];
     wire [23:0] rsp_dqp = tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
     wire        rsp_same_epoch = (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] == epoch);
-    // ISSUE's answer: is the WQE's index below issue_ptr (already taken
-    // once)? issue_ptr - index - 1 has its top bit clear (only the sign is used)
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [`QPNIC_INDEX_BITS-1:0] issued_gap = tq_rsp_ctx[`QPNIC_QP_CTX_ISSUE_PTR_FLAT] - index - 1'b1;
-    /* verilator lint_on UNUSEDSIGNAL */
 
     // --- CQE type of this opcode (unknown ones complete as SEND) ---
     reg [`QPNIC_CQE_TYPE_WIDTH-1:0] cqe_type;
@@ -546,7 +550,7 @@ module qpnic_requester #(
             index      <= 0;
             epoch      <= 1'b0;
             ctx_stale  <= 1'b0;
-            ctx_issued <= 1'b0;
+            tt_fresh   <= 1'b0;
             is_local   <= 1'b0;
             status     <= `QPNIC_CQE_STATUS_SUCCESS;
             hdr_i      <= 4'd0;
@@ -578,6 +582,7 @@ module qpnic_requester #(
                         qpn      <= wqe_qpn;
                         index    <= wqe_index;
                         epoch    <= wqe_epoch;
+                        tt_fresh <= 1'b0;
                         tq_busy  <= 1'b1;
                         ctx_have <= 1'b0;
                     end
@@ -600,9 +605,17 @@ module qpnic_requester #(
                 else if (!(is_send || is_sinv || is_write || is_read || is_inval || is_freg || is_bind) ||
                          nsge > MAX_SGE || bind_bad || inline_bad)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
-                else if ((is_freg || is_inval || is_bind) && ctx_issued)
-                    finish_local(`QPNIC_CQE_STATUS_SUCCESS);   // ran before the rewind
-                else if (fence_wait)
+                else if (tt_wait) begin
+                    // a token table operation: once every earlier request
+                    // is acknowledged, READ the context again and decide
+                    // on that (stale, ERROR)
+                    if (remotes_idle) begin
+                        tt_fresh <= 1'b1;
+                        tq_busy  <= 1'b1;
+                        ctx_have <= 1'b0;
+                        state    <= S_CTX;
+                    end
+                end else if (fence_wait)
                     state <= S_DECODE;   // READ_FENCE: earlier READs first
                 else if (is_freg)
                     state <= S_FREG;
@@ -671,10 +684,9 @@ module qpnic_requester #(
                 tq_wait <= (state != S_ERR);
             end
             if (tq_answer) tq_wait <= 1'b0;
-            // the ISSUE's answer, in S_LOAD or S_CTX
+            // the READ's answer, in S_LOAD or S_CTX
             if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
                 ctx_stale  <= !rsp_same_epoch;
-                ctx_issued <= !issued_gap[`QPNIC_INDEX_BITS-1];
                 ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
                 ctx_pd    <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_sq_base <= {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT], tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
@@ -682,7 +694,7 @@ module qpnic_requester #(
                 ctx_have  <= 1'b1;
             end
             if (state == S_JOB && tq_answer) begin
-                // a WQE gone stale since its ISSUE took no PSN (the table
+                // a WQE gone stale since its READ took no PSN (the table
                 // did not count it): it goes out as PSN - 1, which the
                 // target, waiting for the rewound SEND's PSN, drops
                 nxt_psn <= rsp_same_epoch ? rsp_psn : rsp_psn - 24'd1;

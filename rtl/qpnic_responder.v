@@ -8,7 +8,10 @@
 //     opcode: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
 //   - a QP that sent an RNR NAK (rsp_rnr) drops every request but the SEND
 //     of PSN rnr_psn, which its requester sends again (docs/internals.md
-//     "Receiver not ready"): NAK_PSN_SEQ, nothing executed, payload dropped;
+//     "Receiver not ready"): NAK_PSN_SEQ, nothing executed, payload dropped.
+//     After a NAK_REM_ACC it is marked the same way, with the PSN of the
+//     refused request, which never comes again: the requests its initiator
+//     sent behind the failed one (and completes FLUSHED) never execute;
 //   - SEND_ONLY: no RQ WQE posted (rq_ci == rq_pi): RNR_NAK, memory
 //     untouched, no RQ CQE; RSP_RNR marks the QP (rsp_rnr, rnr_psn) until
 //     a receive is consumed. Otherwise the RQ WQE at rq_ci is read by DMA;
@@ -27,7 +30,7 @@
 //     not valid completes the receive BAD_TOKEN and NAKs NAK_REM_ACC;
 //   - WRITE_ONLY: remote token, REMOTE_WRITE and bounds (a zero-length write
 //     is not checked), then the payload is scattered and ACKed; NAK_REM_ACC
-//     with the payload dropped otherwise.
+//     with the payload dropped otherwise (and the mark above).
 //   - READ_REQUEST: remote token, REMOTE_READ and bounds, then a
 //     READ_RESPONSE_ONLY (AETH ACK) carries the data, gathered by DMA; an
 //     ACK packet carrying NAK_REM_ACC otherwise.
@@ -640,8 +643,15 @@ module qpnic_responder #(
                         state   <= S_RNR;
                     end else
                         state <= S_RQ_REQ;
-                end else if (!reth_ok)
-                    syn <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
+                end else if (!reth_ok) begin
+                    // the initiator's QP fails with this NAK; the requests it
+                    // sent behind it must not execute here either: the QP
+                    // takes nothing more (RSP_RNR with this PSN, which no
+                    // request will carry again) until it is reset
+                    syn     <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
+                    tq_busy <= 1'b1;
+                    state   <= S_RNR;
+                end
                 else begin
                     reth_seg <= 1'b1;
                     reth_dev <= mr_dev;

@@ -38,6 +38,21 @@ $(BUILD)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.c tests/e2e/e2e.h host/src/gen
 test-e2e: $(E2E_BINS) $(SIM_BIN) $(FW_HEX)
 	@set -e; for t in $(E2E_BINS); do echo "== $$t"; $$t; done
 
+# Differential testing: tests/diff/diff.c runs random workloads on the NIC
+# (through libqpnic and qpnic-sim) and on the reference model of
+# tests/diff/model.c, and compares completions and memory after every step.
+# make test runs DIFF_OPS operations with a fresh seed (printed); a longer
+# run: build/tests/diff/qpnic-diff --ops 1000000 [--seed S].
+DIFF_BIN := $(BUILD)/tests/diff/qpnic-diff
+DIFF_OPS ?= 10000
+$(DIFF_BIN): tests/diff/diff.c tests/diff/model.c tests/diff/model.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(E2E_CFLAGS) -o $@ tests/diff/diff.c tests/diff/model.c $(LIB_A) -pthread
+
+.PHONY: test-diff
+test-diff: $(DIFF_BIN) $(SIM_BIN) $(FW_HEX)
+	$(DIFF_BIN) --ops $(DIFF_OPS)
+
 # The installed library, used from outside the tree the way API.md promises:
 # pkg-config, ndk_open_adapter(NULL), nothing else set up.
 INSTALL_TEST_PREFIX := $(CURDIR)/$(BUILD)/install-test
@@ -56,7 +71,7 @@ test-conformance:
 
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).
-TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-bench test-install
+TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-bench test-install
 .PHONY: test test-layers
 test-layers: $(TEST_LAYERS)
 test:

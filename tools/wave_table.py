@@ -254,10 +254,10 @@ def events(w):
                 op = QP_OP.get(v(p + "tqop"), str(v(p + "tqop")))
                 asked[who] = op
                 add("QP table takes %s's %s: QP %d" % (who, op, v(p + "tqq")))
-                if who == "requester" and op == "ISSUE":
+                if who == "requester" and op == "READ":
                     # asked as the WQE's first pair arrives: the fetch
                     # engine's head entry is that WQE
-                    add("requester ISSUEs WQE %d: its QP's context" % v("w_idx"))
+                    add("requester READs the context for WQE %d" % v("w_idx"))
             if v(p + "tqa"):
                 ctx = v(p + "ctx")
                 op = asked.get(who, "?")
@@ -388,9 +388,9 @@ ROWS = [
      r"answers the FETCH: n 1 from index 16$", False),
     ("5", "**fetch read of the SEND's WQE**: the third read, 1 WQE, 64 bytes at 0x1000000C00",
      "same, `cur_index` 16", r"fetch read: .* from index 16$", True),
-    ("6", "`ISSUE` of WQE 16: QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)",
-     "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 11",
-     r"requester ISSUEs WQE 16: its QP's context$", False),
+    ("6", "`READ` of QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)",
+     "`dp.u_req.tq_req_valid` && `tq_req_ready`, `tq_req_op` 0",
+     r"requester READs the context for WQE 16$", False),
     ("6", "the requester takes the last pair (words 14, 15) of WQE 16",
      "`dp.u_fetch.wqe_last` && `wqe_ready`", r"last pair of WQE 16$", False),
     ("6", "the SGE's token check goes to check port 0", "`dp.u_req.chk_valid`",

@@ -10,16 +10,15 @@
 #define QPNIC_QP_OP_HOST_WRITE 0x2u /* the host writes arg to register arg_off (RESET zeroes indices, PSN and marks; SQ_PI queues a doorbell) */
 #define QPNIC_QP_OP_FETCH 0x3u /* claim n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end) WQEs (0 in RESET or while rnr_wait, which also dequeues the QP) and advance fetch_ptr; the QP stays queued while more wait */
 #define QPNIC_QP_OP_PSN 0x4u /* take the next PSN: answer the context, psn + 1 when arg bit 16 is the context's epoch (else unchanged: the WQE went stale under a rewind) */
-#define QPNIC_QP_OP_SET_ERR 0x5u /* state to ERROR, unless RESET */
+#define QPNIC_QP_OP_SET_ERR 0x5u /* state to ERROR, unless RESET, when arg bit 16 is the context's epoch (a WQE gone stale under a rewind fails nothing) */
 #define QPNIC_QP_OP_COMP_FAIL 0x6u /* the completer saw an error: comp_err = 1; with arg bit 0 also state to ERROR, unless RESET */
 #define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1, rsp_rnr = 0 */
 #define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1, rnr_left = rnr_retry (progress restores the retries) */
 #define QPNIC_QP_OP_RQ_FLUSH 0x9u /* the responder flushes one posted receive: in ERROR with rq_ci != rq_pi, rq_ci + 1 (the answer's rq_ci is the receive to complete FLUSHED); otherwise nothing to flush, and the QP leaves the flush queue (rq_flush = 0) */
 #define QPNIC_QP_OP_RQ_CI_ERR 0xAu /* one RQ WQE consumed and completed in error: rq_ci + 1, rsp_rnr = 0, state to ERROR (as the transitions allow) */
-#define QPNIC_QP_OP_ISSUE 0xBu /* the requester takes a WQE: arg = {epoch << 16 | SQ index}; when the epoch is the context's, issue_ptr moves past the index; answer the context (as READ) */
-#define QPNIC_QP_OP_REWIND 0xCu /* the completer got an RNR NAK (arg = its PSN): in RTS with rnr_left != 0, go back to the SEND (fetch_ptr = sq_ci, psn = arg), flip epoch, rnr_left - 1 (unless RNR_RETRY_FOREVER), rnr_wait = 1; else nothing; answer the context before */
-#define QPNIC_QP_OP_RNR_WAKE 0xDu /* the RNR timer ran out: rnr_wait = 0, and the QP joins the doorbell queue if WQEs wait */
-#define QPNIC_QP_OP_RSP_RNR 0xEu /* the responder sent an RNR NAK (arg = the SEND's PSN): rsp_rnr = 1, rnr_psn = arg */
+#define QPNIC_QP_OP_REWIND 0xBu /* the completer got an RNR NAK (arg = its PSN): in RTS with rnr_left != 0, go back to the SEND (fetch_ptr = sq_ci, psn = arg), flip epoch, rnr_left - 1 (unless RNR_RETRY_FOREVER), rnr_wait = 1; else nothing; answer the context before */
+#define QPNIC_QP_OP_RNR_WAKE 0xCu /* the RNR timer ran out: rnr_wait = 0, and the QP joins the doorbell queue if WQEs wait */
+#define QPNIC_QP_OP_RSP_RNR 0xDu /* the responder sent an RNR NAK (arg = the SEND's PSN): rsp_rnr = 1, rnr_psn = arg */
 
 /* enum cq_wr_op: Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx). */
 #define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */
@@ -109,9 +108,9 @@
 #define QPNIC_SEG_LEN_WIDTH 32u
 #define QPNIC_SEG_LEN_MASK 0xFFFFFFFFu
 
-/* struct qp_ctx (13 words, 400 bits stored): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark). */
-#define QPNIC_QP_CTX_WORDS 13u
-#define QPNIC_QP_CTX_BITS 400u
+/* struct qp_ctx (12 words, 379 bits stored): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark). */
+#define QPNIC_QP_CTX_WORDS 12u
+#define QPNIC_QP_CTX_BITS 379u
 /* sq_base_lo: device address of the SQ ring, low word */
 #define QPNIC_QP_CTX_SQ_BASE_LO_WORD 0u
 #define QPNIC_QP_CTX_SQ_BASE_LO_SHIFT 0u
@@ -247,11 +246,6 @@
 #define QPNIC_QP_CTX_RNR_RETRY_SHIFT 24u
 #define QPNIC_QP_CTX_RNR_RETRY_WIDTH 3u
 #define QPNIC_QP_CTX_RNR_RETRY_MASK 0x7u
-/* issue_ptr: the requester has taken every SQ index below this one: a FAST_REG, INVALIDATE or BIND below it that comes again after a rewind already ran, and is not run twice */
-#define QPNIC_QP_CTX_ISSUE_PTR_WORD 12u
-#define QPNIC_QP_CTX_ISSUE_PTR_SHIFT 0u
-#define QPNIC_QP_CTX_ISSUE_PTR_WIDTH 16u
-#define QPNIC_QP_CTX_ISSUE_PTR_MASK 0xFFFFu
 
 /* struct cq_ctx (6 words, 175 bits stored): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n. */
 #define QPNIC_CQ_CTX_WORDS 6u

@@ -119,10 +119,9 @@
 `define QPNIC_QP_OP_SQ_CI_INC 4'd8
 `define QPNIC_QP_OP_RQ_FLUSH 4'd9
 `define QPNIC_QP_OP_RQ_CI_ERR 4'd10
-`define QPNIC_QP_OP_ISSUE 4'd11
-`define QPNIC_QP_OP_REWIND 4'd12
-`define QPNIC_QP_OP_RNR_WAKE 4'd13
-`define QPNIC_QP_OP_RSP_RNR 4'd14
+`define QPNIC_QP_OP_REWIND 4'd11
+`define QPNIC_QP_OP_RNR_WAKE 4'd12
+`define QPNIC_QP_OP_RSP_RNR 4'd13
 
 // enum cq_wr_op (2 bits): Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx).
 `define QPNIC_CQ_WR_OP_BITS 2
@@ -476,9 +475,9 @@
 `define QPNIC_SEG_LEN 31:0  // length in bytes (0: no segment)
 `define QPNIC_SEG_LEN_FLAT 95:64
 
-// struct qp_ctx (13 words): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark).
-`define QPNIC_QP_CTX_WORDS 13
-`define QPNIC_QP_CTX_BITS 400
+// struct qp_ctx (12 words): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark).
+`define QPNIC_QP_CTX_WORDS 12
+`define QPNIC_QP_CTX_BITS 379
 `define QPNIC_QP_CTX_SQ_BASE_LO_WORD 0
 `define QPNIC_QP_CTX_SQ_BASE_LO_WIDTH 32
 `define QPNIC_QP_CTX_SQ_BASE_LO 31:0  // device address of the SQ ring, low word
@@ -587,10 +586,6 @@
 `define QPNIC_QP_CTX_RNR_RETRY_WIDTH 3
 `define QPNIC_QP_CTX_RNR_RETRY 26:24  // QP register RNR_RETRY: RNR retries of a SEND
 `define QPNIC_QP_CTX_RNR_RETRY_FLAT 378:376
-`define QPNIC_QP_CTX_ISSUE_PTR_WORD 12
-`define QPNIC_QP_CTX_ISSUE_PTR_WIDTH 16
-`define QPNIC_QP_CTX_ISSUE_PTR 15:0  // the requester has taken every SQ index below this one: a FAST_REG, INVALIDATE or BIND below it that comes again after a rewind already ran, and is not run twice
-`define QPNIC_QP_CTX_ISSUE_PTR_FLAT 399:384
 
 // struct cq_ctx (6 words): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n.
 `define QPNIC_CQ_CTX_WORDS 6

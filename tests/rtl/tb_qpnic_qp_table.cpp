@@ -11,7 +11,7 @@
 // COMP_FAIL, back-to-back operations on one QP seeing each other (each
 // waits until the one before is written back), one grant a cycle on
 // different QPs, round robin between clients, the receiver-not-ready retry's
-// operations (ISSUE and issue_ptr, REWIND and its refusals, FETCH held while
+// operations (REWIND and its refusals, FETCH held while
 // rnr_wait, RNR_WAKE queueing the QP, RSP_RNR and the receive that clears
 // it, PSN of a stale epoch), and the table empty and busy while it clears after
 // reset. Not for: the engines that use it (tb_qpnic_datapath, e2e).
@@ -252,22 +252,18 @@ void test_psn_comp_fail(Tb &t) {
 
 void test_rnr(Tb &t) {
     const int q = 3, r = 4;
-    const unsigned E = 1u << 16;   // the epoch bit of ISSUE's and PSN's argument
+    const unsigned E = 1u << 16;   // the epoch bit of PSN's argument
     t.write(q, QPNIC_QPREG_CFG, qp_cfg(4, 4, 0, 0));
     t.write(q, QPNIC_QPREG_RNR_RETRY, QPNIC_FIELD(QPNIC_QP_RNR_RETRY, 2));
     CHECK(t.read(q, QPNIC_QPREG_RNR_RETRY) == 2, "RNR_RETRY reads back %u", t.read(q, QPNIC_QPREG_RNR_RETRY));
     t.write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RTS);
     Answer a = t.ask(COMP, QPNIC_QP_OP_READ, q);
     CHECK(CTX(a, QPNIC_QP_CTX_RNR_LEFT) == 2, "the connect left %u retries, want 2", CTX(a, QPNIC_QP_CTX_RNR_LEFT));
-    // five WQEs fetched and taken (ISSUE), three PSNs
+    // five WQEs fetched, three PSNs
     t.write(q, QPNIC_QPREG_SQ_PI, 5);
     CHECK(t.pop_db() == q, "doorbell did not queue QP %d", q);
     a = t.ask(FETCH, QPNIC_QP_OP_FETCH, q, 8);
     CHECK(a.n == 5, "claimed %u, want 5", a.n);
-    for (unsigned i = 0; i < 5; i++) {
-        a = t.ask(REQ, QPNIC_QP_OP_ISSUE, q, i);
-        CHECK(CTX(a, QPNIC_QP_CTX_ISSUE_PTR) == i, "ISSUE %u saw issue_ptr %u", i, CTX(a, QPNIC_QP_CTX_ISSUE_PTR));
-    }
     for (unsigned k = 0; k < 3; k++) t.ask(REQ, QPNIC_QP_OP_PSN, q, 0);
     t.op(COMP, QPNIC_QP_OP_SQ_CI_INC, q);   // WQE 0 completed
     // the SEND at index 1 had PSN 1: REWIND goes back to it
@@ -277,16 +273,14 @@ void test_rnr(Tb &t) {
     a = t.ask(COMP, QPNIC_QP_OP_READ, q);
     CHECK(CTX(a, QPNIC_QP_CTX_FETCH_PTR) == 1 && CTX(a, QPNIC_QP_CTX_PSN) == 1 &&
               CTX(a, QPNIC_QP_CTX_EPOCH) == 1 && CTX(a, QPNIC_QP_CTX_RNR_WAIT) == 1 &&
-              CTX(a, QPNIC_QP_CTX_RNR_LEFT) == 1 && CTX(a, QPNIC_QP_CTX_ISSUE_PTR) == 5,
-          "after REWIND: fetch_ptr %u psn %u epoch %u rnr_wait %u left %u issue_ptr %u; want 1 1 1 1 1 5",
+              CTX(a, QPNIC_QP_CTX_RNR_LEFT) == 1,
+          "after REWIND: fetch_ptr %u psn %u epoch %u rnr_wait %u left %u; want 1 1 1 1 1",
           CTX(a, QPNIC_QP_CTX_FETCH_PTR), CTX(a, QPNIC_QP_CTX_PSN), CTX(a, QPNIC_QP_CTX_EPOCH),
-          CTX(a, QPNIC_QP_CTX_RNR_WAIT), CTX(a, QPNIC_QP_CTX_RNR_LEFT), CTX(a, QPNIC_QP_CTX_ISSUE_PTR));
-    // a stale WQE (epoch 0) takes no PSN and moves no issue_ptr
-    a = t.ask(REQ, QPNIC_QP_OP_PSN, q, 0);
-    a = t.ask(REQ, QPNIC_QP_OP_ISSUE, q, 7);
-    CHECK(CTX(a, QPNIC_QP_CTX_PSN) == 1 && CTX(a, QPNIC_QP_CTX_ISSUE_PTR) == 5,
-          "a stale PSN or ISSUE changed the QP: psn %u issue_ptr %u", CTX(a, QPNIC_QP_CTX_PSN),
-          CTX(a, QPNIC_QP_CTX_ISSUE_PTR));
+          CTX(a, QPNIC_QP_CTX_RNR_WAIT), CTX(a, QPNIC_QP_CTX_RNR_LEFT));
+    // a stale WQE (epoch 0) takes no PSN
+    t.ask(REQ, QPNIC_QP_OP_PSN, q, 0);
+    a = t.ask(REQ, QPNIC_QP_OP_READ, q);
+    CHECK(CTX(a, QPNIC_QP_CTX_PSN) == 1, "a stale PSN changed the QP: psn %u", CTX(a, QPNIC_QP_CTX_PSN));
     // waiting: a doorbell does not queue it, FETCH claims nothing
     t.write(q, QPNIC_QPREG_SQ_PI, 6);
     CHECK(t.pop_db() == -1, "a doorbell queued a QP waiting for its RNR timer");
@@ -299,15 +293,10 @@ void test_rnr(Tb &t) {
     CHECK(a.n == 5 && CTX(a, QPNIC_QP_CTX_FETCH_PTR) == 1 && CTX(a, QPNIC_QP_CTX_EPOCH) == 1,
           "after the wake: claimed %u from %u in epoch %u, want 5 from 1 in 1", a.n,
           CTX(a, QPNIC_QP_CTX_FETCH_PTR), CTX(a, QPNIC_QP_CTX_EPOCH));
-    // the same WQE again: issue_ptr stays ahead (it already ran); a new one moves it
-    a = t.ask(REQ, QPNIC_QP_OP_ISSUE, q, E | 2);
-    a = t.ask(REQ, QPNIC_QP_OP_ISSUE, q, E | 5);
-    CHECK(CTX(a, QPNIC_QP_CTX_ISSUE_PTR) == 5, "issue_ptr %u after WQE 2 again, want 5", CTX(a, QPNIC_QP_CTX_ISSUE_PTR));
-    a = t.ask(REQ, QPNIC_QP_OP_PSN, q, E);
+    // a WQE of the new epoch takes the next PSN
+    t.ask(REQ, QPNIC_QP_OP_PSN, q, E);
     a = t.ask(REQ, QPNIC_QP_OP_READ, q);
-    CHECK(CTX(a, QPNIC_QP_CTX_ISSUE_PTR) == 6 && CTX(a, QPNIC_QP_CTX_PSN) == 2,
-          "new WQE 5 in the new epoch: issue_ptr %u psn %u, want 6 2", CTX(a, QPNIC_QP_CTX_ISSUE_PTR),
-          CTX(a, QPNIC_QP_CTX_PSN));
+    CHECK(CTX(a, QPNIC_QP_CTX_PSN) == 2, "the new epoch's PSN: psn %u, want 2", CTX(a, QPNIC_QP_CTX_PSN));
     // one retry left, then none: REWIND refuses and changes nothing
     t.ask(COMP, QPNIC_QP_OP_REWIND, q, 1);
     a = t.ask(COMP, QPNIC_QP_OP_REWIND, q, 1);
@@ -342,9 +331,8 @@ void test_rnr(Tb &t) {
     a = t.ask(RESP, QPNIC_QP_OP_READ, r);
     CHECK(CTX(a, QPNIC_QP_CTX_RSP_RNR) == 0 && CTX(a, QPNIC_QP_CTX_RNR_PSN) == 0, "RESET left rsp_rnr");
     a = t.ask(COMP, QPNIC_QP_OP_READ, q);
-    CHECK(CTX(a, QPNIC_QP_CTX_ISSUE_PTR) == 0 && CTX(a, QPNIC_QP_CTX_EPOCH) == 0 && CTX(a, QPNIC_QP_CTX_RNR_WAIT) == 0,
-          "RESET left issue_ptr %u epoch %u rnr_wait %u", CTX(a, QPNIC_QP_CTX_ISSUE_PTR),
-          CTX(a, QPNIC_QP_CTX_EPOCH), CTX(a, QPNIC_QP_CTX_RNR_WAIT));
+    CHECK(CTX(a, QPNIC_QP_CTX_EPOCH) == 0 && CTX(a, QPNIC_QP_CTX_RNR_WAIT) == 0,
+          "RESET left epoch %u rnr_wait %u", CTX(a, QPNIC_QP_CTX_EPOCH), CTX(a, QPNIC_QP_CTX_RNR_WAIT));
     CHECK(t.pop_db() == -1, "queue not empty at the end");
     PASS("qp_table_rnr_rewind_wait_wake");
 }

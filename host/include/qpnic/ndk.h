@@ -325,8 +325,10 @@ NDK_API ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote);
  * at most `retries` times (counted afresh after every completed request);
  * then it completes RECEIVER_NOT_READY and its QP goes to ERROR (later
  * requests complete CANCELLED). NDK_RNR_RETRY_FOREVER retries without end.
- * FAST_REGISTER, INVALIDATE and BIND requests after the send take effect
- * when the NIC first reaches them and are not done again on the retry.
+ * FAST_REGISTER, INVALIDATE and BIND requests wait at the NIC until every
+ * earlier send, write and read (of any QP) is acknowledged, so they take
+ * effect after the send that is retried, never before it, and never after
+ * a request of their QP that failed (they complete CANCELLED then).
  * ndk_counters.rnr_retries counts the retries. A new QP retries
  * NDK_RNR_RETRY_DEFAULT times; ndk_set_rnr_retry changes that before
  * ndk_connect: retries above 7 fail with INVALID_PARAMETER, a QP connected
@@ -510,7 +512,8 @@ NDK_API ndk_status ndk_send_and_invalidate(ndk_qp *qp, void *ctx, const ndk_sge 
  * (the whole region becomes unusable through both; a later access fails
  * ACCESS_VIOLATION locally or REMOTE_ACCESS_ERROR at a peer), or a memory
  * window's remote token (the window closes; its region stays). Executed in
- * SQ order, when the NIC reaches it; completes as NDK_OP_TYPE_INVALIDATE,
+ * SQ order, when the NIC reaches it and every earlier send, write and read
+ * (of any QP) is acknowledged; completes as NDK_OP_TYPE_INVALIDATE,
  * SUCCESS, or INVALID_TOKEN when the token is not valid (never was, or
  * was invalidated already: C5), which like any failure puts the QP in
  * ERROR. The region stays registered to the library: ndk_destroy_mr still

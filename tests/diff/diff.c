@@ -1,0 +1,607 @@
+/* diff.c: differential testing of the NIC against the reference model
+ * (tests/diff/model.h): random workloads run on both, compared step by step.
+ *
+ *   qpnic-diff [--ops N] [--seed S] [--quiet]
+ *   (also QPNIC_DIFF_OPS, QPNIC_SEED)
+ *
+ * A workload is a sequence of pairs; a pair (two connected QPs with their
+ * CQs, buffers filled from the seed and up to eight regions with random
+ * ranges and rights) lives until a step leaves one of its QPs in ERROR,
+ * then it is destroyed and a new one made. Each step: one side posts 0-3
+ * receives, the other side 1-8 requests (SEND, SendAndInvalidate, WRITE,
+ * READ, Invalidate; sizes 0 to 60 KiB; DEFER chains rung by the step's last
+ * request; SILENT_SUCCESS, READ_FENCE, INLINE, SEND_AND_SOLICIT; a tenth of
+ * the SGEs and remote ranges out of bounds, of a region without the right,
+ * or naming no region). After each step the NIC is let settle, and then
+ * every completion of the four CQs (status, type, bytes, context, QP, order)
+ * and every byte of both buffers the model knows are compared.
+ *
+ * On the first difference it prints the seed and the step, then shrinks
+ * the failing pair's workload (drops steps and requests while the
+ * difference stays) and prints the short reproduction, and exits 1. Not for:
+ * what the model leaves out (see model.h).
+ */
+#include "model.h"
+
+#include <qpnic/ndk.h>
+#include <qpnic/ndk_sim.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_STEPS 64   /* steps of one pair kept for the shrinker */
+#define MAX_RECV 8
+#define MAX_REQ 8
+
+typedef struct {
+    int from;
+    unsigned nrecv, nreq;
+    model_op recv[MAX_RECV];
+    model_op req[MAX_REQ];
+} step;
+
+/* What a pair is made of, and what was done on it: enough to run it again. */
+typedef struct {
+    uint64_t fill;                 /* seed of the buffers' bytes */
+    unsigned nmr;
+    model_mr mr[MODEL_MAX_MR];     /* as made (all valid) */
+    unsigned nsteps;
+    step steps[MAX_STEPS];
+} unit;
+
+/* ------------------------------------------------------------------ random */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    uint64_t x = rng_state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng_state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+static uint32_t below(uint32_t n) { return n ? (uint32_t)(rnd() % n) : 0; }
+static int chance(unsigned pct) { return below(100) < pct; }
+
+static void fill_bytes(uint8_t *b, uint32_t n, uint64_t seed)
+{
+    uint64_t x = seed | 1;
+    for (uint32_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        b[i] = (uint8_t)x;
+    }
+}
+
+/* ------------------------------------------------------------- generation */
+
+static uint32_t msg_size(void)
+{
+    unsigned c = below(100);
+    if (c < 5) return 0;
+    if (c < 45) return 1 + below(64);
+    if (c < 85) return 65 + below(4032);
+    if (c < 97) return 4097 + below(12288);
+    return 16385 + below(44000);
+}
+
+/* A range of n bytes for region r, mostly inside it; sometimes not (a
+ * tenth): past its end, or the region lacks what the use needs, which the
+ * caller decides by picking r. Offsets stay inside the buffer. */
+static uint32_t place(const model_mr *r, uint32_t n, int out_of_bounds)
+{
+    if (out_of_bounds || n > r->len) {
+        /* starting inside, reaching past the region (or the whole buffer) */
+        uint32_t start = r->off + below(r->len);
+        if ((uint64_t)start + n > MODEL_BUF)
+            start = n > MODEL_BUF ? 0 : MODEL_BUF - n;
+        return start;
+    }
+    return r->off + below(r->len - n + 1);
+}
+
+/* Regions of `side`, preferring those with `need` that hold `size` bytes. */
+static int pick_mr(const unit *u, int side, uint32_t need, uint32_t size)
+{
+    int cand[MODEL_MAX_MR], n = 0, any[MODEL_MAX_MR], na = 0;
+    for (unsigned i = 0; i < u->nmr; i++)
+        if (u->mr[i].side == side) {
+            any[na++] = (int)i;
+            if ((u->mr[i].flags & need) == need && u->mr[i].len >= size)
+                cand[n++] = (int)i;
+        }
+    if (n && !chance(3))
+        return cand[below((uint32_t)n)];
+    return na ? any[below((uint32_t)na)] : -1;
+}
+
+/* SGEs for a message of `total` bytes in side's memory. */
+static void make_sges(const unit *u, int side, uint32_t total, uint32_t need, model_op *op)
+{
+    op->nsge = total == 0 && chance(30) ? 0 : 1 + below(MODEL_MAX_SGE);
+    uint32_t left = total;
+    for (uint32_t i = 0; i < op->nsge; i++) {
+        uint32_t n = i + 1 == op->nsge ? left : below(left + 1);
+        left -= n;
+        model_sge *g = &op->sge[i];
+        g->len = n;
+        g->mr = chance(1) ? -1 : pick_mr(u, side, need, n);
+        const model_mr *r = &u->mr[g->mr < 0 ? (side == 0 ? 0 : 1) : g->mr];
+        g->off = place(r, n, chance(2));
+    }
+}
+
+static uintptr_t next_ctx = 1;
+
+static void gen_step(const unit *u, const model *m, step *s)
+{
+    memset(s, 0, sizeof *s);
+    s->from = (int)below(2);
+    int to = !s->from;
+    s->nreq = 1 + below(MAX_REQ);
+    /* the local targets of this step's READs so far: a later request that
+     * gathers from them must wait for them (READ_FENCE), else what it reads
+     * depends on timing */
+    uint32_t rd_lo[MAX_REQ * MODEL_MAX_SGE], rd_hi[MAX_REQ * MODEL_MAX_SGE];
+    unsigned nrd = 0;
+    for (unsigned i = 0; i < s->nreq; i++) {
+        model_op *op = &s->req[i];
+        op->ctx = next_ctx++;
+        op->rmr = op->tmr = -1;
+        unsigned c = below(100);
+        op->kind = c < 35 ? M_SEND : c < 40 ? M_SEND_INV : c < 65 ? M_WRITE : c < 90 ? M_READ : M_INVAL;
+        if (chance(10)) op->flags |= NDK_OP_FLAG_SILENT_SUCCESS;
+        if (chance(5)) op->flags |= NDK_OP_FLAG_READ_FENCE;
+        if (i + 1 < s->nreq && chance(50)) op->flags |= NDK_OP_FLAG_DEFER;
+        if (op->kind == M_INVAL) {
+            /* one of the initiator's own regions (or no region's token):
+             * the invalidate is ordered with the requests of its own QP */
+            op->tmr = chance(10) ? -1 : pick_mr(u, s->from, 0, 0);
+            op->tremote = (int)below(2);
+            continue;
+        }
+        if ((op->kind == M_SEND || op->kind == M_SEND_INV) && chance(20))
+            op->flags |= NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT;
+        if (op->kind == M_SEND_INV)
+            op->tmr = chance(15) ? -1 : pick_mr(u, to, 0, 0);
+        uint32_t len = msg_size();
+        if (op->kind != M_READ && chance(12)) {
+            op->flags |= NDK_OP_FLAG_INLINE;
+            op->inline_len = below(165);
+            fill_bytes(op->inline_data, op->inline_len, rnd());
+            len = op->inline_len;
+        } else {
+            make_sges(u, s->from, len, op->kind == M_READ ? NDK_MR_FLAG_ALLOW_LOCAL_WRITE : 0, op);
+        }
+        if (op->kind == M_WRITE || op->kind == M_READ) {
+            uint32_t right = op->kind == M_WRITE ? NDK_MR_FLAG_ALLOW_REMOTE_WRITE : NDK_MR_FLAG_ALLOW_REMOTE_READ;
+            op->rmr = chance(1) ? -1 : pick_mr(u, to, right, len);
+            const model_mr *r = &u->mr[op->rmr < 0 ? (to == 0 ? 0 : 1) : op->rmr];
+            op->roff = place(r, len, chance(2));
+        }
+        /* a gather from memory an earlier READ of the step fills: fence it */
+        if (!(op->flags & NDK_OP_FLAG_INLINE) && op->kind != M_READ)
+            for (uint32_t g = 0; g < op->nsge; g++)
+                for (unsigned k = 0; k < nrd; k++)
+                    if (op->sge[g].len && op->sge[g].off < rd_hi[k] &&
+                        op->sge[g].off + op->sge[g].len > rd_lo[k])
+                        op->flags |= NDK_OP_FLAG_READ_FENCE;
+        if (op->flags & NDK_OP_FLAG_READ_FENCE)
+            nrd = 0;
+        if (op->kind == M_READ)
+            for (uint32_t g = 0; g < op->nsge; g++) {
+                rd_lo[nrd] = op->sge[g].off;
+                rd_hi[nrd++] = op->sge[g].off + op->sge[g].len;
+            }
+    }
+    /* receives, posted before the requests: mostly one for each send (the
+     * odd send meets none: RNR), and none once 32 wait */
+    unsigned sends = 0;
+    for (unsigned i = 0; i < s->nreq; i++)
+        sends += s->req[i].kind == M_SEND || s->req[i].kind == M_SEND_INV;
+    unsigned have = model_receives(m, to);
+    s->nrecv = chance(90) ? (sends > have ? sends - have : 0) + below(2) : below(MAX_RECV + 1);
+    if (have > 32)
+        s->nrecv = 0;
+    if (s->nrecv > MAX_RECV)
+        s->nrecv = MAX_RECV;
+    for (unsigned i = 0; i < s->nrecv; i++) {
+        model_op *r = &s->recv[i];
+        r->kind = M_RECV;
+        r->ctx = next_ctx++;
+        /* mostly room for any send but the largest; a tenth small */
+        make_sges(u, to, chance(10) ? msg_size() / 4 : 16384 + below(16384),
+                  NDK_MR_FLAG_ALLOW_LOCAL_WRITE, r);
+    }
+}
+
+static void gen_unit_setup(unit *u)
+{
+    memset(u, 0, sizeof *u);
+    u->fill = rnd();
+    static const uint32_t rights[] = {
+        0, NDK_MR_FLAG_ALLOW_LOCAL_WRITE, NDK_MR_FLAG_ALLOW_REMOTE_READ,
+        NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ,
+        NDK_MR_FLAG_ALLOW_REMOTE_WRITE, NDK_MR_FLAG_ALLOW_REMOTE_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ,
+    };
+    const uint32_t all = NDK_MR_FLAG_ALLOW_REMOTE_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ;
+    u->mr[0] = (model_mr){ 0, 0, MODEL_BUF, all, 1 };
+    u->mr[1] = (model_mr){ 1, 0, MODEL_BUF, all, 1 };
+    u->nmr = 2 + below(MODEL_MAX_MR - 1);
+    for (unsigned i = 2; i < u->nmr; i++) {
+        uint32_t len = 1 + below(MODEL_BUF / 2);
+        u->mr[i] = (model_mr){ (int)below(2), below(MODEL_BUF - len + 1), len,
+                               rights[below(sizeof rights / sizeof rights[0])], 1 };
+    }
+}
+
+/* ------------------------------------------------------------ on the NIC */
+
+typedef struct {
+    ndk_adapter *ad;
+    ndk_pd *pd;
+    ndk_cq *rcq[2], *icq[2];
+    ndk_qp *qp[2];
+    uint8_t *buf[2];
+    ndk_mr *mr[MODEL_MAX_MR];
+} pair;
+
+static char why[512];   /* the first difference found */
+
+static int differ(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int differ(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+#define TRY(call)                                                                       \
+    do {                                                                                \
+        ndk_status st_ = (call);                                                        \
+        if (st_ != NDK_STATUS_SUCCESS)                                                  \
+            return differ("%s: %s", #call, ndk_status_str(st_));                        \
+    } while (0)
+
+static int pair_open(pair *p, const unit *u, model *m)
+{
+    TRY(ndk_create_pd(p->ad, &p->pd));
+    for (int s = 0; s < 2; s++) {
+        TRY(ndk_create_cq(p->ad, 256, NULL, NULL, &p->rcq[s]));
+        TRY(ndk_create_cq(p->ad, 256, NULL, NULL, &p->icq[s]));
+        ndk_qp_attr a = { 64, 64, MODEL_MAX_SGE, 0 };
+        TRY(ndk_create_qp(p->pd, p->rcq[s], p->icq[s], NULL, &a, &p->qp[s]));
+        p->buf[s] = ndk_alloc_dma(p->ad, MODEL_BUF);
+        if (!p->buf[s])
+            return differ("ndk_alloc_dma gave NULL");
+        fill_bytes(p->buf[s], MODEL_BUF, u->fill + (uint64_t)s);
+    }
+    TRY(ndk_connect(p->qp[0], ndk_qp_address(p->qp[1])));
+    TRY(ndk_connect(p->qp[1], ndk_qp_address(p->qp[0])));
+    model_init(m, p->buf[0], p->buf[1]);
+    for (unsigned i = 0; i < u->nmr; i++) {
+        const model_mr *r = &u->mr[i];
+        TRY(ndk_create_mr(p->pd, &p->mr[i]));
+        TRY(ndk_register_mr(p->mr[i], p->buf[r->side] + r->off, r->len, r->flags));
+        model_add_mr(m, r->side, r->off, r->len, r->flags);
+    }
+    return 0;
+}
+
+static void pair_close(pair *p, const unit *u)
+{
+    for (int s = 0; s < 2; s++)
+        if (p->qp[s]) (void)ndk_destroy_qp(p->qp[s]);
+    for (unsigned i = 0; i < u->nmr; i++)
+        if (p->mr[i]) (void)ndk_destroy_mr(p->mr[i]);
+    for (int s = 0; s < 2; s++) {
+        if (p->rcq[s]) (void)ndk_destroy_cq(p->rcq[s]);
+        if (p->icq[s]) (void)ndk_destroy_cq(p->icq[s]);
+        if (p->buf[s]) ndk_free_dma(p->ad, p->buf[s]);
+    }
+    if (p->pd) (void)ndk_destroy_pd(p->pd);
+    ndk_adapter *ad = p->ad;
+    memset(p, 0, sizeof *p);
+    p->ad = ad;
+}
+
+static uint32_t bad_token(const pair *p)
+{
+    return ndk_mr_local_token(p->mr[0]) ^ 0x40000000u;   /* another tag: no region's */
+}
+
+static ndk_status post(const pair *p, int from, const unit *u, const model_op *op, int last)
+{
+    /* an SGE's address is in the buffer its offset counts in: its region's
+     * side, or (a token of no region) the side that posts it */
+    ndk_sge g[MODEL_MAX_SGE];
+    for (uint32_t i = 0; i < op->nsge; i++) {
+        const model_sge *s = &op->sge[i];
+        int side = s->mr >= 0 ? u->mr[s->mr].side : (op->kind == M_RECV ? !from : from);
+        g[i].addr = (uint64_t)(uintptr_t)(p->buf[side] + s->off);
+        g[i].length = s->len;
+        g[i].token = s->mr < 0 ? bad_token(p) : ndk_mr_local_token(p->mr[s->mr]);
+    }
+    uint32_t flags = op->flags & ~(last ? NDK_OP_FLAG_DEFER : 0u);
+    void *ctx = (void *)op->ctx;
+    ndk_qp *qp = p->qp[op->kind == M_RECV ? !from : from];
+    int to = !from;
+    uint32_t rtok = op->rmr >= 0 ? ndk_mr_remote_token(p->mr[op->rmr]) : bad_token(p);
+    uint64_t raddr = (uint64_t)(uintptr_t)(p->buf[op->rmr >= 0 ? u->mr[op->rmr].side : to] + op->roff);
+    uint32_t inv_tok = op->tmr >= 0 ? ndk_mr_remote_token(p->mr[op->tmr]) : bad_token(p);
+    if (op->flags & NDK_OP_FLAG_INLINE) {
+        ndk_sge ig = { (uint64_t)(uintptr_t)op->inline_data, op->inline_len, 0 };
+        if (op->kind == M_SEND)
+            return ndk_send(qp, ctx, &ig, 1, flags);
+        if (op->kind == M_SEND_INV)
+            return ndk_send_and_invalidate(qp, ctx, &ig, 1, flags, inv_tok);
+        return ndk_write(qp, ctx, &ig, 1, raddr, rtok, flags);
+    }
+    switch (op->kind) {
+    case M_RECV: return ndk_receive(qp, ctx, g, op->nsge);
+    case M_SEND: return ndk_send(qp, ctx, g, op->nsge, flags);
+    case M_SEND_INV:
+        return ndk_send_and_invalidate(qp, ctx, g, op->nsge, flags, inv_tok);
+    case M_WRITE: return ndk_write(qp, ctx, g, op->nsge, raddr, rtok, flags);
+    case M_READ: return ndk_read(qp, ctx, g, op->nsge, raddr, rtok, flags);
+    case M_INVAL: {
+        uint32_t t = bad_token(p);
+        if (op->tmr >= 0)
+            t = op->tremote ? ndk_mr_remote_token(p->mr[op->tmr]) : ndk_mr_local_token(p->mr[op->tmr]);
+        return ndk_invalidate(qp, ctx, t, flags);
+    }
+    default: return NDK_STATUS_INVALID_PARAMETER;
+    }
+}
+
+static const char *kind_name(int k)
+{
+    static const char *const n[] = { "RECV", "SEND", "SEND_INV", "WRITE", "READ", "INVAL" };
+    return k >= 0 && k <= M_INVAL ? n[k] : "?";
+}
+
+/* The NIC's completions of one CQ against the model's. */
+static int compare_cq(ndk_cq *cq, const model_cq *want, uint32_t qpn, const char *name)
+{
+    ndk_result_ex got[MODEL_MAX_CQE + 8];
+    uint32_t n = 0, k;
+    while (n < MODEL_MAX_CQE + 8 && (k = ndk_get_cq_results_ex(cq, got + n, MODEL_MAX_CQE + 8 - n)) > 0)
+        n += k;
+    for (uint32_t i = 0; i < n || i < want->n; i++) {
+        if (i >= n)
+            return differ("%s: completion %u missing: want %s type 0x%x ctx %lu", name, i,
+                          ndk_status_str(want->e[i].status), want->e[i].type, (unsigned long)want->e[i].ctx);
+        if (i >= want->n)
+            return differ("%s: completion %u not expected: got %s type 0x%x ctx %lu bytes %u", name, i,
+                          ndk_status_str(got[i].status), got[i].type,
+                          (unsigned long)(uintptr_t)got[i].request_context, got[i].bytes_transferred);
+        const model_cqe *w = &want->e[i];
+        const ndk_result_ex *g = &got[i];
+        if (g->status != w->status || g->type != w->type || (uintptr_t)g->request_context != w->ctx ||
+            (w->status == NDK_STATUS_SUCCESS && g->bytes_transferred != w->bytes) || g->qp_num != qpn)
+            return differ("%s: completion %u: got %s type 0x%x ctx %lu bytes %u qp 0x%x; "
+                          "want %s type 0x%x ctx %lu bytes %u qp 0x%x", name, i,
+                          ndk_status_str(g->status), g->type, (unsigned long)(uintptr_t)g->request_context,
+                          g->bytes_transferred, g->qp_num, ndk_status_str(w->status), w->type,
+                          (unsigned long)w->ctx, w->bytes, qpn);
+    }
+    return 0;
+}
+
+static int run_step(pair *p, const unit *u, model *m, const step *s)
+{
+    for (unsigned i = 0; i < s->nrecv; i++) {
+        ndk_status st = post(p, s->from, u, &s->recv[i], 1);
+        if (st != NDK_STATUS_SUCCESS)
+            return differ("receive ctx %lu refused at the post: %s", (unsigned long)s->recv[i].ctx,
+                          ndk_status_str(st));
+    }
+    for (unsigned i = 0; i < s->nreq; i++) {
+        ndk_status st = post(p, s->from, u, &s->req[i], i + 1 == s->nreq);
+        if (st != NDK_STATUS_SUCCESS)
+            return differ("%s ctx %lu refused at the post: %s", kind_name(s->req[i].kind),
+                          (unsigned long)s->req[i].ctx, ndk_status_str(st));
+    }
+    model_step(m, s->from, s->recv, s->nrecv, s->req, s->nreq);
+    ndk_status st = ndk_sim_wait_idle(p->ad, 30000);
+    if (st != NDK_STATUS_SUCCESS)
+        return differ("the NIC did not settle: %s", ndk_status_str(st));
+    static const char *const cqn[2][2] = { { "a's receive CQ", "a's initiator CQ" },
+                                           { "b's receive CQ", "b's initiator CQ" } };
+    for (int side = 0; side < 2; side++) {
+        uint32_t qpn = ndk_qp_num(p->qp[side]);
+        if (compare_cq(p->rcq[side], &m->rcq[side], qpn, cqn[side][0]) ||
+            compare_cq(p->icq[side], &m->icq[side], qpn, cqn[side][1]))
+            return 1;
+    }
+    model_take(m);
+    for (int side = 0; side < 2; side++)
+        for (uint32_t b = 0; b < MODEL_BUF; b++)
+            if (m->known[side][b] && p->buf[side][b] != m->mem[side][b])
+                return differ("%s's buffer byte 0x%x: NIC 0x%02x, model 0x%02x", side ? "b" : "a", b,
+                              p->buf[side][b], m->mem[side][b]);
+    uint32_t v = 0;
+    uint64_t first = 0;
+    if (ndk_sim_dma_violations(p->ad, &v, &first) == NDK_STATUS_SUCCESS && v)
+        return differ("%u DMA accesses outside registered memory, the first at 0x%" PRIx64, v, first);
+    return 0;
+}
+
+/* Run a unit on a fresh pair: 0, or 1 with `why` set and *at the step. */
+static int run_unit(ndk_adapter *ad, const unit *u, unsigned *at)
+{
+    static model m;
+    pair p;
+    memset(&p, 0, sizeof p);
+    p.ad = ad;
+    int bad = pair_open(&p, u, &m);
+    *at = 0;
+    for (unsigned i = 0; !bad && i < u->nsteps; i++) {
+        *at = i;
+        bad = run_step(&p, u, &m, &u->steps[i]);
+    }
+    pair_close(&p, u);
+    return bad;
+}
+
+/* ---------------------------------------------------------------- shrink */
+
+static void print_op(const char *what, const model_op *op, const unit *u)
+{
+    printf("    %s %s ctx %lu flags 0x%x", what, kind_name(op->kind), (unsigned long)op->ctx, op->flags);
+    if (op->flags & NDK_OP_FLAG_INLINE)
+        printf(" inline %u bytes", op->inline_len);
+    else
+        for (uint32_t i = 0; i < op->nsge; i++)
+            printf(" [mr %d%s +0x%x len %u]", op->sge[i].mr,
+                   op->sge[i].mr >= 0 ? (u->mr[op->sge[i].mr].side ? " (b)" : " (a)") : "",
+                   op->sge[i].off, op->sge[i].len);
+    if (op->kind == M_WRITE || op->kind == M_READ)
+        printf(" remote mr %d +0x%x", op->rmr, op->roff);
+    if (op->kind == M_INVAL || op->kind == M_SEND_INV)
+        printf(" token of mr %d%s", op->tmr, op->kind == M_INVAL ? (op->tremote ? " (rkey)" : " (lkey)") : "");
+    printf("\n");
+}
+
+static void print_unit(const unit *u)
+{
+    printf("  pair: buffers from 0x%" PRIx64 ", regions:", u->fill);
+    for (unsigned i = 0; i < u->nmr; i++)
+        printf(" %u=%s[0x%x,+%u) 0x%x", i, u->mr[i].side ? "b" : "a", u->mr[i].off, u->mr[i].len,
+               u->mr[i].flags);
+    printf("\n");
+    for (unsigned i = 0; i < u->nsteps; i++) {
+        const step *s = &u->steps[i];
+        printf("  step %u: %s initiates\n", i, s->from ? "b" : "a");
+        for (unsigned k = 0; k < s->nrecv; k++)
+            print_op(s->from ? "a posts" : "b posts", &s->recv[k], u);
+        for (unsigned k = 0; k < s->nreq; k++)
+            print_op(s->from ? "b posts" : "a posts", &s->req[k], u);
+    }
+}
+
+/* Drop steps, then receives and requests, while the unit still differs. */
+static void shrink(ndk_adapter *ad, unit *u)
+{
+    static unit t;
+    unsigned at, runs = 0;
+    const unsigned max_runs = 400;
+    for (int progress = 1; progress && runs < max_runs;) {
+        progress = 0;
+        for (unsigned i = 0; i < u->nsteps && runs < max_runs; i++) {
+            t = *u;
+            memmove(&t.steps[i], &t.steps[i + 1], (t.nsteps - i - 1) * sizeof(step));
+            t.nsteps--;
+            runs++;
+            if (t.nsteps && run_unit(ad, &t, &at)) {
+                *u = t;
+                u->nsteps = at + 1;
+                progress = 1;
+                i--;
+            }
+        }
+        for (unsigned i = 0; i < u->nsteps && runs < max_runs; i++)
+            for (unsigned k = 0; k < u->steps[i].nrecv + u->steps[i].nreq && runs < max_runs; k++) {
+                t = *u;
+                step *s = &t.steps[i];
+                if (k < s->nrecv) {
+                    memmove(&s->recv[k], &s->recv[k + 1], (s->nrecv - k - 1) * sizeof(model_op));
+                    s->nrecv--;
+                } else {
+                    unsigned r = k - s->nrecv;
+                    if (s->nreq == 1)
+                        continue;
+                    memmove(&s->req[r], &s->req[r + 1], (s->nreq - r - 1) * sizeof(model_op));
+                    s->nreq--;
+                }
+                runs++;
+                if (run_unit(ad, &t, &at)) {
+                    *u = t;
+                    u->nsteps = at + 1;
+                    progress = 1;
+                    k--;
+                }
+            }
+    }
+    run_unit(ad, u, &at);   /* its difference, for the report */
+    printf("shrunk in %u runs to %u steps; the difference: step %u: %s\n", runs, u->nsteps, at, why);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static unsigned long env_ul(const char *name, unsigned long dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? strtoul(v, NULL, 0) : dflt;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long ops = env_ul("QPNIC_DIFF_OPS", 10000);
+    uint64_t seed = env_ul("QPNIC_SEED", (unsigned long)time(NULL) ^ ((unsigned long)clock() << 20));
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--ops") && i + 1 < argc)
+            ops = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--quiet"))
+            quiet = 1;
+        else {
+            fprintf(stderr, "usage: %s [--ops N] [--seed S] [--quiet]\n", argv[0]);
+            return 2;
+        }
+    }
+    printf("diff: seed %" PRIu64 " (QPNIC_SEED=%" PRIu64 " repeats it), %lu operations\n", seed, seed, ops);
+    fflush(stdout);
+    rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+
+    ndk_adapter *ad;
+    ndk_status st = ndk_open_adapter(NULL, &ad);
+    if (st != NDK_STATUS_SUCCESS) {
+        printf("FAIL diff: ndk_open_adapter: %s\n", ndk_status_str(st));
+        return 1;
+    }
+    static unit u;
+    static model m;
+    pair p;
+    unsigned long done = 0, steps = 0, pairs = 0;
+    int bad = 0;
+    while (done < ops && !bad) {
+        gen_unit_setup(&u);
+        memset(&p, 0, sizeof p);
+        p.ad = ad;
+        pairs++;
+        bad = pair_open(&p, &u, &m);
+        while (!bad && done < ops && u.nsteps < MAX_STEPS && m.state[0] == MODEL_RTS &&
+               m.state[1] == MODEL_RTS) {
+            step *s = &u.steps[u.nsteps++];
+            gen_step(&u, &m, s);
+            bad = run_step(&p, &u, &m, s);
+            done += s->nrecv + s->nreq;
+            steps++;
+        }
+        pair_close(&p, &u);
+    }
+    if (bad) {
+        printf("FAIL diff: seed %" PRIu64 ", pair %lu, step %u: %s\n", seed, pairs, u.nsteps - 1, why);
+        printf("the pair's workload up to there:\n");
+        print_unit(&u);
+        shrink(ad, &u);
+        printf("reproduction:\n");
+        print_unit(&u);
+    } else if (!quiet) {
+        printf("diff: %lu operations in %lu steps on %lu pairs, NIC and model agree\n", done, steps, pairs);
+    }
+    ndk_close_adapter(ad);
+    printf("%s differential_random_workload_matches_the_model\n", bad ? "FAIL" : "PASS");
+    return bad;
+}

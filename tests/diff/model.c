@@ -1,0 +1,322 @@
+/* model.c: the reference model of tests/diff/model.h.
+ *
+ * Each rule below cites where it comes from: RULES.md IDs, or the contract
+ * comment in ndk.h that states it. Where neither says, the InfiniBand rule
+ * the contract follows is named.
+ */
+#include "model.h"
+
+#include <string.h>
+
+void model_init(model *m, const uint8_t *buf0, const uint8_t *buf1)
+{
+    memset(m, 0, sizeof *m);
+    memcpy(m->mem[0], buf0, MODEL_BUF);
+    memcpy(m->mem[1], buf1, MODEL_BUF);
+    memset(m->known, 1, sizeof m->known);
+    m->state[0] = m->state[1] = MODEL_RTS;
+}
+
+int model_add_mr(model *m, int side, uint32_t off, uint32_t len, uint32_t flags)
+{
+    model_mr *r = &m->mr[m->nmr];
+    r->side = side;
+    r->off = off;
+    r->len = len;
+    r->flags = flags;
+    r->valid = 1;
+    return (int)m->nmr++;
+}
+
+void model_take(model *m)
+{
+    for (int s = 0; s < 2; s++)
+        m->rcq[s].n = m->icq[s].n = 0;
+}
+
+unsigned model_receives(const model *m, int side)
+{
+    return m->rq_n[side];
+}
+
+static void owe(model_cq *q, ndk_status st, uint32_t type, uint32_t bytes, uintptr_t ctx)
+{
+    if (q->n < MODEL_MAX_CQE) {
+        model_cqe *e = &q->e[q->n++];
+        e->status = st;
+        e->type = type;
+        e->bytes = st == NDK_STATUS_SUCCESS ? bytes : 0;   /* V7 */
+        e->ctx = ctx;
+    }
+}
+
+static uint32_t op_type(int kind)
+{
+    switch (kind) {
+    case M_RECV: return NDK_OP_TYPE_RECEIVE;
+    case M_WRITE: return NDK_OP_TYPE_WRITE;
+    case M_READ: return NDK_OP_TYPE_READ;
+    case M_INVAL: return NDK_OP_TYPE_INVALIDATE;
+    default: return NDK_OP_TYPE_SEND;   /* SEND, SEND_INV */
+    }
+}
+
+/* A QP goes to ERROR (any failed completion does that, ndk.h
+ * ndk_get_cq_results): its posted receives are flushed, CANCELLED, in
+ * posting order (ndk_disconnect's rule for a QP in error, V10). */
+static void to_error(model *m, int side)
+{
+    if (m->state[side] == MODEL_ERROR)
+        return;
+    m->state[side] = MODEL_ERROR;
+    while (m->rq_n[side]) {
+        model_op *r = &m->rq[side][m->rq_head[side]];
+        owe(&m->rcq[side], NDK_STATUS_CANCELLED, NDK_OP_TYPE_RECEIVE, 0, r->ctx);
+        m->rq_head[side] = (m->rq_head[side] + 1) % MODEL_MAX_RQ;
+        m->rq_n[side]--;
+    }
+}
+
+/* The request completes with a failure: its QP goes to ERROR. */
+static void fail(model *m, int side, const model_op *op, ndk_status st)
+{
+    owe(&m->icq[side], st, op_type(op->kind), 0, op->ctx);
+    to_error(m, side);
+}
+
+/* A local SGE: a valid region's token, the bytes inside the region, the
+ * rights the use needs (ndk.h: ACCESS_VIOLATION for "local token, bounds or
+ * rights"; a READ's and a receive's SGEs need LOCAL_WRITE). An empty SGE
+ * names no memory and is not checked. side: whose memory the request may
+ * use; a region elsewhere is no region of it. */
+static int sge_ok(const model *m, int side, const model_sge *g, uint32_t need)
+{
+    if (g->len == 0)
+        return 1;
+    if (g->mr < 0 || (unsigned)g->mr >= m->nmr)
+        return 0;
+    const model_mr *r = &m->mr[g->mr];
+    return r->valid && r->side == side && (r->flags & need) == need && g->off >= r->off &&
+           (uint64_t)g->off + g->len <= (uint64_t)r->off + r->len;
+}
+
+static int sges_ok(const model *m, int side, const model_op *op, uint32_t need)
+{
+    for (uint32_t i = 0; i < op->nsge; i++)
+        if (!sge_ok(m, side, &op->sge[i], need))
+            return 0;
+    return 1;
+}
+
+static uint32_t sge_sum(const model_op *op)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op->nsge; i++)
+        n += op->sge[i].len;
+    return n;
+}
+
+/* The remote side's check of a WRITE or READ: a valid region of the target
+ * (REMOTE_ACCESS_ERROR otherwise: ndk.h ndk_destroy_mr and ndk_invalidate,
+ * "REMOTE_ACCESS_ERROR at the peer"), the right, the bytes inside it. A
+ * zero-length transfer touches no memory and is not checked (InfiniBand:
+ * the R_Key of a zero-length RDMA operation is not validated). */
+static int remote_ok(const model *m, int target, const model_op *op, uint32_t len, uint32_t right)
+{
+    if (len == 0)
+        return 1;
+    if (op->rmr < 0 || (unsigned)op->rmr >= m->nmr)
+        return 0;
+    const model_mr *r = &m->mr[op->rmr];
+    return r->valid && r->side == target && (r->flags & right) == right && op->roff >= r->off &&
+           (uint64_t)op->roff + len <= (uint64_t)r->off + r->len;
+}
+
+/* A message: its bytes and whether each is known, gathered in SGE order. */
+typedef struct {
+    uint8_t b[MODEL_BUF];
+    uint8_t k[MODEL_BUF];
+    uint32_t len;
+} message;
+
+static void gather(const model *m, int side, const model_op *op, message *msg)
+{
+    msg->len = 0;
+    if (op->flags & NDK_OP_FLAG_INLINE) {   /* copied at the post (ndk.h INLINE) */
+        memcpy(msg->b, op->inline_data, op->inline_len);
+        memset(msg->k, 1, op->inline_len);
+        msg->len = op->inline_len;
+        return;
+    }
+    for (uint32_t i = 0; i < op->nsge; i++) {
+        const model_sge *g = &op->sge[i];
+        memcpy(msg->b + msg->len, m->mem[side] + g->off, g->len);
+        memcpy(msg->k + msg->len, m->known[side] + g->off, g->len);
+        msg->len += g->len;
+    }
+}
+
+/* Scatter msg into the SGEs of op (in memory of side), in SGE order. */
+static void scatter(model *m, int side, const model_op *op, const message *msg)
+{
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < op->nsge && at < msg->len; i++) {
+        const model_sge *g = &op->sge[i];
+        uint32_t n = msg->len - at < g->len ? msg->len - at : g->len;
+        memcpy(m->mem[side] + g->off, msg->b + at, n);
+        memcpy(m->known[side] + g->off, msg->k + at, n);
+        at += n;
+    }
+}
+
+/* A failed receive's buffers: what the NIC put there is not defined. */
+static void forget(model *m, int side, const model_op *op)
+{
+    for (uint32_t i = 0; i < op->nsge; i++)
+        memset(m->known[side] + op->sge[i].off, 0, op->sge[i].len);
+}
+
+static message msg_buf;   /* one message at a time; the model is single-threaded */
+
+static void do_send(model *m, int from, const model_op *op)
+{
+    int to = !from;
+    if (!(op->flags & NDK_OP_FLAG_INLINE) && !sges_ok(m, from, op, 0)) {
+        fail(m, from, op, NDK_STATUS_ACCESS_VIOLATION);
+        return;
+    }
+    if (m->state[to] != MODEL_RTS) {   /* ndk.h: INVALID_DEVICE_STATE, destination QP not ready */
+        fail(m, from, op, NDK_STATUS_INVALID_DEVICE_STATE);
+        return;
+    }
+    if (m->rq_n[to] == 0) {   /* V8: refused, retried, then RECEIVER_NOT_READY */
+        fail(m, from, op, NDK_STATUS_RECEIVER_NOT_READY);
+        return;
+    }
+    model_op r = m->rq[to][m->rq_head[to]];
+    m->rq_head[to] = (m->rq_head[to] + 1) % MODEL_MAX_RQ;
+    m->rq_n[to]--;
+    gather(m, from, op, &msg_buf);
+    if (!sges_ok(m, to, &r, NDK_MR_FLAG_ALLOW_LOCAL_WRITE)) {
+        /* the receive fails at the target; the sender learns of it as a
+         * remote operational error; both QPs go to ERROR */
+        owe(&m->rcq[to], NDK_STATUS_ACCESS_VIOLATION, NDK_OP_TYPE_RECEIVE, 0, r.ctx);
+        to_error(m, to);
+        fail(m, from, op, NDK_STATUS_REMOTE_OPERATION_ERROR);
+        return;
+    }
+    if (msg_buf.len > sge_sum(&r)) {   /* ndk.h: BUFFER_OVERFLOW, receive buffer too small */
+        forget(m, to, &r);
+        owe(&m->rcq[to], NDK_STATUS_BUFFER_OVERFLOW, NDK_OP_TYPE_RECEIVE, 0, r.ctx);
+        to_error(m, to);
+        fail(m, from, op, NDK_STATUS_REMOTE_OPERATION_ERROR);
+        return;
+    }
+    scatter(m, to, &r, &msg_buf);
+    uint32_t rtype = NDK_OP_TYPE_RECEIVE;
+    if (op->kind == M_SEND_INV) {
+        /* ndk.h ndk_send_and_invalidate: the rkey of a valid region at the
+         * receiver, else the receive completes INVALID_TOKEN and the send
+         * REMOTE_ACCESS_ERROR (the receive's bytes are then not defined) */
+        model_mr *t = op->tmr >= 0 && (unsigned)op->tmr < m->nmr ? &m->mr[op->tmr] : NULL;
+        if (!t || !t->valid || t->side != to) {
+            forget(m, to, &r);
+            owe(&m->rcq[to], NDK_STATUS_INVALID_TOKEN, NDK_OP_TYPE_RECEIVE, 0, r.ctx);
+            to_error(m, to);
+            fail(m, from, op, NDK_STATUS_REMOTE_ACCESS_ERROR);
+            return;
+        }
+        t->valid = 0;   /* C3 */
+        rtype = NDK_OP_TYPE_RECEIVE_AND_INVALIDATE;   /* C4 */
+    }
+    owe(&m->rcq[to], NDK_STATUS_SUCCESS, rtype, msg_buf.len, r.ctx);
+    if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
+        owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_SEND, msg_buf.len, op->ctx);
+}
+
+static void do_write(model *m, int from, const model_op *op)
+{
+    int to = !from;
+    if (!(op->flags & NDK_OP_FLAG_INLINE) && !sges_ok(m, from, op, 0)) {
+        fail(m, from, op, NDK_STATUS_ACCESS_VIOLATION);
+        return;
+    }
+    if (m->state[to] != MODEL_RTS) {
+        fail(m, from, op, NDK_STATUS_INVALID_DEVICE_STATE);
+        return;
+    }
+    gather(m, from, op, &msg_buf);
+    if (!remote_ok(m, to, op, msg_buf.len, NDK_MR_FLAG_ALLOW_REMOTE_WRITE)) {
+        fail(m, from, op, NDK_STATUS_REMOTE_ACCESS_ERROR);
+        return;
+    }
+    memcpy(m->mem[to] + op->roff, msg_buf.b, msg_buf.len);
+    memcpy(m->known[to] + op->roff, msg_buf.k, msg_buf.len);
+    if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
+        owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_WRITE, msg_buf.len, op->ctx);
+}
+
+static void do_read(model *m, int from, const model_op *op)
+{
+    int to = !from;
+    if (!sges_ok(m, from, op, NDK_MR_FLAG_ALLOW_LOCAL_WRITE)) {
+        fail(m, from, op, NDK_STATUS_ACCESS_VIOLATION);
+        return;
+    }
+    if (m->state[to] != MODEL_RTS) {
+        fail(m, from, op, NDK_STATUS_INVALID_DEVICE_STATE);
+        return;
+    }
+    uint32_t len = sge_sum(op);
+    if (!remote_ok(m, to, op, len, NDK_MR_FLAG_ALLOW_REMOTE_READ)) {
+        fail(m, from, op, NDK_STATUS_REMOTE_ACCESS_ERROR);
+        return;
+    }
+    memcpy(msg_buf.b, m->mem[to] + op->roff, len);
+    memcpy(msg_buf.k, m->known[to] + op->roff, len);
+    msg_buf.len = len;
+    scatter(m, from, op, &msg_buf);
+    if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
+        owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_READ, len, op->ctx);
+}
+
+/* ndk.h ndk_invalidate: either token of a valid region; else INVALID_TOKEN
+ * (never valid, or invalidated already: C5). */
+static void do_inval(model *m, int from, const model_op *op)
+{
+    model_mr *t = op->tmr >= 0 && (unsigned)op->tmr < m->nmr ? &m->mr[op->tmr] : NULL;
+    if (!t || !t->valid) {
+        fail(m, from, op, NDK_STATUS_INVALID_TOKEN);
+        return;
+    }
+    t->valid = 0;
+    if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
+        owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_INVALIDATE, 0, op->ctx);
+}
+
+void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
+                const model_op *reqs, unsigned nreq)
+{
+    int to = !from;
+    for (unsigned i = 0; i < nrecv; i++) {
+        if (m->state[to] != MODEL_RTS || m->rq_n[to] == MODEL_MAX_RQ)
+            continue;   /* diff.c posts none then */
+        m->rq[to][(m->rq_head[to] + m->rq_n[to]) % MODEL_MAX_RQ] = recvs[i];
+        m->rq_n[to]++;
+    }
+    for (unsigned i = 0; i < nreq; i++) {
+        const model_op *op = &reqs[i];
+        if (m->state[from] != MODEL_RTS) {   /* flushed: CANCELLED, in SQ order */
+            owe(&m->icq[from], NDK_STATUS_CANCELLED, op_type(op->kind), 0, op->ctx);
+            continue;
+        }
+        switch (op->kind) {
+        case M_SEND:
+        case M_SEND_INV: do_send(m, from, op); break;
+        case M_WRITE: do_write(m, from, op); break;
+        case M_READ: do_read(m, from, op); break;
+        case M_INVAL: do_inval(m, from, op); break;
+        default: break;
+        }
+    }
+}
