@@ -461,7 +461,12 @@ def frsend_section(data):
             "Fetch reads include the Send's receive (one RQ WQE read per chain). Each FastRegister "
             "also writes its page table entry before it is posted (two register writes, `PT_IDX` and "
             "`PT_PFN`: a post costs the host more than a plain request's), and the Send's gather reads "
-            "through the page table (one cycle more on that DMA read).", "",
+            "through the page table (one cycle more on that DMA read). A FastRegister takes effect "
+            "only once no Send, Write or Read is outstanding at the NIC (docs/internals.md, \"Receiver "
+            "not ready\", point 4: a token table operation never runs ahead of a request that may still "
+            "fail or be sent again), so in throughput mode each chain's first FastRegister waits for the "
+            "previous chain's Send to be acknowledged: one Send round trip per chain, which is most of "
+            "N=1's cost and a small part of N=64's.", "",
             cmd_block(data, "frsend_bw", "frsend_lat"), "",
             table(["N", "requests/chain", "doorbells/op", "1/(N+1)", "fetch reads/op (thr.)",
                    "fetch reads/op (lat.)", "cycles/op (thr.)", "cycles/chain (thr.)", "cycles/chain (lat.)",

@@ -9,10 +9,11 @@
  * ranges and rights) lives until a step leaves one of its QPs in ERROR,
  * then it is destroyed and a new one made. Each step: one side posts 0-3
  * receives, the other side 1-8 requests (SEND, SendAndInvalidate, WRITE,
- * READ, Invalidate; sizes 0 to 60 KiB; DEFER chains rung by the step's last
- * request; SILENT_SUCCESS, READ_FENCE, INLINE, SEND_AND_SOLICIT; a tenth of
- * the SGEs and remote ranges out of bounds, of a region without the right,
- * or naming no region). After each step the NIC is let settle, and then
+ * READ, Invalidate, Bind of a memory window; sizes 0 to 60 KiB; DEFER
+ * chains rung by the step's last request; SILENT_SUCCESS, READ_FENCE,
+ * INLINE, SEND_AND_SOLICIT; now and then SGEs and remote ranges out of
+ * bounds, of a region without the right, or naming no region; remote
+ * ranges and invalidations through windows). After each step the NIC is let settle, and then
  * every completion of the four CQs (status, type, bytes, context, QP, order)
  * and every byte of both buffers the model knows are compared.
  *
@@ -139,11 +140,23 @@ static void make_sges(const unit *u, int side, uint32_t total, uint32_t need, mo
 
 static uintptr_t next_ctx = 1;
 
+/* A window of `side` (as the model has it before the step) that no Bind of
+ * this step moved, or -1. */
+static int pick_mw(const model *m, int side, unsigned bound)
+{
+    int c[MODEL_MAX_MW], n = 0;
+    for (int w = 0; w < MODEL_MAX_MW; w++)
+        if ((side < 0 || m->mw[w].side == side) && !(bound & (1u << w)))
+            c[n++] = w;
+    return n ? c[below((uint32_t)n)] : -1;
+}
+
 static void gen_step(const unit *u, const model *m, step *s)
 {
     memset(s, 0, sizeof *s);
     s->from = (int)below(2);
     int to = !s->from;
+    unsigned bound = 0;   /* windows a Bind of this step moved: named no more in it */
     s->nreq = 1 + below(MAX_REQ);
     /* the local targets of this step's READs so far: a later request that
      * gathers from them must wait for them (READ_FENCE), else what it reads
@@ -153,23 +166,48 @@ static void gen_step(const unit *u, const model *m, step *s)
     for (unsigned i = 0; i < s->nreq; i++) {
         model_op *op = &s->req[i];
         op->ctx = next_ctx++;
-        op->rmr = op->tmr = -1;
+        op->rmr = op->tmr = op->rmw = op->tmw = -1;
         unsigned c = below(100);
-        op->kind = c < 35 ? M_SEND : c < 40 ? M_SEND_INV : c < 65 ? M_WRITE : c < 90 ? M_READ : M_INVAL;
+        op->kind = c < 33 ? M_SEND : c < 38 ? M_SEND_INV : c < 62 ? M_WRITE : c < 86 ? M_READ
+                 : c < 94 ? M_INVAL : M_BIND;
         if (chance(10)) op->flags |= NDK_OP_FLAG_SILENT_SUCCESS;
         if (chance(5)) op->flags |= NDK_OP_FLAG_READ_FENCE;
         if (i + 1 < s->nreq && chance(50)) op->flags |= NDK_OP_FLAG_DEFER;
         if (op->kind == M_INVAL) {
-            /* one of the initiator's own regions (or no region's token):
+            /* one of the initiator's own regions, a window (or no token):
              * the invalidate is ordered with the requests of its own QP */
-            op->tmr = chance(10) ? -1 : pick_mr(u, s->from, 0, 0);
+            if (chance(20))
+                op->tmw = pick_mw(m, -1, bound);
+            if (op->tmw < 0)
+                op->tmr = chance(10) ? -1 : pick_mr(u, s->from, 0, 0);
             op->tremote = (int)below(2);
+            continue;
+        }
+        if (op->kind == M_BIND) {
+            /* a window over a part of one of the initiator's regions (its
+             * registered range: the library checks that at the post) */
+            op->bmw = (int)below(MODEL_MAX_MW);
+            bound |= 1u << op->bmw;
+            op->bmr = pick_mr(u, s->from, 0, 0);
+            const model_mr *r = &u->mr[op->bmr];
+            op->nsge = 1;
+            op->sge[0].mr = op->bmr;
+            op->sge[0].off = r->off + below(r->len);
+            op->sge[0].len = 1 + below(r->off + r->len - op->sge[0].off);
+            int lw = (r->flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE) != 0;
+            unsigned k = lw ? below(3) : 0;
+            op->bflags = k == 0 ? NDK_OP_FLAG_ALLOW_REMOTE_READ : k == 1 ? NDK_OP_FLAG_ALLOW_REMOTE_WRITE
+                       : NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE;
             continue;
         }
         if ((op->kind == M_SEND || op->kind == M_SEND_INV) && chance(20))
             op->flags |= NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT;
-        if (op->kind == M_SEND_INV)
-            op->tmr = chance(15) ? -1 : pick_mr(u, to, 0, 0);
+        if (op->kind == M_SEND_INV) {
+            if (chance(20))
+                op->tmw = pick_mw(m, to, bound);
+            if (op->tmw < 0)
+                op->tmr = chance(15) ? -1 : pick_mr(u, to, 0, 0);
+        }
         uint32_t len = msg_size();
         if (op->kind != M_READ && chance(12)) {
             op->flags |= NDK_OP_FLAG_INLINE;
@@ -181,9 +219,16 @@ static void gen_step(const unit *u, const model *m, step *s)
         }
         if (op->kind == M_WRITE || op->kind == M_READ) {
             uint32_t right = op->kind == M_WRITE ? NDK_MR_FLAG_ALLOW_REMOTE_WRITE : NDK_MR_FLAG_ALLOW_REMOTE_READ;
-            op->rmr = chance(1) ? -1 : pick_mr(u, to, right, len);
-            const model_mr *r = &u->mr[op->rmr < 0 ? (to == 0 ? 0 : 1) : op->rmr];
-            op->roff = place(r, len, chance(2));
+            if (chance(20))
+                op->rmw = pick_mw(m, to, bound);
+            if (op->rmw >= 0) {   /* through a window: its range as the model has it */
+                model_mr wr = { to, m->mw[op->rmw].off, m->mw[op->rmw].len, 0, 1 };
+                op->roff = place(&wr, len, chance(5));
+            } else {
+                op->rmr = chance(1) ? -1 : pick_mr(u, to, right, len);
+                const model_mr *r = &u->mr[op->rmr < 0 ? (to == 0 ? 0 : 1) : op->rmr];
+                op->roff = place(r, len, chance(2));
+            }
         }
         /* a gather from memory an earlier READ of the step fills: fence it */
         if (!(op->flags & NDK_OP_FLAG_INLINE) && op->kind != M_READ)
@@ -215,6 +260,7 @@ static void gen_step(const unit *u, const model *m, step *s)
         model_op *r = &s->recv[i];
         r->kind = M_RECV;
         r->ctx = next_ctx++;
+        r->rmr = r->tmr = r->rmw = r->tmw = -1;
         /* mostly room for any send but the largest; a tenth small */
         make_sges(u, to, chance(10) ? msg_size() / 4 : 16384 + below(16384),
                   NDK_MR_FLAG_ALLOW_LOCAL_WRITE, r);
@@ -250,9 +296,12 @@ typedef struct {
     ndk_qp *qp[2];
     uint8_t *buf[2];
     ndk_mr *mr[MODEL_MAX_MR];
+    ndk_mw *mw[MODEL_MAX_MW];
 } pair;
 
 static char why[512];   /* the first difference found */
+/* what the run covered: requests by kind, completions by status */
+static unsigned long by_kind[M_BIND + 1], by_status[16], via_window;
 
 static int differ(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int differ(const char *fmt, ...)
@@ -293,6 +342,8 @@ static int pair_open(pair *p, const unit *u, model *m)
         TRY(ndk_register_mr(p->mr[i], p->buf[r->side] + r->off, r->len, r->flags));
         model_add_mr(m, r->side, r->off, r->len, r->flags);
     }
+    for (int w = 0; w < MODEL_MAX_MW; w++)
+        TRY(ndk_create_mw(p->pd, &p->mw[w]));
     return 0;
 }
 
@@ -300,6 +351,8 @@ static void pair_close(pair *p, const unit *u)
 {
     for (int s = 0; s < 2; s++)
         if (p->qp[s]) (void)ndk_destroy_qp(p->qp[s]);
+    for (int w = 0; w < MODEL_MAX_MW; w++)   /* V10: windows before their regions */
+        if (p->mw[w]) (void)ndk_destroy_mw(p->mw[w]);
     for (unsigned i = 0; i < u->nmr; i++)
         if (p->mr[i]) (void)ndk_destroy_mr(p->mr[i]);
     for (int s = 0; s < 2; s++) {
@@ -334,9 +387,11 @@ static ndk_status post(const pair *p, int from, const unit *u, const model_op *o
     void *ctx = (void *)op->ctx;
     ndk_qp *qp = p->qp[op->kind == M_RECV ? !from : from];
     int to = !from;
-    uint32_t rtok = op->rmr >= 0 ? ndk_mr_remote_token(p->mr[op->rmr]) : bad_token(p);
+    uint32_t rtok = op->rmw >= 0 ? ndk_mw_remote_token(p->mw[op->rmw])
+                  : op->rmr >= 0 ? ndk_mr_remote_token(p->mr[op->rmr]) : bad_token(p);
     uint64_t raddr = (uint64_t)(uintptr_t)(p->buf[op->rmr >= 0 ? u->mr[op->rmr].side : to] + op->roff);
-    uint32_t inv_tok = op->tmr >= 0 ? ndk_mr_remote_token(p->mr[op->tmr]) : bad_token(p);
+    uint32_t inv_tok = op->tmw >= 0 ? ndk_mw_remote_token(p->mw[op->tmw])
+                     : op->tmr >= 0 ? ndk_mr_remote_token(p->mr[op->tmr]) : bad_token(p);
     if (op->flags & NDK_OP_FLAG_INLINE) {
         ndk_sge ig = { (uint64_t)(uintptr_t)op->inline_data, op->inline_len, 0 };
         if (op->kind == M_SEND)
@@ -354,18 +409,23 @@ static ndk_status post(const pair *p, int from, const unit *u, const model_op *o
     case M_READ: return ndk_read(qp, ctx, g, op->nsge, raddr, rtok, flags);
     case M_INVAL: {
         uint32_t t = bad_token(p);
-        if (op->tmr >= 0)
+        if (op->tmw >= 0)
+            t = ndk_mw_remote_token(p->mw[op->tmw]);
+        else if (op->tmr >= 0)
             t = op->tremote ? ndk_mr_remote_token(p->mr[op->tmr]) : ndk_mr_local_token(p->mr[op->tmr]);
         return ndk_invalidate(qp, ctx, t, flags);
     }
+    case M_BIND:
+        return ndk_bind(qp, ctx, p->mr[op->bmr], p->mw[op->bmw], g[0].addr, g[0].length,
+                        op->bflags | flags);
     default: return NDK_STATUS_INVALID_PARAMETER;
     }
 }
 
 static const char *kind_name(int k)
 {
-    static const char *const n[] = { "RECV", "SEND", "SEND_INV", "WRITE", "READ", "INVAL" };
-    return k >= 0 && k <= M_INVAL ? n[k] : "?";
+    static const char *const n[] = { "RECV", "SEND", "SEND_INV", "WRITE", "READ", "INVAL", "BIND" };
+    return k >= 0 && k <= M_BIND ? n[k] : "?";
 }
 
 /* The NIC's completions of one CQ against the model's. */
@@ -422,6 +482,17 @@ static int run_step(pair *p, const unit *u, model *m, const step *s)
             compare_cq(p->icq[side], &m->icq[side], qpn, cqn[side][1]))
             return 1;
     }
+    for (int side = 0; side < 2; side++)
+        for (int q = 0; q < 2; q++) {
+            const model_cq *c = q ? &m->icq[side] : &m->rcq[side];
+            for (unsigned i = 0; i < c->n; i++)
+                by_status[(unsigned)c->e[i].status & 15]++;
+        }
+    for (unsigned i = 0; i < s->nreq; i++) {
+        by_kind[s->req[i].kind]++;
+        via_window += s->req[i].rmw >= 0 || s->req[i].tmw >= 0;
+    }
+    by_kind[M_RECV] += s->nrecv;
     model_take(m);
     for (int side = 0; side < 2; side++)
         for (uint32_t b = 0; b < MODEL_BUF; b++)
@@ -464,10 +535,18 @@ static void print_op(const char *what, const model_op *op, const unit *u)
             printf(" [mr %d%s +0x%x len %u]", op->sge[i].mr,
                    op->sge[i].mr >= 0 ? (u->mr[op->sge[i].mr].side ? " (b)" : " (a)") : "",
                    op->sge[i].off, op->sge[i].len);
-    if (op->kind == M_WRITE || op->kind == M_READ)
-        printf(" remote mr %d +0x%x", op->rmr, op->roff);
-    if (op->kind == M_INVAL || op->kind == M_SEND_INV)
+    if (op->kind == M_WRITE || op->kind == M_READ) {
+        if (op->rmw >= 0)
+            printf(" remote window %d +0x%x", op->rmw, op->roff);
+        else
+            printf(" remote mr %d +0x%x", op->rmr, op->roff);
+    }
+    if ((op->kind == M_INVAL || op->kind == M_SEND_INV) && op->tmw >= 0)
+        printf(" token of window %d", op->tmw);
+    else if (op->kind == M_INVAL || op->kind == M_SEND_INV)
         printf(" token of mr %d%s", op->tmr, op->kind == M_INVAL ? (op->tremote ? " (rkey)" : " (lkey)") : "");
+    if (op->kind == M_BIND)
+        printf(" window %d rights 0x%x", op->bmw, op->bflags);
     printf("\n");
 }
 
@@ -600,6 +679,14 @@ int main(int argc, char **argv)
         print_unit(&u);
     } else if (!quiet) {
         printf("diff: %lu operations in %lu steps on %lu pairs, NIC and model agree\n", done, steps, pairs);
+        printf("diff: requests:");
+        for (int k = 0; k <= M_BIND; k++)
+            printf(" %s %lu", kind_name(k), by_kind[k]);
+        printf(" (%lu through a window)\ndiff: completions:", via_window);
+        for (unsigned st = 0; st < 16; st++)
+            if (by_status[st])
+                printf(" %s %lu", ndk_status_str((ndk_status)st), by_status[st]);
+        printf("\n");
     }
     ndk_close_adapter(ad);
     printf("%s differential_random_workload_matches_the_model\n", bad ? "FAIL" : "PASS");

@@ -15,6 +15,8 @@ void model_init(model *m, const uint8_t *buf0, const uint8_t *buf1)
     memcpy(m->mem[1], buf1, MODEL_BUF);
     memset(m->known, 1, sizeof m->known);
     m->state[0] = m->state[1] = MODEL_RTS;
+    for (int w = 0; w < MODEL_MAX_MW; w++)
+        m->mw[w].side = -1;   /* created, bound to nothing: its token opens nothing */
 }
 
 int model_add_mr(model *m, int side, uint32_t off, uint32_t len, uint32_t flags)
@@ -57,6 +59,7 @@ static uint32_t op_type(int kind)
     case M_WRITE: return NDK_OP_TYPE_WRITE;
     case M_READ: return NDK_OP_TYPE_READ;
     case M_INVAL: return NDK_OP_TYPE_INVALIDATE;
+    case M_BIND: return NDK_OP_TYPE_BIND;
     default: return NDK_OP_TYPE_SEND;   /* SEND, SEND_INV */
     }
 }
@@ -125,6 +128,11 @@ static int remote_ok(const model *m, int target, const model_op *op, uint32_t le
 {
     if (len == 0)
         return 1;
+    if (op->rmw >= 0) {   /* a window: its own range and rights (ndk.h ndk_bind) */
+        const model_mw *w = &m->mw[op->rmw];
+        return w->valid && w->side == target && (w->flags & right) == right && op->roff >= w->off &&
+               (uint64_t)op->roff + len <= (uint64_t)w->off + w->len;
+    }
     if (op->rmr < 0 || (unsigned)op->rmr >= m->nmr)
         return 0;
     const model_mr *r = &m->mr[op->rmr];
@@ -219,14 +227,19 @@ static void do_send(model *m, int from, const model_op *op)
          * receiver, else the receive completes INVALID_TOKEN and the send
          * REMOTE_ACCESS_ERROR (the receive's bytes are then not defined) */
         model_mr *t = op->tmr >= 0 && (unsigned)op->tmr < m->nmr ? &m->mr[op->tmr] : NULL;
-        if (!t || !t->valid || t->side != to) {
+        model_mw *w = op->tmw >= 0 ? &m->mw[op->tmw] : NULL;
+        int ok = w ? w->valid && w->side == to : t && t->valid && t->side == to;
+        if (!ok) {
             forget(m, to, &r);
             owe(&m->rcq[to], NDK_STATUS_INVALID_TOKEN, NDK_OP_TYPE_RECEIVE, 0, r.ctx);
             to_error(m, to);
             fail(m, from, op, NDK_STATUS_REMOTE_ACCESS_ERROR);
             return;
         }
-        t->valid = 0;   /* C3 */
+        if (w)
+            w->valid = 0;   /* the window closes (ndk.h ndk_bind) */
+        else
+            t->valid = 0;   /* C3 */
         rtype = NDK_OP_TYPE_RECEIVE_AND_INVALIDATE;   /* C4 */
     }
     owe(&m->rcq[to], NDK_STATUS_SUCCESS, rtype, msg_buf.len, r.ctx);
@@ -280,10 +293,23 @@ static void do_read(model *m, int from, const model_op *op)
         owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_READ, len, op->ctx);
 }
 
-/* ndk.h ndk_invalidate: either token of a valid region; else INVALID_TOKEN
- * (never valid, or invalidated already: C5). */
+/* ndk.h ndk_invalidate: either token of a valid region, or a window's
+ * remote token; else INVALID_TOKEN (never valid, or invalidated already:
+ * C5). A window closes; its region stays, and a region's invalidation
+ * leaves its windows open. */
 static void do_inval(model *m, int from, const model_op *op)
 {
+    if (op->tmw >= 0) {
+        model_mw *w = &m->mw[op->tmw];
+        if (!w->valid) {
+            fail(m, from, op, NDK_STATUS_INVALID_TOKEN);
+            return;
+        }
+        w->valid = 0;
+        if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
+            owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_INVALIDATE, 0, op->ctx);
+        return;
+    }
     model_mr *t = op->tmr >= 0 && (unsigned)op->tmr < m->nmr ? &m->mr[op->tmr] : NULL;
     if (!t || !t->valid) {
         fail(m, from, op, NDK_STATUS_INVALID_TOKEN);
@@ -292,6 +318,37 @@ static void do_inval(model *m, int from, const model_op *op)
     t->valid = 0;
     if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
         owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_INVALIDATE, 0, op->ctx);
+}
+
+/* ndk.h ndk_bind: checked against the region as it is when the NIC runs
+ * it (valid, the range inside it, LOCAL_WRITE when the window grants
+ * REMOTE_WRITE), else ACCESS_VIOLATION; the window then opens that range
+ * with those rights under its new token (the old token is dead from then
+ * on; after a failed bind the new one opens nothing). */
+static void do_bind(model *m, int from, const model_op *op)
+{
+    model_mw *w = &m->mw[op->bmw];
+    const model_mr *r = &m->mr[op->bmr];
+    const model_sge *g = &op->sge[0];
+    uint32_t rights = 0;
+    if (op->bflags & NDK_OP_FLAG_ALLOW_REMOTE_READ)
+        rights |= NDK_MR_FLAG_ALLOW_REMOTE_READ;
+    if ((op->bflags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
+        rights |= NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
+    int need_lw = (rights & NDK_MR_FLAG_ALLOW_REMOTE_WRITE) == NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
+    if (!r->valid || g->off < r->off || (uint64_t)g->off + g->len > (uint64_t)r->off + r->len ||
+        (need_lw && !(r->flags & NDK_MR_FLAG_ALLOW_LOCAL_WRITE))) {
+        w->valid = 0;
+        fail(m, from, op, NDK_STATUS_ACCESS_VIOLATION);
+        return;
+    }
+    w->side = r->side;
+    w->off = g->off;
+    w->len = g->len;
+    w->flags = rights;
+    w->valid = 1;
+    if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
+        owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_BIND, 0, op->ctx);
 }
 
 void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
@@ -316,6 +373,7 @@ void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
         case M_WRITE: do_write(m, from, op); break;
         case M_READ: do_read(m, from, op); break;
         case M_INVAL: do_inval(m, from, op); break;
+        case M_BIND: do_bind(m, from, op); break;
         default: break;
         }
     }

@@ -18,8 +18,12 @@
  * let settle before its completions and memory are compared, so the model
  * may process a step's requests one after another.
  *
- * Not modelled (diff.c does not generate them): memory windows, fast
- * registration, arms and notifications, disconnects, several QP pairs.
+ * Memory windows: a pair has MODEL_MAX_MW windows, bound by BIND requests
+ * to parts of the initiator's regions, then named by the other side's
+ * WRITE, READ, SendAndInvalidate, or by an Invalidate.
+ *
+ * Not modelled (diff.c does not generate them): fast registration, arms and
+ * notifications, disconnects, several QP pairs.
  */
 #ifndef QPNIC_TEST_MODEL_H
 #define QPNIC_TEST_MODEL_H
@@ -33,6 +37,7 @@
 #define MODEL_MAX_SGE 3
 #define MODEL_MAX_CQE 256     /* completions one queue may owe in one step */
 #define MODEL_MAX_RQ  64      /* receives posted and not yet consumed */
+#define MODEL_MAX_MW  2       /* windows of a pair */
 
 /* A region: [off, off + len) of side's buffer, with NDK_MR_FLAG_* rights. */
 typedef struct {
@@ -42,6 +47,15 @@ typedef struct {
     int valid;      /* registered and not invalidated */
 } model_mr;
 
+/* A window: [off, off + len) of side's buffer with remote rights (NDK_MR_FLAG_*
+ * REMOTE_READ / REMOTE_WRITE), while bound and not invalidated. */
+typedef struct {
+    int side;
+    uint32_t off, len;
+    uint32_t flags;
+    int valid;
+} model_mw;
+
 /* One SGE of a request: bytes [off, off + len) of region mr's side buffer
  * (off counts from the buffer's start, not the region's), named by mr's
  * local token, or by a token that is no region's when mr < 0. */
@@ -50,7 +64,7 @@ typedef struct {
     uint32_t off, len;
 } model_sge;
 
-enum model_kind { M_RECV, M_SEND, M_SEND_INV, M_WRITE, M_READ, M_INVAL };
+enum model_kind { M_RECV, M_SEND, M_SEND_INV, M_WRITE, M_READ, M_INVAL, M_BIND };
 
 /* One request (or receive). */
 typedef struct {
@@ -61,9 +75,13 @@ typedef struct {
     uint8_t inline_data[164];    /* M_SEND / M_WRITE with NDK_OP_FLAG_INLINE: the bytes */
     uint32_t inline_len;
     int rmr;                     /* WRITE/READ: the remote region (-1: a token of none) */
+    int rmw;                     /* WRITE/READ: >= 0, the remote window instead of rmr */
     uint32_t roff;               /* WRITE/READ: remote buffer offset */
     int tmr;                     /* INVAL / SEND_INV: the region whose token is named (-1: none) */
+    int tmw;                     /* INVAL / SEND_INV: >= 0, the window's token instead of tmr's */
     int tremote;                 /* INVAL: 1 names the remote token, 0 the local one */
+    int bmw, bmr;                /* BIND: the window, the region (sge[0]: the range) */
+    uint32_t bflags;             /* BIND: NDK_OP_FLAG_ALLOW_* of the window */
     uintptr_t ctx;               /* request context */
 } model_op;
 
@@ -87,6 +105,7 @@ typedef struct {
     uint8_t known[2][MODEL_BUF];   /* 0: a failed request may have written it */
     model_mr mr[MODEL_MAX_MR];
     unsigned nmr;
+    model_mw mw[MODEL_MAX_MW];
     int state[2];
     model_op rq[2][MODEL_MAX_RQ];  /* receives posted, not consumed */
     unsigned rq_head[2], rq_n[2];
