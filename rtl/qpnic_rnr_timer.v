@@ -56,7 +56,17 @@ module qpnic_rnr_timer #(
         .out_valid(head_valid), .out_ready(due_ready && due_valid),
         .out_data({head_at, due_qpn}), .count(count));
 
-    assign due_valid = head_valid && !late[23];
+    // due is a register: the head's deadline comes out of the FIFO's block
+    // RAM (5.8 ns clock-to-out on the ECP5) and its comparison is a carry
+    // chain, and the completer's outstanding-FIFO pop hangs off due_valid
+    // (run 33's worst path). A QP is due a cycle after its deadline; the
+    // flag drops as the head is taken and is set again for the next head.
+    reg due;
+    always @(posedge clk) begin
+        if (rst) due <= 1'b0;
+        else     due <= head_valid && !late[23] && !(due && due_ready);
+    end
+    assign due_valid = due;
     assign idle      = (count == 0);
 
     // in_ready is high whenever in_valid is (see above)

@@ -486,7 +486,7 @@ class Flow:
             packed = ("routed.asc", f"{self.name}.bin")
         # --timing-allow-fail: a missed clock is judged here, with figures,
         # not by nextpnr stopping before it writes its report.
-        cmd += ["--json", "netlist.json", "--report", "report.json", "--seed", "1",
+        cmd += ["--json", "netlist.json", "--report", "report.json", "--seed", str(self.args.seed),
                 "--timing-allow-fail"] + t.get("nextpnr_args", [])
         remove(self.out, "report.json", *packed)
         rc = run("pnr", cmd, self.out, "pnr.log", self.times)
@@ -606,6 +606,8 @@ def main():
     ap.add_argument("--venv-bin", required=True, help="where yowasp-* are")
     ap.add_argument("--check", type=int, default=1, choices=(0, 1),
                     help="1: a check -assert problem stops the run")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="nextpnr's placement seed (1 unless told: a run is repeatable)")
     ap.add_argument("sources", nargs="+", help="Verilog sources, top included")
     args = ap.parse_args()
 
@@ -660,7 +662,7 @@ def main():
                    "judged": tgt["judge"]},
         "figures": fig,
         "yosys": dict(ycounts, cells=flat),
-        "nextpnr": {"ok": pnr["ok"], "error": pnr["error"], "fmax_mhz": pnr["fmax"],
+        "nextpnr": {"ok": pnr["ok"], "error": pnr["error"], "fmax_mhz": pnr["fmax"], "seed": args.seed,
                     "utilization": pnr["utilization"]},
         "check": check,
         "breakdown": rows,

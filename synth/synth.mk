@@ -11,6 +11,9 @@
 #
 #   SYNTH_CHECK=1   (default) a problem found by Yosys `check -assert` stops
 #                   the run; SYNTH_CHECK=0 reports it and goes on
+#   SYNTH_SEED=N    nextpnr's placement seed (default 1): the same netlist
+#                   places and routes differently under another seed, which
+#                   tells a long path from placement luck
 #
 # Each target's parameters and limits are one table in synth/targets.toml.
 # A run writes everything under $(BUILD)/synth/TARGET/: logs, netlist,
@@ -20,6 +23,7 @@
 # iCE40 tools are Debian's (tools/debian-packages.txt).
 
 SYNTH_CHECK ?= 1
+SYNTH_SEED  ?= 1
 SYNTH_SRCS  := $(PICORV32_V) $(RTL_SRCS) synth/qpnic_synth_top.v
 
 $(BUILD)/venv/requirements-synth.installed: tools/requirements-synth.txt $(BUILD)/setup.mk
@@ -32,7 +36,7 @@ synth: $(FW_HEX) $(BUILD)/venv/requirements-synth.installed
 	    sed -n 's/^\[\([^].]*\)\]$$/  \1/p' synth/targets.toml; exit 2; fi
 	$(PYTHON) synth/run_synth.py $(TARGET) --targets synth/targets.toml --repo $(CURDIR) \
 	    --out $(BUILD)/synth/$(TARGET) --fw-hex $(FW_HEX) --fw-words $(FW_WORDS) \
-	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) $(SYNTH_SRCS)
+	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) $(SYNTH_SRCS)
 
 test-synth-report:
 	$(PYTHON) tests/synth/test_synth_report.py
