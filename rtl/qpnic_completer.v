@@ -245,9 +245,11 @@ module qpnic_completer #(
     wire          tm_due;
     wire [QW-1:0] tm_qpn;
     wire          tm_idle;
-    wire          rewound = (state == S_RWND) && !tq_busy && tq_rsp_valid &&
-                            tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
-                            tq_rsp_ctx[`QPNIC_QP_CTX_RNR_LEFT_FLAT] != 0;
+    // the answered context may be rewound: in RTS with retries left (the
+    // table's REWIND tests the same, atomically)
+    wire          rsp_rnr_ok = tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
+                               tq_rsp_ctx[`QPNIC_QP_CTX_RNR_LEFT_FLAT] != 0;
+    wire          rewound = (state == S_RWND) && !tq_busy && tq_rsp_valid && rsp_rnr_ok;
     qpnic_rnr_timer #(.QW(QW)) u_rnr (
         .clk(clk), .rst(rst),
         .in_valid(rewound), .in_qpn(e_qpn),
@@ -351,8 +353,7 @@ module qpnic_completer #(
                     ctx_scq    <= tq_rsp_ctx[`QPNIC_QP_CTX_SEND_CQ_FLAT];
                     ctx_gen    <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                     ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
-                    ctx_rnr_ok <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
-                                  tq_rsp_ctx[`QPNIC_QP_CTX_RNR_LEFT_FLAT] != 0;
+                    ctx_rnr_ok <= rsp_rnr_ok;
                     if (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] != ent[`QPNIC_OST_EPOCH]) begin
                         // pushed before an RNR rewind of its QP: it comes again
                         discard <= 1'b1;

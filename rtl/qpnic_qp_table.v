@@ -237,7 +237,7 @@ module qpnic_qp_table #(
     wire [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] rnr_left  = cur[`QPNIC_QP_CTX_RNR_LEFT_FLAT];
     wire [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] rnr_retry = cur[`QPNIC_QP_CTX_RNR_RETRY_FLAT];
     wire [IW-1:0] sq_ci     = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
-    wire        arg_epoch = (c_arg[16] == epoch);   // PSN, SET_ERR: the WQE's epoch is the QP's
+    wire        arg_epoch = (c_arg[`QPNIC_EPOCH_ARG_BIT] == epoch);   // PSN, SET_ERR: the WQE's epoch is the QP's
     localparam [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] RNR_FOREVER = `QPNIC_RNR_RETRY_FOREVER;
     wire        rewinds = (st == `QPNIC_QP_STATE_RTS) && rnr_left != 0;
     // FETCH claims nothing in RESET or while the RNR timer runs

@@ -327,7 +327,7 @@ module qpnic_requester #(
     // went stale under a rewind neither takes a PSN nor fails its QP
     assign tq_req_valid = tq_busy;
     assign tq_req_qpn   = qpn;
-    assign tq_req_arg   = {15'd0, epoch, 16'd0};
+    assign tq_req_arg   = {{(31 - `QPNIC_EPOCH_ARG_BIT){1'b0}}, epoch, {`QPNIC_EPOCH_ARG_BIT{1'b0}}};
     always @* begin
         case (state)
         S_ERR:   tq_req_op = `QPNIC_QP_OP_SET_ERR;

@@ -252,7 +252,7 @@ void test_psn_comp_fail(Tb &t) {
 
 void test_rnr(Tb &t) {
     const int q = 3, r = 4;
-    const unsigned E = 1u << 16;   // the epoch bit of PSN's argument
+    const unsigned E = 1u << QPNIC_EPOCH_ARG_BIT;   // the epoch bit of PSN's argument
     t.write(q, QPNIC_QPREG_CFG, qp_cfg(4, 4, 0, 0));
     t.write(q, QPNIC_QPREG_RNR_RETRY, QPNIC_FIELD(QPNIC_QP_RNR_RETRY, 2));
     CHECK(t.read(q, QPNIC_QPREG_RNR_RETRY) == 2, "RNR_RETRY reads back %u", t.read(q, QPNIC_QPREG_RNR_RETRY));
