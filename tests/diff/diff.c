@@ -29,6 +29,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,17 @@ typedef struct {
     unsigned nrecv, nreq;
     model_op recv[MAX_RECV];
     model_op req[MAX_REQ];
+    int8_t arm_empty[4];   /* per CQ (model.h numbering): a trigger armed before the posts, or -1 */
+    int8_t arm_held[4];    /* a trigger armed once the step settled, its completions not taken */
+    int disc;              /* the side disconnected at the step's end, or -1 */
+    int hold;              /* the last request keeps its DEFER: the chain stays held */
 } step;
 
 /* What a pair is made of, and what was done on it: enough to run it again. */
 typedef struct {
     uint64_t fill;                 /* seed of the buffers' bytes */
     unsigned nmr;
-    model_mr mr[MODEL_MAX_MR];     /* as made (all valid) */
+    model_mr mr[MODEL_MAX_MR];     /* as made (all valid but the FR slots, which are last) */
     unsigned nsteps;
     step steps[MAX_STEPS];
 } unit;
@@ -107,14 +112,23 @@ static uint32_t place(const model_mr *r, uint32_t n, int out_of_bounds)
     return r->off + below(r->len - n + 1);
 }
 
-/* Regions of `side`, preferring those with `need` that hold `size` bytes. */
-static int pick_mr(const unit *u, int side, uint32_t need, uint32_t size)
+/* The regions as the generator sees them: the model's before the step,
+ * with the FAST_REGs generated so far in it as if they succeeded. */
+typedef struct {
+    unsigned n;
+    model_mr mr[MODEL_MAX_MR];
+} regions;
+
+/* Regions of `side`, preferring those with `need` that hold `size` bytes;
+ * plain: no FR slot (a window's region). */
+static int pick_mr_of(const regions *v, int side, uint32_t need, uint32_t size, int plain)
 {
     int cand[MODEL_MAX_MR], n = 0, any[MODEL_MAX_MR], na = 0;
-    for (unsigned i = 0; i < u->nmr; i++)
-        if (u->mr[i].side == side) {
+    for (unsigned i = 0; i < v->n; i++)
+        if (v->mr[i].side == side && !(plain && v->mr[i].fr)) {
             any[na++] = (int)i;
-            if ((u->mr[i].flags & need) == need && u->mr[i].len >= size)
+            if ((v->mr[i].flags & need) == need && v->mr[i].len >= size &&
+                (!v->mr[i].fr || v->mr[i].valid))
                 cand[n++] = (int)i;
         }
     if (n && !chance(3))
@@ -122,8 +136,13 @@ static int pick_mr(const unit *u, int side, uint32_t need, uint32_t size)
     return na ? any[below((uint32_t)na)] : -1;
 }
 
+static int pick_mr(const regions *v, int side, uint32_t need, uint32_t size)
+{
+    return pick_mr_of(v, side, need, size, 0);
+}
+
 /* SGEs for a message of `total` bytes in side's memory. */
-static void make_sges(const unit *u, int side, uint32_t total, uint32_t need, model_op *op)
+static void make_sges(const regions *u, int side, uint32_t total, uint32_t need, model_op *op)
 {
     op->nsge = total == 0 && chance(30) ? 0 : 1 + below(MODEL_MAX_SGE);
     uint32_t left = total;
@@ -151,25 +170,122 @@ static int pick_mw(const model *m, int side, unsigned bound)
     return n ? c[below((uint32_t)n)] : -1;
 }
 
-static void gen_step(const unit *u, const model *m, step *s)
+/* The buffer ranges an SGE names: one for a plain region; for a
+ * fast-registered one, a piece per page (the bytes inside the region: past
+ * it the request fails and touches nothing). Returns how many. */
+#define MAX_RANGES (MAX_REQ * MODEL_MAX_SGE * (MODEL_FR_PAGES + 1))
+static unsigned sge_ranges(const regions *v, const model_sge *g, uint32_t *lo, uint32_t *hi)
 {
+    if (!g->len)
+        return 0;
+    const model_mr *r = g->mr >= 0 ? &v->mr[g->mr] : NULL;
+    if (!r || !r->fr) {
+        lo[0] = g->off;
+        hi[0] = g->off + g->len;
+        return 1;
+    }
+    unsigned n = 0;
+    for (uint32_t x = g->off; x < g->off + g->len && x < r->len;) {
+        uint32_t c = MODEL_PAGE - (r->fbo + x) % MODEL_PAGE;
+        lo[n] = model_mr_at(r, x);
+        hi[n] = lo[n] + c;
+        n++;
+        x += c;
+    }
+    return n;
+}
+
+/* A FAST_REG of one of side's FR slots over pages of its buffer, now and
+ * then with arguments the library must refuse (ndk.h ndk_fast_register). */
+static void gen_freg(regions *v, int side, model_op *op)
+{
+    int cand[MODEL_MAX_MR], n = 0, any[MODEL_MAX_MR], na = 0;
+    for (unsigned i = 0; i < v->n; i++)
+        if (v->mr[i].fr && v->mr[i].side == side) {
+            any[na++] = (int)i;
+            if (!v->mr[i].reg)
+                cand[n++] = (int)i;
+        }
+    /* a registered slot now and then: INVALID_DEVICE_STATE */
+    op->fmr = n && !chance(10) ? cand[below((uint32_t)n)] : any[below((uint32_t)na)];
+    op->ffbo = chance(25) ? 0 : below(MODEL_PAGE);
+    uint32_t room = 16 * MODEL_PAGE - op->ffbo;
+    unsigned c = below(100);
+    op->flen = c < 40 ? 1 + below(200) : c < 80 ? 1 + below(3 * MODEL_PAGE) : 1 + below(room);
+    uint32_t need = (op->ffbo + op->flen + MODEL_PAGE - 1) / MODEL_PAGE;
+    int repeat = chance(10);   /* a page listed twice: the region aliases itself */
+    uint8_t perm[16];
+    for (unsigned i = 0; i < 16; i++)
+        perm[i] = (uint8_t)i;
+    for (unsigned i = 15; i > 0; i--) {
+        unsigned j = below(i + 1);
+        uint8_t t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+    }
+    op->fnpages = need + (need < MODEL_FR_PAGES && chance(20));   /* entries past those are not read */
+    for (unsigned i = 0; i < op->fnpages; i++)
+        op->fpage[i] = repeat ? (uint8_t)below(16) : perm[i % 16];
+    static const uint32_t rights[] = {
+        0, NDK_OP_FLAG_ALLOW_REMOTE_READ, NDK_OP_FLAG_ALLOW_LOCAL_WRITE,
+        NDK_OP_FLAG_ALLOW_LOCAL_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ, NDK_OP_FLAG_ALLOW_REMOTE_WRITE,
+        NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ,
+    };
+    op->bflags = rights[below(sizeof rights / sizeof rights[0])];
+    op->fva = (rnd() & 0xFFFFFFFFFFull) << 8;   /* any base: addresses are the region's own */
+    op->fbad = FR_OK;
+    if (chance(10)) {
+        op->fbad = 1 + (int)below(FR_RIGHTS);
+        switch (op->fbad) {
+        case FR_LEN0: op->flen = 0; break;
+        case FR_BEYOND: op->fnpages = need - 1; break;
+        case FR_FBO: op->ffbo = MODEL_PAGE + below(MODEL_PAGE); break;
+        case FR_RIGHTS: op->bflags = 0x20u | (op->bflags & NDK_OP_FLAG_ALLOW_REMOTE_READ); break;
+        default: break;   /* FR_UNALIGNED, FR_OUTSIDE: diff.c spoils an entry it reads */
+        }
+    }
+    if (op->fbad == FR_OK && !v->mr[op->fmr].reg) {
+        model_mr *r = &v->mr[op->fmr];
+        r->reg = r->valid = 1;
+        r->off = 0;
+        r->len = op->flen;
+        r->fbo = op->ffbo;
+        memcpy(r->page, op->fpage, sizeof r->page);
+        r->flags = (op->bflags & NDK_OP_FLAG_ALLOW_REMOTE_READ ? NDK_MR_FLAG_ALLOW_REMOTE_READ : 0) |
+                   (op->bflags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE ? NDK_MR_FLAG_ALLOW_LOCAL_WRITE : 0) |
+                   ((op->bflags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE
+                        ? NDK_MR_FLAG_ALLOW_REMOTE_WRITE : 0);
+    }
+}
+
+static void gen_step(const unit *unused, const model *m, step *s)
+{
+    (void)unused;
     memset(s, 0, sizeof *s);
+    static regions view;
+    view.n = m->nmr;
+    memcpy(view.mr, m->mr, sizeof view.mr);
+    const regions *u = &view;
     s->from = (int)below(2);
+    s->disc = -1;
+    /* after a disconnect the other side, still connected, initiates once */
+    for (int d = 0; d < 2; d++)
+        if (m->disc[d])
+            s->from = !d;
     int to = !s->from;
     unsigned bound = 0;   /* windows a Bind of this step moved: named no more in it */
     s->nreq = 1 + below(MAX_REQ);
     /* the local targets of this step's READs so far: a later request that
      * gathers from them must wait for them (READ_FENCE), else what it reads
      * depends on timing */
-    uint32_t rd_lo[MAX_REQ * MODEL_MAX_SGE], rd_hi[MAX_REQ * MODEL_MAX_SGE];
+    static uint32_t rd_lo[MAX_RANGES], rd_hi[MAX_RANGES];
+    uint32_t lo[MODEL_FR_PAGES + 1], hi[MODEL_FR_PAGES + 1];
     unsigned nrd = 0;
     for (unsigned i = 0; i < s->nreq; i++) {
         model_op *op = &s->req[i];
         op->ctx = next_ctx++;
         op->rmr = op->tmr = op->rmw = op->tmw = -1;
         unsigned c = below(100);
-        op->kind = c < 33 ? M_SEND : c < 38 ? M_SEND_INV : c < 62 ? M_WRITE : c < 86 ? M_READ
-                 : c < 94 ? M_INVAL : M_BIND;
+        op->kind = c < 31 ? M_SEND : c < 36 ? M_SEND_INV : c < 58 ? M_WRITE : c < 80 ? M_READ
+                 : c < 88 ? M_INVAL : c < 94 ? M_BIND : M_FREG;
         if (chance(10)) op->flags |= NDK_OP_FLAG_SILENT_SUCCESS;
         if (chance(5)) op->flags |= NDK_OP_FLAG_READ_FENCE;
         if (i + 1 < s->nreq && chance(50)) op->flags |= NDK_OP_FLAG_DEFER;
@@ -183,12 +299,16 @@ static void gen_step(const unit *u, const model *m, step *s)
             op->tremote = (int)below(2);
             continue;
         }
+        if (op->kind == M_FREG) {
+            gen_freg(&view, s->from, op);
+            continue;
+        }
         if (op->kind == M_BIND) {
-            /* a window over a part of one of the initiator's regions (its
-             * registered range: the library checks that at the post) */
+            /* a window over a part of one of the initiator's plain regions
+             * (its registered range: the library checks that at the post) */
             op->bmw = (int)below(MODEL_MAX_MW);
             bound |= 1u << op->bmw;
-            op->bmr = pick_mr(u, s->from, 0, 0);
+            op->bmr = pick_mr_of(u, s->from, 0, 0, 1);
             const model_mr *r = &u->mr[op->bmr];
             op->nsge = 1;
             op->sge[0].mr = op->bmr;
@@ -222,7 +342,7 @@ static void gen_step(const unit *u, const model *m, step *s)
             if (chance(20))
                 op->rmw = pick_mw(m, to, bound);
             if (op->rmw >= 0) {   /* through a window: its range as the model has it */
-                model_mr wr = { to, m->mw[op->rmw].off, m->mw[op->rmw].len, 0, 1 };
+                model_mr wr = { to, m->mw[op->rmw].off, m->mw[op->rmw].len, 0, 1, 0, 0, 0, { 0 } };
                 op->roff = place(&wr, len, chance(5));
             } else {
                 op->rmr = chance(1) ? -1 : pick_mr(u, to, right, len);
@@ -232,18 +352,33 @@ static void gen_step(const unit *u, const model *m, step *s)
         }
         /* a gather from memory an earlier READ of the step fills: fence it */
         if (!(op->flags & NDK_OP_FLAG_INLINE) && op->kind != M_READ)
-            for (uint32_t g = 0; g < op->nsge; g++)
-                for (unsigned k = 0; k < nrd; k++)
-                    if (op->sge[g].len && op->sge[g].off < rd_hi[k] &&
-                        op->sge[g].off + op->sge[g].len > rd_lo[k])
-                        op->flags |= NDK_OP_FLAG_READ_FENCE;
+            for (uint32_t g = 0; g < op->nsge; g++) {
+                unsigned nr = sge_ranges(u, &op->sge[g], lo, hi);
+                for (unsigned r = 0; r < nr; r++)
+                    for (unsigned k = 0; k < nrd; k++)
+                        if (lo[r] < rd_hi[k] && hi[r] > rd_lo[k])
+                            op->flags |= NDK_OP_FLAG_READ_FENCE;
+            }
         if (op->flags & NDK_OP_FLAG_READ_FENCE)
             nrd = 0;
         if (op->kind == M_READ)
-            for (uint32_t g = 0; g < op->nsge; g++) {
-                rd_lo[nrd] = op->sge[g].off;
-                rd_hi[nrd++] = op->sge[g].off + op->sge[g].len;
-            }
+            for (uint32_t g = 0; g < op->nsge; g++)
+                nrd += sge_ranges(u, &op->sge[g], rd_lo + nrd, rd_hi + nrd);
+    }
+    /* arms: before the posts (the CQs are empty), and after the step
+     * settled (its completions still in the CQ) */
+    for (int q = 0; q < 4; q++) {
+        s->arm_empty[q] = (int8_t)(chance(30) ? (int)below(3) : -1);
+        s->arm_held[q] = (int8_t)(chance(15) ? (int)below(3) : -1);
+    }
+    /* a disconnect now and then, once per pair; of the initiator, with the
+     * step's last requests held back by DEFER at times */
+    if (!m->disc[0] && !m->disc[1] && chance(4)) {
+        s->disc = (int)below(2);
+        if (s->disc == s->from && chance(50)) {
+            s->hold = 1;
+            s->req[s->nreq - 1].flags |= NDK_OP_FLAG_DEFER;
+        }
     }
     /* receives, posted before the requests: mostly one for each send (the
      * odd send meets none: RNR), and none once 32 wait */
@@ -277,14 +412,16 @@ static void gen_unit_setup(unit *u)
         NDK_MR_FLAG_ALLOW_REMOTE_WRITE, NDK_MR_FLAG_ALLOW_REMOTE_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ,
     };
     const uint32_t all = NDK_MR_FLAG_ALLOW_REMOTE_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ;
-    u->mr[0] = (model_mr){ 0, 0, MODEL_BUF, all, 1 };
-    u->mr[1] = (model_mr){ 1, 0, MODEL_BUF, all, 1 };
-    u->nmr = 2 + below(MODEL_MAX_MR - 1);
+    u->mr[0] = (model_mr){ 0, 0, MODEL_BUF, all, 1, 0, 0, 0, { 0 } };
+    u->mr[1] = (model_mr){ 1, 0, MODEL_BUF, all, 1, 0, 0, 0, { 0 } };
+    u->nmr = 2 + below(MODEL_MAX_MR - MODEL_FR_SLOTS - 1);
     for (unsigned i = 2; i < u->nmr; i++) {
         uint32_t len = 1 + below(MODEL_BUF / 2);
         u->mr[i] = (model_mr){ (int)below(2), below(MODEL_BUF - len + 1), len,
-                               rights[below(sizeof rights / sizeof rights[0])], 1 };
+                               rights[below(sizeof rights / sizeof rights[0])], 1, 0, 0, 0, { 0 } };
     }
+    for (int k = 0; k < MODEL_FR_SLOTS; k++)   /* one MR per side for FAST_REG */
+        u->mr[u->nmr++] = (model_mr){ k & 1, 0, 0, 0, 0, 1, 0, 0, { 0 } };
 }
 
 /* ------------------------------------------------------------ on the NIC */
@@ -294,14 +431,42 @@ typedef struct {
     ndk_pd *pd;
     ndk_cq *rcq[2], *icq[2];
     ndk_qp *qp[2];
-    uint8_t *buf[2];
+    uint8_t *raw[2];               /* the allocations */
+    uint8_t *buf[2];               /* in them, the buffers, from a device page boundary */
     ndk_mr *mr[MODEL_MAX_MR];
+    uint64_t fr_va[MODEL_MAX_MR];  /* a fast-registered region's first address */
     ndk_mw *mw[MODEL_MAX_MW];
 } pair;
 
+static ndk_cq *cq_of(const pair *p, int q)
+{
+    return q & 1 ? p->icq[q >> 1] : p->rcq[q >> 1];
+}
+
+static uint64_t dma_bytes;   /* of the adapter (ndk_adapter_info) */
+
+/* Notifications: one counter per CQ of the live pair, bumped by its
+ * callback; N5 is checked on the way (never two callbacks at once). */
+static atomic_uint cb_count[4], cb_total;
+static atomic_int cb_running, cb_overlap, cb_bad_status;
+static unsigned cb_seen[4], cb_seen_total;
+static uint64_t ntf_seen;   /* the NIC's notifications counter at the last sync */
+
+static void on_notify(void *ctx, ndk_status st)
+{
+    if (atomic_exchange(&cb_running, 1))
+        atomic_store(&cb_overlap, 1);
+    if (st != NDK_STATUS_SUCCESS)
+        atomic_store(&cb_bad_status, (int)st);
+    atomic_fetch_add(&cb_count[(uintptr_t)ctx], 1);
+    atomic_fetch_add(&cb_total, 1);
+    atomic_store(&cb_running, 0);
+}
+
 static char why[512];   /* the first difference found */
 /* what the run covered: requests by kind, completions by status */
-static unsigned long by_kind[M_BIND + 1], by_status[16], via_window;
+static unsigned long by_kind[M_FREG + 1], by_status[16], via_window, via_fr, inline_fail[16];
+static unsigned long arms[2][3], ntf_must, ntf_may_fired, ntf_may_not, ntf_must_not, waits, discs, held;
 
 static int differ(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int differ(const char *fmt, ...)
@@ -324,13 +489,16 @@ static int pair_open(pair *p, const unit *u, model *m)
 {
     TRY(ndk_create_pd(p->ad, &p->pd));
     for (int s = 0; s < 2; s++) {
-        TRY(ndk_create_cq(p->ad, 256, NULL, NULL, &p->rcq[s]));
-        TRY(ndk_create_cq(p->ad, 256, NULL, NULL, &p->icq[s]));
+        TRY(ndk_create_cq(p->ad, 256, on_notify, (void *)(uintptr_t)(2 * s), &p->rcq[s]));
+        TRY(ndk_create_cq(p->ad, 256, on_notify, (void *)(uintptr_t)(2 * s + 1), &p->icq[s]));
         ndk_qp_attr a = { 64, 64, MODEL_MAX_SGE, 0 };
         TRY(ndk_create_qp(p->pd, p->rcq[s], p->icq[s], NULL, &a, &p->qp[s]));
-        p->buf[s] = ndk_alloc_dma(p->ad, MODEL_BUF);
-        if (!p->buf[s])
+        /* a page more, so that the buffer starts at a device page (FAST_REG
+         * lists its pages) */
+        p->raw[s] = ndk_alloc_dma(p->ad, MODEL_BUF + MODEL_PAGE);
+        if (!p->raw[s])
             return differ("ndk_alloc_dma gave NULL");
+        p->buf[s] = p->raw[s] + (MODEL_PAGE - ndk_dma_address(p->ad, p->raw[s]) % MODEL_PAGE) % MODEL_PAGE;
         fill_bytes(p->buf[s], MODEL_BUF, u->fill + (uint64_t)s);
     }
     TRY(ndk_connect(p->qp[0], ndk_qp_address(p->qp[1])));
@@ -339,6 +507,10 @@ static int pair_open(pair *p, const unit *u, model *m)
     for (unsigned i = 0; i < u->nmr; i++) {
         const model_mr *r = &u->mr[i];
         TRY(ndk_create_mr(p->pd, &p->mr[i]));
+        if (r->fr) {
+            model_add_fr_slot(m, r->side);
+            continue;
+        }
         TRY(ndk_register_mr(p->mr[i], p->buf[r->side] + r->off, r->len, r->flags));
         model_add_mr(m, r->side, r->off, r->len, r->flags);
     }
@@ -358,7 +530,7 @@ static void pair_close(pair *p, const unit *u)
     for (int s = 0; s < 2; s++) {
         if (p->rcq[s]) (void)ndk_destroy_cq(p->rcq[s]);
         if (p->icq[s]) (void)ndk_destroy_cq(p->icq[s]);
-        if (p->buf[s]) ndk_free_dma(p->ad, p->buf[s]);
+        if (p->raw[s]) ndk_free_dma(p->ad, p->raw[s]);
     }
     if (p->pd) (void)ndk_destroy_pd(p->pd);
     ndk_adapter *ad = p->ad;
@@ -371,27 +543,60 @@ static uint32_t bad_token(const pair *p)
     return ndk_mr_local_token(p->mr[0]) ^ 0x40000000u;   /* another tag: no region's */
 }
 
-static ndk_status post(const pair *p, int from, const unit *u, const model_op *op, int last)
+/* A region's token; a token of no region for an MR not registered (its
+ * token is 0, which the library may refuse at the post). */
+static uint32_t token(const pair *p, int mr, int remote)
+{
+    uint32_t t = mr < 0 ? 0 : remote ? ndk_mr_remote_token(p->mr[mr]) : ndk_mr_local_token(p->mr[mr]);
+    return t ? t : bad_token(p);
+}
+
+/* The address of byte off of region mr's addresses (of side's buffer when
+ * mr names no region). */
+static uint64_t addr_of(const pair *p, const unit *u, int mr, int side, uint32_t off)
+{
+    if (mr >= 0 && u->mr[mr].fr)
+        return p->fr_va[mr] + off;
+    return (uint64_t)(uintptr_t)(p->buf[mr >= 0 ? u->mr[mr].side : side] + off);
+}
+
+static ndk_status post_freg(pair *p, const unit *u, ndk_qp *qp, const model_op *op, uint32_t flags)
+{
+    int side = u->mr[op->fmr].side;
+    uint64_t pages[MODEL_FR_PAGES];
+    for (unsigned i = 0; i < op->fnpages; i++)
+        pages[i] = ndk_dma_address(p->ad, p->buf[side] + op->fpage[i] * MODEL_PAGE);
+    uint32_t used = (op->ffbo + op->flen + MODEL_PAGE - 1) / MODEL_PAGE;   /* entries read */
+    uint32_t k = op->ctx % (used ? used : 1);   /* the entry spoiled */
+    if (op->fbad == FR_UNALIGNED)
+        pages[k] += 64;
+    if (op->fbad == FR_OUTSIDE)   /* past the end of the adapter's DMA memory */
+        pages[k] = (ndk_dma_address(p->ad, p->buf[side]) + dma_bytes + MODEL_PAGE) & ~(uint64_t)(MODEL_PAGE - 1);
+    ndk_status st = ndk_fast_register(qp, (void *)op->ctx, p->mr[op->fmr], op->fnpages, pages, op->ffbo,
+                                      op->flen, op->fva, op->bflags | flags);
+    if (st == NDK_STATUS_SUCCESS)
+        p->fr_va[op->fmr] = op->fva + op->ffbo;
+    return st;
+}
+
+static ndk_status post(pair *p, int from, const unit *u, const model_op *op, int last)
 {
     /* an SGE's address is in the buffer its offset counts in: its region's
      * side, or (a token of no region) the side that posts it */
     ndk_sge g[MODEL_MAX_SGE];
     for (uint32_t i = 0; i < op->nsge; i++) {
         const model_sge *s = &op->sge[i];
-        int side = s->mr >= 0 ? u->mr[s->mr].side : (op->kind == M_RECV ? !from : from);
-        g[i].addr = (uint64_t)(uintptr_t)(p->buf[side] + s->off);
+        g[i].addr = addr_of(p, u, s->mr, op->kind == M_RECV ? !from : from, s->off);
         g[i].length = s->len;
-        g[i].token = s->mr < 0 ? bad_token(p) : ndk_mr_local_token(p->mr[s->mr]);
+        g[i].token = token(p, s->mr, 0);
     }
     uint32_t flags = op->flags & ~(last ? NDK_OP_FLAG_DEFER : 0u);
     void *ctx = (void *)op->ctx;
     ndk_qp *qp = p->qp[op->kind == M_RECV ? !from : from];
     int to = !from;
-    uint32_t rtok = op->rmw >= 0 ? ndk_mw_remote_token(p->mw[op->rmw])
-                  : op->rmr >= 0 ? ndk_mr_remote_token(p->mr[op->rmr]) : bad_token(p);
-    uint64_t raddr = (uint64_t)(uintptr_t)(p->buf[op->rmr >= 0 ? u->mr[op->rmr].side : to] + op->roff);
-    uint32_t inv_tok = op->tmw >= 0 ? ndk_mw_remote_token(p->mw[op->tmw])
-                     : op->tmr >= 0 ? ndk_mr_remote_token(p->mr[op->tmr]) : bad_token(p);
+    uint32_t rtok = op->rmw >= 0 ? ndk_mw_remote_token(p->mw[op->rmw]) : token(p, op->rmr, 1);
+    uint64_t raddr = op->rmw >= 0 ? (uint64_t)(uintptr_t)(p->buf[to] + op->roff) : addr_of(p, u, op->rmr, to, op->roff);
+    uint32_t inv_tok = op->tmw >= 0 ? ndk_mw_remote_token(p->mw[op->tmw]) : token(p, op->tmr, 1);
     if (op->flags & NDK_OP_FLAG_INLINE) {
         ndk_sge ig = { (uint64_t)(uintptr_t)op->inline_data, op->inline_len, 0 };
         if (op->kind == M_SEND)
@@ -408,13 +613,10 @@ static ndk_status post(const pair *p, int from, const unit *u, const model_op *o
     case M_WRITE: return ndk_write(qp, ctx, g, op->nsge, raddr, rtok, flags);
     case M_READ: return ndk_read(qp, ctx, g, op->nsge, raddr, rtok, flags);
     case M_INVAL: {
-        uint32_t t = bad_token(p);
-        if (op->tmw >= 0)
-            t = ndk_mw_remote_token(p->mw[op->tmw]);
-        else if (op->tmr >= 0)
-            t = op->tremote ? ndk_mr_remote_token(p->mr[op->tmr]) : ndk_mr_local_token(p->mr[op->tmr]);
+        uint32_t t = op->tmw >= 0 ? ndk_mw_remote_token(p->mw[op->tmw]) : token(p, op->tmr, op->tremote);
         return ndk_invalidate(qp, ctx, t, flags);
     }
+    case M_FREG: return post_freg(p, u, qp, op, flags);
     case M_BIND:
         return ndk_bind(qp, ctx, p->mr[op->bmr], p->mw[op->bmw], g[0].addr, g[0].length,
                         op->bflags | flags);
@@ -424,8 +626,8 @@ static ndk_status post(const pair *p, int from, const unit *u, const model_op *o
 
 static const char *kind_name(int k)
 {
-    static const char *const n[] = { "RECV", "SEND", "SEND_INV", "WRITE", "READ", "INVAL", "BIND" };
-    return k >= 0 && k <= M_BIND ? n[k] : "?";
+    static const char *const n[] = { "RECV", "SEND", "SEND_INV", "WRITE", "READ", "INVAL", "BIND", "FREG" };
+    return k >= 0 && k <= M_FREG ? n[k] : "?";
 }
 
 /* The NIC's completions of one CQ against the model's. */
@@ -456,44 +658,167 @@ static int compare_cq(ndk_cq *cq, const model_cq *want, uint32_t qpn, const char
     return 0;
 }
 
-static int run_step(pair *p, const unit *u, model *m, const step *s)
+static const char *const cq_name[4] = { "a's receive CQ", "a's initiator CQ", "b's receive CQ",
+                                         "b's initiator CQ" };
+static const char *const trig_name[3] = { "ERRORS", "ANY", "SOLICITED" };
+
+/* Let the NIC settle, then wait until the library has run a callback for
+ * every notification the NIC counted since the last sync (the event thread
+ * may lag the NIC): got[q], the callbacks of each CQ since then. */
+static int settle(pair *p, unsigned got[4])
 {
-    for (unsigned i = 0; i < s->nrecv; i++) {
-        ndk_status st = post(p, s->from, u, &s->recv[i], 1);
-        if (st != NDK_STATUS_SUCCESS)
-            return differ("receive ctx %lu refused at the post: %s", (unsigned long)s->recv[i].ctx,
-                          ndk_status_str(st));
-    }
-    for (unsigned i = 0; i < s->nreq; i++) {
-        ndk_status st = post(p, s->from, u, &s->req[i], i + 1 == s->nreq);
-        if (st != NDK_STATUS_SUCCESS)
-            return differ("%s ctx %lu refused at the post: %s", kind_name(s->req[i].kind),
-                          (unsigned long)s->req[i].ctx, ndk_status_str(st));
-    }
-    model_step(m, s->from, s->recv, s->nrecv, s->req, s->nreq);
     ndk_status st = ndk_sim_wait_idle(p->ad, 30000);
     if (st != NDK_STATUS_SUCCESS)
         return differ("the NIC did not settle: %s", ndk_status_str(st));
-    static const char *const cqn[2][2] = { { "a's receive CQ", "a's initiator CQ" },
-                                           { "b's receive CQ", "b's initiator CQ" } };
-    for (int side = 0; side < 2; side++) {
-        uint32_t qpn = ndk_qp_num(p->qp[side]);
-        if (compare_cq(p->rcq[side], &m->rcq[side], qpn, cqn[side][0]) ||
-            compare_cq(p->icq[side], &m->icq[side], qpn, cqn[side][1]))
+    ndk_counters c;
+    TRY(ndk_query_counters(p->ad, &c));
+    unsigned want = (unsigned)(c.notifications - ntf_seen);
+    for (int ms = 0; atomic_load(&cb_total) - cb_seen_total < want && ms < 5000; ms++) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    unsigned total = atomic_load(&cb_total) - cb_seen_total;
+    if (total != want)
+        return differ("the NIC sent %u notifications, the callbacks ran %u times", want, total);
+    ntf_seen = c.notifications;
+    cb_seen_total += total;
+    for (int q = 0; q < 4; q++) {
+        unsigned n = atomic_load(&cb_count[q]);
+        got[q] = n - cb_seen[q];
+        cb_seen[q] = n;
+    }
+    if (atomic_load(&cb_overlap))
+        return differ("two callbacks ran at once (N5)");
+    if (atomic_load(&cb_bad_status))
+        return differ("a callback got %s (no overrun, no fault)", ndk_status_str(atomic_load(&cb_bad_status)));
+    return 0;
+}
+
+/* A new pair: the notifications counted so far went to CQs destroyed since
+ * (the library drops those: nobody to tell), so counting starts afresh. */
+static int ntf_restart(pair *p)
+{
+    ndk_status st = ndk_sim_wait_idle(p->ad, 30000);
+    if (st != NDK_STATUS_SUCCESS)
+        return differ("the NIC did not settle: %s", ndk_status_str(st));
+    ndk_counters c;
+    TRY(ndk_query_counters(p->ad, &c));
+    ntf_seen = c.notifications;
+    cb_seen_total = atomic_load(&cb_total);
+    for (int q = 0; q < 4; q++)
+        cb_seen[q] = atomic_load(&cb_count[q]);
+    return 0;
+}
+
+/* Each CQ's callbacks since the last settle against the model's must /
+ * must not, then ndk_wait_cq (V9) against the arm's state: SUCCESS once the
+ * most recent arm was notified, TIMEOUT while it waits, INVALID_DEVICE_STATE
+ * before any arm (ndk.h ndk_wait_cq). */
+static int check_notified(pair *p, model *m, const unsigned got[4], const int want[4], const char *when)
+{
+    for (int q = 0; q < 4; q++) {
+        if (want[q] == MODEL_MUST && got[q] != 1)
+            return differ("%s, %s: %u notifications, want 1 (N2, N1)", when, cq_name[q], got[q]);
+        if (want[q] == MODEL_MUST_NOT && got[q] != 0)
+            return differ("%s, %s: %u notifications, want none (N1, N7)", when, cq_name[q], got[q]);
+        if (want[q] == MODEL_MAY && got[q] > 1)
+            return differ("%s, %s: %u notifications for one arm (N1)", when, cq_name[q], got[q]);
+        ntf_must += want[q] == MODEL_MUST;
+        ntf_must_not += want[q] == MODEL_MUST_NOT && m->arm[q].ever;
+        ntf_may_fired += want[q] == MODEL_MAY && got[q] == 1;
+        ntf_may_not += want[q] == MODEL_MAY && got[q] == 0;
+    }
+    for (int q = 0; q < 4; q++) {
+        const model_arm *a = &m->arm[q];
+        ndk_status w = !a->ever ? NDK_STATUS_INVALID_DEVICE_STATE : a->pending ? NDK_STATUS_TIMEOUT
+                                                                                : NDK_STATUS_SUCCESS;
+        ndk_status st = ndk_wait_cq(cq_of(p, q), 0);
+        waits++;
+        if (st != w)
+            return differ("%s, %s: ndk_wait_cq gave %s, want %s", when, cq_name[q], ndk_status_str(st),
+                          ndk_status_str(w));
+    }
+    return 0;
+}
+
+/* Take every CQ's completions and compare them with what the model owes. */
+static int compare_all(pair *p, model *m)
+{
+    for (int q = 0; q < 4; q++) {
+        uint32_t qpn = ndk_qp_num(p->qp[q >> 1]);
+        if (compare_cq(cq_of(p, q), model_cq_of(m, q), qpn, cq_name[q]))
+            return 1;
+        const model_cq *c = model_cq_of(m, q);
+        for (unsigned i = 0; i < c->n; i++)
+            by_status[(unsigned)c->e[i].status & 15]++;
+    }
+    model_take(m);
+    return 0;
+}
+
+static int run_step(pair *p, const unit *u, model *m, const step *s)
+{
+    unsigned got[4];
+    int want[4];
+    ndk_status rst[MAX_RECV], qst[MAX_REQ];
+    for (int q = 0; q < 4; q++)
+        if (s->arm_empty[q] >= 0) {
+            model_arm_empty(m, q, (uint32_t)s->arm_empty[q]);
+            ndk_arm_cq(cq_of(p, q), (uint32_t)s->arm_empty[q]);
+            arms[0][s->arm_empty[q]]++;
+        }
+    model_step(m, s->from, s->recv, s->nrecv, s->req, s->nreq, !s->hold, rst, qst);
+    for (unsigned i = 0; i < s->nrecv; i++) {
+        ndk_status st = post(p, s->from, u, &s->recv[i], 1);
+        if (st != rst[i])
+            return differ("receive ctx %lu at the post: %s, want %s", (unsigned long)s->recv[i].ctx,
+                          ndk_status_str(st), ndk_status_str(rst[i]));
+        inline_fail[(unsigned)st & 15] += st != NDK_STATUS_SUCCESS;
+    }
+    for (unsigned i = 0; i < s->nreq; i++) {
+        ndk_status st = post(p, s->from, u, &s->req[i], i + 1 == s->nreq && !s->hold);
+        if (st != qst[i])
+            return differ("%s ctx %lu at the post: %s, want %s", kind_name(s->req[i].kind),
+                          (unsigned long)s->req[i].ctx, ndk_status_str(st), ndk_status_str(qst[i]));
+        inline_fail[(unsigned)st & 15] += st != NDK_STATUS_SUCCESS;
+    }
+    if (settle(p, got))
+        return 1;
+    for (int q = 0; q < 4; q++)
+        want[q] = model_arm_settled(m, q);
+    if (check_notified(p, m, got, want, "after the step"))
+        return 1;
+    /* arms made while the step's completions are still in the CQs (N3, N4) */
+    int any = 0;
+    for (int q = 0; q < 4; q++) {
+        want[q] = MODEL_MUST_NOT;
+        if (s->arm_held[q] < 0)
+            continue;
+        want[q] = model_arm_held(m, q, (uint32_t)s->arm_held[q]);
+        ndk_arm_cq(cq_of(p, q), (uint32_t)s->arm_held[q]);
+        arms[1][s->arm_held[q]]++;
+        any = 1;
+    }
+    if (any) {
+        if (settle(p, got))
+            return 1;
+        for (int q = 0; q < 4; q++)   /* what a MAY came to is what the model goes on from */
+            if (s->arm_held[q] >= 0)
+                model_arm_outcome(m, q, (uint32_t)s->arm_held[q], got[q] != 0);
+        if (check_notified(p, m, got, want, "arms with the step's completions in the CQs"))
             return 1;
     }
-    for (int side = 0; side < 2; side++)
-        for (int q = 0; q < 2; q++) {
-            const model_cq *c = q ? &m->icq[side] : &m->rcq[side];
-            for (unsigned i = 0; i < c->n; i++)
-                by_status[(unsigned)c->e[i].status & 15]++;
-        }
+    if (compare_all(p, m))
+        return 1;
     for (unsigned i = 0; i < s->nreq; i++) {
         by_kind[s->req[i].kind]++;
         via_window += s->req[i].rmw >= 0 || s->req[i].tmw >= 0;
+        int fr = (s->req[i].rmr >= 0 && u->mr[s->req[i].rmr].fr) || (s->req[i].tmr >= 0 && u->mr[s->req[i].tmr].fr);
+        for (uint32_t g = 0; g < s->req[i].nsge && !(s->req[i].flags & NDK_OP_FLAG_INLINE); g++)
+            fr |= s->req[i].sge[g].mr >= 0 && u->mr[s->req[i].sge[g].mr].fr;
+        via_fr += fr && s->req[i].kind != M_BIND;
     }
     by_kind[M_RECV] += s->nrecv;
-    model_take(m);
     for (int side = 0; side < 2; side++)
         for (uint32_t b = 0; b < MODEL_BUF; b++)
             if (m->known[side][b] && p->buf[side][b] != m->mem[side][b])
@@ -503,6 +828,20 @@ static int run_step(pair *p, const unit *u, model *m, const step *s)
     uint64_t first = 0;
     if (ndk_sim_dma_violations(p->ad, &v, &first) == NDK_STATUS_SUCCESS && v)
         return differ("%u DMA accesses outside registered memory, the first at 0x%" PRIx64, v, first);
+    if (s->disc >= 0) {
+        /* ndk_disconnect once the step settled: what it flushes does not
+         * depend on timing (a held chain, the posted receives) */
+        held += m->nheld[s->disc];
+        model_disconnect(m, s->disc);
+        TRY(ndk_disconnect(p->qp[s->disc]));
+        discs++;
+        if (settle(p, got))
+            return 1;
+        for (int q = 0; q < 4; q++)
+            want[q] = model_arm_settled(m, q);
+        if (check_notified(p, m, got, want, "after the disconnect") || compare_all(p, m))
+            return 1;
+    }
     return 0;
 }
 
@@ -513,7 +852,7 @@ static int run_unit(ndk_adapter *ad, const unit *u, unsigned *at)
     pair p;
     memset(&p, 0, sizeof p);
     p.ad = ad;
-    int bad = pair_open(&p, u, &m);
+    int bad = pair_open(&p, u, &m) || ntf_restart(&p);
     *at = 0;
     for (unsigned i = 0; !bad && i < u->nsteps; i++) {
         *at = i;
@@ -547,6 +886,16 @@ static void print_op(const char *what, const model_op *op, const unit *u)
         printf(" token of mr %d%s", op->tmr, op->kind == M_INVAL ? (op->tremote ? " (rkey)" : " (lkey)") : "");
     if (op->kind == M_BIND)
         printf(" window %d rights 0x%x", op->bmw, op->bflags);
+    if (op->kind == M_FREG) {
+        static const char *const bad[] = { "", " (a page unaligned)", " (a page outside DMA memory)",
+                                           " (len 0)", " (len beyond the pages)", " (fbo >= 4096)",
+                                           " (rights 0x20 alone)" };
+        printf(" mr %d rights 0x%x fbo %u len %u base_va 0x%" PRIx64 " pages", op->fmr, op->bflags, op->ffbo,
+               op->flen, op->fva);
+        for (unsigned i = 0; i < op->fnpages; i++)
+            printf("%s%u", i ? "," : " ", op->fpage[i]);
+        printf("%s", bad[op->fbad]);
+    }
     printf("\n");
 }
 
@@ -554,12 +903,24 @@ static void print_unit(const unit *u)
 {
     printf("  pair: buffers from 0x%" PRIx64 ", regions:", u->fill);
     for (unsigned i = 0; i < u->nmr; i++)
-        printf(" %u=%s[0x%x,+%u) 0x%x", i, u->mr[i].side ? "b" : "a", u->mr[i].off, u->mr[i].len,
-               u->mr[i].flags);
+        if (u->mr[i].fr)
+            printf(" %u=%s FR slot", i, u->mr[i].side ? "b" : "a");
+        else
+            printf(" %u=%s[0x%x,+%u) 0x%x", i, u->mr[i].side ? "b" : "a", u->mr[i].off, u->mr[i].len,
+                   u->mr[i].flags);
     printf("\n");
     for (unsigned i = 0; i < u->nsteps; i++) {
         const step *s = &u->steps[i];
-        printf("  step %u: %s initiates\n", i, s->from ? "b" : "a");
+        printf("  step %u: %s initiates%s", i, s->from ? "b" : "a", s->hold ? ", its last chain held" : "");
+        for (int q = 0; q < 4; q++) {
+            if (s->arm_empty[q] >= 0)
+                printf("; %s armed %s first", cq_name[q], trig_name[s->arm_empty[q]]);
+            if (s->arm_held[q] >= 0)
+                printf("; %s armed %s after", cq_name[q], trig_name[s->arm_held[q]]);
+        }
+        if (s->disc >= 0)
+            printf("; then %s disconnects", s->disc ? "b" : "a");
+        printf("\n");
         for (unsigned k = 0; k < s->nrecv; k++)
             print_op(s->from ? "a posts" : "b posts", &s->recv[k], u);
         for (unsigned k = 0; k < s->nreq; k++)
@@ -587,6 +948,28 @@ static void shrink(ndk_adapter *ad, unit *u)
                 i--;
             }
         }
+        for (unsigned i = 0; i < u->nsteps && runs < max_runs; i++)
+            /* the step's arms one by one (0-7), then its disconnect with its
+             * held chain (8) */
+            for (int k = 0; k < 9 && runs < max_runs; k++) {
+                t = *u;
+                step *s = &t.steps[i];
+                int8_t *arm = k < 4 ? &s->arm_empty[k] : k < 8 ? &s->arm_held[k - 4] : NULL;
+                if (arm ? *arm < 0 : s->disc < 0 && !s->hold)
+                    continue;
+                if (arm) {
+                    *arm = -1;
+                } else {
+                    s->disc = -1;
+                    s->hold = 0;
+                }
+                runs++;
+                if (run_unit(ad, &t, &at)) {
+                    *u = t;
+                    u->nsteps = at + 1;
+                    progress = 1;
+                }
+            }
         for (unsigned i = 0; i < u->nsteps && runs < max_runs; i++)
             for (unsigned k = 0; k < u->steps[i].nrecv + u->steps[i].nreq && runs < max_runs; k++) {
                 t = *u;
@@ -649,6 +1032,9 @@ int main(int argc, char **argv)
         printf("FAIL diff: ndk_open_adapter: %s\n", ndk_status_str(st));
         return 1;
     }
+    ndk_adapter_info info;
+    if (ndk_query_adapter_info(ad, &info) == NDK_STATUS_SUCCESS)
+        dma_bytes = info.dma_bytes;
     static unit u;
     static model m;
     pair p;
@@ -659,9 +1045,11 @@ int main(int argc, char **argv)
         memset(&p, 0, sizeof p);
         p.ad = ad;
         pairs++;
-        bad = pair_open(&p, &u, &m);
-        while (!bad && done < ops && u.nsteps < MAX_STEPS && m.state[0] == MODEL_RTS &&
-               m.state[1] == MODEL_RTS) {
+        bad = pair_open(&p, &u, &m) || ntf_restart(&p);
+        int after = 0;   /* steps since a disconnect: the other side initiates once */
+        while (!bad && done < ops && u.nsteps < MAX_STEPS &&
+               ((m.state[0] == MODEL_RTS && m.state[1] == MODEL_RTS) ||
+                (after++ == 0 && (m.disc[0] || m.disc[1]) && m.state[!m.disc[1]] == MODEL_RTS))) {
             step *s = &u.steps[u.nsteps++];
             gen_step(&u, &m, s);
             bad = run_step(&p, &u, &m, s);
@@ -680,13 +1068,24 @@ int main(int argc, char **argv)
     } else if (!quiet) {
         printf("diff: %lu operations in %lu steps on %lu pairs, NIC and model agree\n", done, steps, pairs);
         printf("diff: requests:");
-        for (int k = 0; k <= M_BIND; k++)
+        for (int k = 0; k <= M_FREG; k++)
             printf(" %s %lu", kind_name(k), by_kind[k]);
-        printf(" (%lu through a window)\ndiff: completions:", via_window);
+        printf(" (%lu through a window, %lu naming a fast-registered region)\ndiff: refused at the post:",
+               via_window, via_fr);
+        for (unsigned st = 0; st < 16; st++)
+            if (inline_fail[st])
+                printf(" %s %lu", ndk_status_str((ndk_status)st), inline_fail[st]);
+        printf("\ndiff: completions:");
         for (unsigned st = 0; st < 16; st++)
             if (by_status[st])
                 printf(" %s %lu", ndk_status_str((ndk_status)st), by_status[st]);
-        printf("\n");
+        printf("\ndiff: arms on empty CQs: ERRORS %lu ANY %lu SOLICITED %lu; on CQs holding the step's"
+               " completions: ERRORS %lu ANY %lu SOLICITED %lu\n",
+               arms[0][0], arms[0][1], arms[0][2], arms[1][0], arms[1][1], arms[1][2]);
+        printf("diff: notifications: %lu that must come came, %lu armed CQs that must get none got none,"
+               " %lu that may come came, %lu did not; ndk_wait_cq %lu\n",
+               ntf_must, ntf_must_not, ntf_may_fired, ntf_may_not, waits);
+        printf("diff: disconnects %lu (%lu held requests cancelled)\n", discs, held);
     }
     ndk_close_adapter(ad);
     printf("%s differential_random_workload_matches_the_model\n", bad ? "FAIL" : "PASS");

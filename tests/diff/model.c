@@ -17,6 +17,60 @@ void model_init(model *m, const uint8_t *buf0, const uint8_t *buf1)
     m->state[0] = m->state[1] = MODEL_RTS;
     for (int w = 0; w < MODEL_MAX_MW; w++)
         m->mw[w].side = -1;   /* created, bound to nothing: its token opens nothing */
+    for (int q = 0; q < 4; q++)
+        m->arm[q].fired_at = -1;
+}
+
+int model_add_fr_slot(model *m, int side)
+{
+    model_mr *r = &m->mr[m->nmr];
+    memset(r, 0, sizeof *r);
+    r->side = side;
+    r->fr = 1;   /* ndk_create_mr: no tokens until a FAST_REG registers it */
+    return (int)m->nmr++;
+}
+
+uint32_t model_mr_at(const model_mr *r, uint32_t x)
+{
+    if (!r || !r->fr)
+        return x;
+    uint32_t v = r->fbo + x;   /* ndk.h ndk_fast_register: len bytes from fbo in the first page */
+    return r->page[v / MODEL_PAGE] * MODEL_PAGE + v % MODEL_PAGE;
+}
+
+/* n bytes from byte x of region r's address space, page by page (a plain
+ * region, or none, is the buffer itself). */
+static void mem_get(const model *m, int side, const model_mr *r, uint32_t x, uint32_t n,
+                    uint8_t *b, uint8_t *k)
+{
+    while (n) {
+        uint32_t at = model_mr_at(r, x);
+        uint32_t c = r && r->fr ? MODEL_PAGE - (r->fbo + x) % MODEL_PAGE : n;
+        if (c > n) c = n;
+        memcpy(b, m->mem[side] + at, c);
+        memcpy(k, m->known[side] + at, c);
+        b += c; k += c; x += c; n -= c;
+    }
+}
+
+static void mem_put(model *m, int side, const model_mr *r, uint32_t x, uint32_t n,
+                    const uint8_t *b, const uint8_t *k)
+{
+    while (n) {
+        uint32_t at = model_mr_at(r, x);
+        uint32_t c = r && r->fr ? MODEL_PAGE - (r->fbo + x) % MODEL_PAGE : n;
+        if (c > n) c = n;
+        if (b) memcpy(m->mem[side] + at, b, c);
+        if (k) memcpy(m->known[side] + at, k, c); else memset(m->known[side] + at, 0, c);
+        if (b) b += c;
+        if (k) k += c;
+        x += c; n -= c;
+    }
+}
+
+static const model_mr *mr_of(const model *m, int i)
+{
+    return i >= 0 && (unsigned)i < m->nmr ? &m->mr[i] : NULL;
 }
 
 int model_add_mr(model *m, int side, uint32_t off, uint32_t len, uint32_t flags)
@@ -49,6 +103,7 @@ static void owe(model_cq *q, ndk_status st, uint32_t type, uint32_t bytes, uintp
         e->type = type;
         e->bytes = st == NDK_STATUS_SUCCESS ? bytes : 0;   /* V7 */
         e->ctx = ctx;
+        e->solicited = 0;
     }
 }
 
@@ -60,6 +115,7 @@ static uint32_t op_type(int kind)
     case M_READ: return NDK_OP_TYPE_READ;
     case M_INVAL: return NDK_OP_TYPE_INVALIDATE;
     case M_BIND: return NDK_OP_TYPE_BIND;
+    case M_FREG: return NDK_OP_TYPE_FAST_REGISTER;
     default: return NDK_OP_TYPE_SEND;   /* SEND, SEND_INV */
     }
 }
@@ -158,8 +214,7 @@ static void gather(const model *m, int side, const model_op *op, message *msg)
     }
     for (uint32_t i = 0; i < op->nsge; i++) {
         const model_sge *g = &op->sge[i];
-        memcpy(msg->b + msg->len, m->mem[side] + g->off, g->len);
-        memcpy(msg->k + msg->len, m->known[side] + g->off, g->len);
+        mem_get(m, side, mr_of(m, g->mr), g->off, g->len, msg->b + msg->len, msg->k + msg->len);
         msg->len += g->len;
     }
 }
@@ -171,8 +226,7 @@ static void scatter(model *m, int side, const model_op *op, const message *msg)
     for (uint32_t i = 0; i < op->nsge && at < msg->len; i++) {
         const model_sge *g = &op->sge[i];
         uint32_t n = msg->len - at < g->len ? msg->len - at : g->len;
-        memcpy(m->mem[side] + g->off, msg->b + at, n);
-        memcpy(m->known[side] + g->off, msg->k + at, n);
+        mem_put(m, side, mr_of(m, g->mr), g->off, n, msg->b + at, msg->k + at);
         at += n;
     }
 }
@@ -181,7 +235,7 @@ static void scatter(model *m, int side, const model_op *op, const message *msg)
 static void forget(model *m, int side, const model_op *op)
 {
     for (uint32_t i = 0; i < op->nsge; i++)
-        memset(m->known[side] + op->sge[i].off, 0, op->sge[i].len);
+        mem_put(m, side, mr_of(m, op->sge[i].mr), op->sge[i].off, op->sge[i].len, NULL, NULL);
 }
 
 static message msg_buf;   /* one message at a time; the model is single-threaded */
@@ -243,6 +297,8 @@ static void do_send(model *m, int from, const model_op *op)
         rtype = NDK_OP_TYPE_RECEIVE_AND_INVALIDATE;   /* C4 */
     }
     owe(&m->rcq[to], NDK_STATUS_SUCCESS, rtype, msg_buf.len, r.ctx);
+    if (op->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT)   /* N7: a solicited receive */
+        m->rcq[to].e[m->rcq[to].n - 1].solicited = 1;
     if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
         owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_SEND, msg_buf.len, op->ctx);
 }
@@ -263,8 +319,8 @@ static void do_write(model *m, int from, const model_op *op)
         fail(m, from, op, NDK_STATUS_REMOTE_ACCESS_ERROR);
         return;
     }
-    memcpy(m->mem[to] + op->roff, msg_buf.b, msg_buf.len);
-    memcpy(m->known[to] + op->roff, msg_buf.k, msg_buf.len);
+    /* through a window: its range of a plain region, the buffer's bytes */
+    mem_put(m, to, op->rmw >= 0 ? NULL : mr_of(m, op->rmr), op->roff, msg_buf.len, msg_buf.b, msg_buf.k);
     if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
         owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_WRITE, msg_buf.len, op->ctx);
 }
@@ -285,8 +341,7 @@ static void do_read(model *m, int from, const model_op *op)
         fail(m, from, op, NDK_STATUS_REMOTE_ACCESS_ERROR);
         return;
     }
-    memcpy(msg_buf.b, m->mem[to] + op->roff, len);
-    memcpy(msg_buf.k, m->known[to] + op->roff, len);
+    mem_get(m, to, op->rmw >= 0 ? NULL : mr_of(m, op->rmr), op->roff, len, msg_buf.b, msg_buf.k);
     msg_buf.len = len;
     scatter(m, from, op, &msg_buf);
     if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
@@ -351,30 +406,204 @@ static void do_bind(model *m, int from, const model_op *op)
         owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_BIND, 0, op->ctx);
 }
 
+/* ndk.h ndk_fast_register: executed in SQ order, it writes the region's
+ * entry: len bytes from fbo in the listed pages, with the rights of its
+ * NDK_OP_FLAG_ALLOW_* flags (REMOTE_WRITE 0x30 includes LOCAL_WRITE), and
+ * completes as NDK_OP_TYPE_FAST_REGISTER. */
+static void do_freg(model *m, int from, const model_op *op)
+{
+    model_mr *r = &m->mr[op->fmr];
+    uint32_t rights = 0;
+    if (op->bflags & NDK_OP_FLAG_ALLOW_REMOTE_READ)
+        rights |= NDK_MR_FLAG_ALLOW_REMOTE_READ;
+    if (op->bflags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE)
+        rights |= NDK_MR_FLAG_ALLOW_LOCAL_WRITE;
+    if ((op->bflags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
+        rights |= NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
+    r->off = 0;
+    r->len = op->flen;
+    r->fbo = op->ffbo;
+    r->flags = rights;
+    memcpy(r->page, op->fpage, sizeof r->page);
+    r->valid = 1;
+    if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
+        owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_FAST_REGISTER, 0, op->ctx);
+}
+
+/* What the post of op on side's QP returns (ndk.h "Requests": inline
+ * failures in this order: INVALID_PARAMETER, INVALID_DEVICE_STATE). The
+ * library knows the QP is disconnected (its own call); an error the NIC met
+ * in this step it learns only from a completion polled, after the step. */
+static ndk_status post_status(const model *m, int side, const model_op *op)
+{
+    if (op->kind == M_FREG && op->fbad != FR_OK)
+        return NDK_STATUS_INVALID_PARAMETER;   /* ndk.h ndk_fast_register, 0x20 alone: op flags */
+    if (m->disc[side])
+        return NDK_STATUS_INVALID_DEVICE_STATE;
+    if (op->kind == M_FREG && m->mr[op->fmr].reg)
+        return NDK_STATUS_INVALID_DEVICE_STATE;   /* ndk.h: an MR already registered */
+    return NDK_STATUS_SUCCESS;
+}
+
+static void execute(model *m, int from, const model_op *op)
+{
+    if (m->state[from] != MODEL_RTS) {   /* flushed: CANCELLED, in SQ order */
+        owe(&m->icq[from], NDK_STATUS_CANCELLED, op_type(op->kind), 0, op->ctx);
+        return;
+    }
+    switch (op->kind) {
+    case M_SEND:
+    case M_SEND_INV: do_send(m, from, op); break;
+    case M_WRITE: do_write(m, from, op); break;
+    case M_READ: do_read(m, from, op); break;
+    case M_INVAL: do_inval(m, from, op); break;
+    case M_BIND: do_bind(m, from, op); break;
+    case M_FREG: do_freg(m, from, op); break;
+    default: break;
+    }
+}
+
+/* The held chain is handed over (D2: DEFER is a hint, the requests run in SQ
+ * order as if never held). */
+static void ring(model *m, int side)
+{
+    for (unsigned i = 0; i < m->nheld[side]; i++)
+        execute(m, side, &m->held[side][i]);
+    m->nheld[side] = 0;
+}
+
 void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
-                const model_op *reqs, unsigned nreq)
+                const model_op *reqs, unsigned nreq, int last_rings,
+                ndk_status *recv_st, ndk_status *req_st)
 {
     int to = !from;
     for (unsigned i = 0; i < nrecv; i++) {
-        if (m->state[to] != MODEL_RTS || m->rq_n[to] == MODEL_MAX_RQ)
+        recv_st[i] = m->disc[to] ? NDK_STATUS_INVALID_DEVICE_STATE : NDK_STATUS_SUCCESS;
+        if (recv_st[i] != NDK_STATUS_SUCCESS)
+            continue;   /* D3: no completion */
+        if (m->state[to] != MODEL_RTS) {   /* posted in ERROR: flushed (ndk.h QP state machine) */
+            owe(&m->rcq[to], NDK_STATUS_CANCELLED, NDK_OP_TYPE_RECEIVE, 0, recvs[i].ctx);
+            continue;
+        }
+        if (m->rq_n[to] == MODEL_MAX_RQ)
             continue;   /* diff.c posts none then */
         m->rq[to][(m->rq_head[to] + m->rq_n[to]) % MODEL_MAX_RQ] = recvs[i];
         m->rq_n[to]++;
     }
     for (unsigned i = 0; i < nreq; i++) {
         const model_op *op = &reqs[i];
-        if (m->state[from] != MODEL_RTS) {   /* flushed: CANCELLED, in SQ order */
-            owe(&m->icq[from], NDK_STATUS_CANCELLED, op_type(op->kind), 0, op->ctx);
+        req_st[i] = post_status(m, from, op);
+        if (req_st[i] != NDK_STATUS_SUCCESS) {
+            ring(m, from);   /* D5: the held chain is handed over; D3: none for this one */
             continue;
         }
-        switch (op->kind) {
-        case M_SEND:
-        case M_SEND_INV: do_send(m, from, op); break;
-        case M_WRITE: do_write(m, from, op); break;
-        case M_READ: do_read(m, from, op); break;
-        case M_INVAL: do_inval(m, from, op); break;
-        case M_BIND: do_bind(m, from, op); break;
-        default: break;
-        }
+        if (op->kind == M_FREG)
+            m->mr[op->fmr].reg = 1;   /* ndk.h: the entry is taken when the call is made */
+        m->held[from][m->nheld[from]++] = *op;
+        if (!(op->flags & NDK_OP_FLAG_DEFER) || (last_rings && i + 1 == nreq))
+            ring(m, from);   /* D8: a request without DEFER rings the chain */
     }
+}
+
+/* ndk.h ndk_disconnect: the QP goes to ERROR; every request it still holds,
+ * a chain DEFER holds back included, completes CANCELLED in posting order,
+ * and so does every posted receive. Requests already executed (diff.c
+ * disconnects after the NIC settled) have completed with their own status. */
+void model_disconnect(model *m, int side)
+{
+    m->disc[side] = 1;
+    for (unsigned i = 0; i < m->nheld[side]; i++)
+        owe(&m->icq[side], NDK_STATUS_CANCELLED, op_type(m->held[side][i].kind), 0,
+            m->held[side][i].ctx);
+    m->nheld[side] = 0;
+    to_error(m, side);   /* in ERROR already: its receives were flushed then */
+}
+
+/* ------------------------------------------------------------------ arms */
+
+model_cq *model_cq_of(model *m, int q)
+{
+    return q & 1 ? &m->icq[q >> 1] : &m->rcq[q >> 1];
+}
+
+/* N7: ERRORS fires on an error status, ANY on any completion, SOLICITED
+ * on a solicited receive and on any error. */
+static int matches(const model_cqe *e, uint32_t trig)
+{
+    int err = e->status != NDK_STATUS_SUCCESS;
+    if (trig == NDK_CQ_NOTIFY_ERRORS)
+        return err;
+    if (trig == NDK_CQ_NOTIFY_SOLICITED)
+        return err || e->solicited;
+    return 1;
+}
+
+/* N6: the table, first (pending) arm by second. */
+static uint32_t merge(uint32_t first, uint32_t second)
+{
+    if (first == NDK_CQ_NOTIFY_ANY || second == NDK_CQ_NOTIFY_ANY)
+        return NDK_CQ_NOTIFY_ANY;
+    if (first == NDK_CQ_NOTIFY_ERRORS && second == NDK_CQ_NOTIFY_ERRORS)
+        return NDK_CQ_NOTIFY_ERRORS;
+    return NDK_CQ_NOTIFY_SOLICITED;
+}
+
+void model_arm_empty(model *m, int q, uint32_t trig)
+{
+    model_arm *a = &m->arm[q];
+    /* nothing in the CQ: N3 has nothing to satisfy it with; a pending arm
+     * merges (N6) */
+    a->trig = a->pending ? merge(a->trig, trig) : trig;
+    a->pending = a->ever = 1;
+}
+
+int model_arm_settled(model *m, int q)
+{
+    model_arm *a = &m->arm[q];
+    const model_cq *c = model_cq_of(m, q);
+    a->fired_at = -1;
+    if (!a->pending)
+        return MODEL_MUST_NOT;   /* N1: only after an arm; V4 */
+    for (unsigned i = 0; i < c->n; i++)
+        if (matches(&c->e[i], a->trig)) {   /* N2: the first match clears the arm */
+            a->pending = 0;
+            a->fired_at = (int)i;
+            return MODEL_MUST;
+        }
+    return MODEL_MUST_NOT;   /* N7: no completion of its type */
+}
+
+int model_arm_held(model *m, int q, uint32_t trig)
+{
+    model_arm *a = &m->arm[q];
+    const model_cq *c = model_cq_of(m, q);
+    uint32_t t = a->pending ? merge(a->trig, trig) : trig;
+    if (a->fired_at < 0) {
+        /* every completion held arrived after the last callback (those
+         * of earlier callbacks were all taken): N3, satisfied at once if
+         * one matches. One that does not match: N3's words say "at once"
+         * too, N2/N7 say an arm is satisfied by its trigger's completions;
+         * either is accepted. */
+        int any = 0;
+        for (unsigned i = 0; i < c->n; i++) {
+            if (matches(&c->e[i], t))
+                return MODEL_MUST;
+            any = 1;
+        }
+        return any ? MODEL_MAY : MODEL_MUST_NOT;
+    }
+    /* the arm of this step fired at completion fired_at: those up to it
+     * were in the CQ at that callback (N4: qpnic's choice, docs/
+     * conformance.md, "not at once"); those after it may have come before
+     * or after the callback (timing), so N3 may or may not apply */
+    return (unsigned)a->fired_at + 1 < c->n ? MODEL_MAY : MODEL_MUST_NOT;
+}
+
+void model_arm_outcome(model *m, int q, uint32_t trig, int fired)
+{
+    model_arm *a = &m->arm[q];
+    uint32_t t = a->pending ? merge(a->trig, trig) : trig;
+    a->ever = 1;
+    a->pending = !fired;
+    a->trig = t;
 }
