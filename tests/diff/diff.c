@@ -94,7 +94,7 @@ static uint32_t msg_size(void)
     if (c < 45) return 1 + below(64);
     if (c < 85) return 65 + below(4032);
     if (c < 97) return 4097 + below(12288);
-    return 16385 + below(44000);
+    return 16385 + below(MODEL_BUF - 16384 + 1);   /* up to 64 KiB (issue 11): a whole buffer */
 }
 
 /* A range of n bytes for region r, mostly inside it; sometimes not (a
@@ -396,8 +396,9 @@ static void gen_step(const unit *unused, const model *m, step *s)
         r->kind = M_RECV;
         r->ctx = next_ctx++;
         r->rmr = r->tmr = r->rmw = r->tmw = -1;
-        /* mostly room for any send but the largest; a tenth small */
-        make_sges(u, to, chance(10) ? msg_size() / 4 : 16384 + below(16384),
+        /* mostly room for any send but the largest; a tenth small, a
+         * few of up to 64 KiB */
+        make_sges(u, to, chance(10) ? msg_size() / 4 : chance(3) ? 32768 + below(32769) : 16384 + below(16384),
                   NDK_MR_FLAG_ALLOW_LOCAL_WRITE, r);
     }
 }
