@@ -7,15 +7,20 @@
  * A workload is a sequence of pairs; a pair (two connected QPs with their
  * CQs, buffers filled from the seed and up to eight regions with random
  * ranges and rights) lives until a step leaves one of its QPs in ERROR,
- * then it is destroyed and a new one made. Each step: one side posts 0-3
- * receives, the other side 1-8 requests (SEND, SendAndInvalidate, WRITE,
- * READ, Invalidate, Bind of a memory window; sizes 0 to 60 KiB; DEFER
+ * then it is destroyed and a new one made (after a disconnect, one step
+ * later). Each step: one side posts 0-8 receives, the other side 1-8
+ * requests (SEND, SendAndInvalidate, WRITE, READ, Invalidate, Bind of a
+ * memory window, FastRegister over a page list; sizes 0 to 64 KiB; DEFER
  * chains rung by the step's last request; SILENT_SUCCESS, READ_FENCE,
  * INLINE, SEND_AND_SOLICIT; now and then SGEs and remote ranges out of
  * bounds, of a region without the right, or naming no region; remote
- * ranges and invalidations through windows). After each step the NIC is let settle, and then
- * every completion of the four CQs (status, type, bytes, context, QP, order)
- * and every byte of both buffers the model knows are compared.
+ * ranges and invalidations through windows; FastRegisters the library
+ * must refuse). CQs are armed before the posts and after the step settled;
+ * now and then a QP is disconnected at the step's end, with a chain held.
+ * After each step the NIC is let settle, and then what each post returned,
+ * the notifications of each CQ, every completion of the four CQs (status,
+ * type, bytes, context, QP, order) and every byte of both buffers the model
+ * knows are compared.
  *
  * On the first difference it prints the seed and the step, then shrinks
  * the failing pair's workload (drops steps and requests while the
