@@ -209,6 +209,10 @@ ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out)
         st = alloc_tables(ad);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_event_start(ad);
+    if (st == NDK_STATUS_SUCCESS && qpnic_handle_add(ad, QPNIC_H_ADAPTER) != 0) {
+        qpnic_event_stop(ad);
+        st = NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
     if (st != NDK_STATUS_SUCCESS) {
         adapter_free(ad);
         return st;
@@ -239,7 +243,7 @@ ndk_status ndk_open_adapter(const char *uri, ndk_adapter **out)
 
 ndk_status ndk_close_adapter(ndk_adapter *ad)
 {
-    if (!ad)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER))
         return NDK_STATUS_INVALID_PARAMETER;
     if (qpnic_event_on_thread(ad))
         return NDK_STATUS_INVALID_DEVICE_STATE; /* from a callback: it would join itself */
@@ -250,6 +254,7 @@ ndk_status ndk_close_adapter(ndk_adapter *ad)
     pthread_mutex_unlock(&ad->lock);
     if (live != 0)
         return NDK_STATUS_DEVICE_BUSY; /* V10 */
+    qpnic_handle_del(ad);
     qpnic_event_stop(ad);
     adapter_free(ad);
     return NDK_STATUS_SUCCESS;
@@ -259,7 +264,7 @@ ndk_status ndk_close_adapter(ndk_adapter *ad)
 
 ndk_status ndk_query_adapter_info(ndk_adapter *ad, ndk_adapter_info *info)
 {
-    if (!ad || !info)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER) || !info)
         return NDK_STATUS_INVALID_PARAMETER;
     memset(info, 0, sizeof *info);
     info->max_qp = ad->num_qp;
@@ -289,7 +294,7 @@ static ndk_status read_counter(ndk_adapter *ad, uint32_t lo_reg, uint64_t *v)
 
 ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
 {
-    if (!ad || !c)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER) || !c)
         return NDK_STATUS_INVALID_PARAMETER;
     struct {
         uint32_t reg;

@@ -113,7 +113,7 @@ static void take_cqe(ndk_adapter *ad, const uint32_t *e, uint32_t w3, ndk_result
 /* The body of both getters: fills ex[] (n of them); returns how many. */
 static uint32_t get_results(ndk_cq *cq, ndk_result_ex *ex, ndk_result *plain, uint32_t n)
 {
-    if (!cq || n == 0 || (!ex && !plain))
+    if (!qpnic_handle_live(cq, QPNIC_H_CQ) || n == 0 || (!ex && !plain))
         return 0;
     uint32_t w3;
     if (!next_cqe(cq, &w3))
@@ -149,7 +149,7 @@ uint32_t ndk_get_cq_results_ex(ndk_cq *cq, ndk_result_ex *out, uint32_t n)
 
 void ndk_arm_cq(ndk_cq *cq, uint32_t trigger)
 {
-    if (!cq || trigger > NDK_CQ_NOTIFY_SOLICITED)
+    if (!qpnic_handle_live(cq, QPNIC_H_CQ) || trigger > NDK_CQ_NOTIFY_SOLICITED)
         return; /* an unknown trigger arms nothing (documented in ndk.h) */
     ndk_adapter *ad = cq->ad;
     pthread_mutex_lock(&ad->ev_lock);
@@ -179,7 +179,7 @@ static struct timespec deadline_after(int timeout_ms)
 
 ndk_status ndk_wait_cq(ndk_cq *cq, int timeout_ms)
 {
-    if (!cq)
+    if (!qpnic_handle_live(cq, QPNIC_H_CQ))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = cq->ad;
     struct timespec deadline = deadline_after(timeout_ms < 0 ? 0 : timeout_ms);

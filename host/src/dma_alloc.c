@@ -61,9 +61,9 @@ static void remove_at(qpnic_heap *h, size_t i)
     h->count--;
 }
 
-int qpnic_heap_alloc(qpnic_heap *h, uint64_t len, uint64_t *off)
+int qpnic_heap_alloc(qpnic_heap *h, uint64_t len, enum qpnic_heap_owner owner, uint64_t *off)
 {
-    if (len == 0 || len > h->size)
+    if (len == 0 || len > h->size || owner == QPNIC_HEAP_FREE)
         return -1;
     uint64_t need = round_up(len, QPNIC_DMA_ALIGN);
     for (size_t i = 0; i < h->count; i++) {
@@ -77,7 +77,7 @@ int qpnic_heap_alloc(qpnic_heap *h, uint64_t len, uint64_t *off)
             h->blocks[i + 1] = (qpnic_block){ .off = b->off + need, .len = b->len - need, .used = 0 };
             b->len = need;
         }
-        b->used = 1;
+        b->used = (int)owner;
         *off = b->off;
         return 0;
     }
@@ -100,10 +100,10 @@ static long find_block(const qpnic_heap *h, uint64_t off)
     return -1;
 }
 
-int qpnic_heap_free(qpnic_heap *h, uint64_t off)
+int qpnic_heap_free(qpnic_heap *h, uint64_t off, enum qpnic_heap_owner owner)
 {
     long i = find_block(h, off);
-    if (i < 0 || !h->blocks[i].used || h->blocks[i].off != off)
+    if (i < 0 || owner == QPNIC_HEAP_FREE || h->blocks[i].used != (int)owner || h->blocks[i].off != off)
         return -1;
     h->blocks[i].used = 0;
     if ((size_t)i + 1 < h->count && !h->blocks[i + 1].used) {
@@ -117,10 +117,10 @@ int qpnic_heap_free(qpnic_heap *h, uint64_t off)
     return 0;
 }
 
-int qpnic_heap_contains(const qpnic_heap *h, uint64_t off, uint64_t len)
+int qpnic_heap_contains(const qpnic_heap *h, uint64_t off, uint64_t len, enum qpnic_heap_owner owner)
 {
     long i = find_block(h, off);
-    if (i < 0 || !h->blocks[i].used)
+    if (i < 0 || owner == QPNIC_HEAP_FREE || h->blocks[i].used != (int)owner)
         return -1;
     const qpnic_block *b = &h->blocks[i];
     return (len <= b->len && off - b->off <= b->len - len) ? 0 : -1;
@@ -130,11 +130,11 @@ int qpnic_heap_contains(const qpnic_heap *h, uint64_t off, uint64_t len)
 
 void *ndk_alloc_dma(ndk_adapter *ad, size_t len)
 {
-    if (!ad || len == 0)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER) || len == 0)
         return NULL;
     uint64_t off;
     pthread_mutex_lock(&ad->lock);
-    int rc = qpnic_heap_alloc(&ad->heap, len, &off);
+    int rc = qpnic_heap_alloc(&ad->heap, len, QPNIC_HEAP_USER, &off);
     pthread_mutex_unlock(&ad->lock);
     if (rc != 0)
         return NULL;
@@ -145,19 +145,19 @@ void *ndk_alloc_dma(ndk_adapter *ad, size_t len)
 
 void ndk_free_dma(ndk_adapter *ad, void *p)
 {
-    if (!ad || !p)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER) || !p)
         return;
     uint8_t *b = p;
     if (b < ad->t->dma || b >= ad->t->dma + ad->t->dma_bytes)
         return;
     pthread_mutex_lock(&ad->lock);
-    (void)qpnic_heap_free(&ad->heap, (uint64_t)(b - ad->t->dma));
+    (void)qpnic_heap_free(&ad->heap, (uint64_t)(b - ad->t->dma), QPNIC_HEAP_USER);
     pthread_mutex_unlock(&ad->lock);
 }
 
 uint64_t ndk_dma_address(ndk_adapter *ad, const void *p)
 {
-    if (!ad || !p)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER) || !p)
         return 0;
     const uint8_t *b = p;
     if (b < ad->t->dma || b >= ad->t->dma + ad->t->dma_bytes)
@@ -171,7 +171,7 @@ ndk_status qpnic_dma_buf_alloc(ndk_adapter *ad, uint64_t bytes, uint32_t perm,
                                qpnic_dma_buf *out)
 {
     uint64_t off;
-    if (qpnic_heap_alloc(&ad->heap, bytes, &off) != 0)
+    if (qpnic_heap_alloc(&ad->heap, bytes, QPNIC_HEAP_DRIVER, &off) != 0)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     out->host = ad->t->dma + off;
     out->dev = ad->t->dma_base + off;
@@ -179,7 +179,7 @@ ndk_status qpnic_dma_buf_alloc(ndk_adapter *ad, uint64_t bytes, uint32_t perm,
     memset(out->host, 0, bytes);
     out->range = ad->t->ops->range_add(ad->t, out->dev, bytes, perm);
     if (out->range < 0) {
-        (void)qpnic_heap_free(&ad->heap, off);
+        (void)qpnic_heap_free(&ad->heap, off, QPNIC_HEAP_DRIVER);
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     }
     return NDK_STATUS_SUCCESS;
@@ -190,6 +190,6 @@ void qpnic_dma_buf_free(ndk_adapter *ad, qpnic_dma_buf *b)
     if (!b->host)
         return;
     ad->t->ops->range_del(ad->t, b->range);
-    (void)qpnic_heap_free(&ad->heap, (uint64_t)(b->host - ad->t->dma));
+    (void)qpnic_heap_free(&ad->heap, (uint64_t)(b->host - ad->t->dma), QPNIC_HEAP_DRIVER);
     memset(b, 0, sizeof *b);
 }

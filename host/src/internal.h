@@ -33,9 +33,13 @@
 
 /* ---- dma_alloc.c: first-fit heap over offsets [0, size) ---- */
 
+/* Who holds a block: the driver's rings are never the caller's to free or
+ * register, whatever address arithmetic the caller does. */
+enum qpnic_heap_owner { QPNIC_HEAP_FREE = 0, QPNIC_HEAP_DRIVER, QPNIC_HEAP_USER };
+
 typedef struct {
     uint64_t off, len;
-    int used;
+    int used;            /* enum qpnic_heap_owner */
 } qpnic_block;
 
 typedef struct {
@@ -49,11 +53,11 @@ typedef struct {
 int qpnic_heap_init(qpnic_heap *h, uint64_t size);
 void qpnic_heap_fini(qpnic_heap *h);
 /* 0 and *off on success, -1 when no free block fits (len 0: -1). */
-int qpnic_heap_alloc(qpnic_heap *h, uint64_t len, uint64_t *off);
-/* 0 when off started a live allocation (now free), -1 otherwise. */
-int qpnic_heap_free(qpnic_heap *h, uint64_t off);
-/* 0 when [off, off+len) lies inside one live allocation, -1 otherwise. */
-int qpnic_heap_contains(const qpnic_heap *h, uint64_t off, uint64_t len);
+int qpnic_heap_alloc(qpnic_heap *h, uint64_t len, enum qpnic_heap_owner owner, uint64_t *off);
+/* 0 when off started a live allocation of that owner (now free), -1 otherwise. */
+int qpnic_heap_free(qpnic_heap *h, uint64_t off, enum qpnic_heap_owner owner);
+/* 0 when [off, off+len) lies inside one live allocation of that owner, -1 otherwise. */
+int qpnic_heap_contains(const qpnic_heap *h, uint64_t off, uint64_t len, enum qpnic_heap_owner owner);
 
 /* DMA memory for the driver's own rings: zeroed, with a checker range
  * (QPNIC_RANGE_* perm) entered. Called with ad->lock held. */
@@ -195,6 +199,27 @@ struct ndk_mw {
     ndk_mr *mr;            /* the region it was last bound to, NULL before */
     qpnic_sq_op last_op;   /* its newest Bind */
 };
+
+/* ---- handles.c: live handles ---- */
+
+/* The kinds of handle the public API takes. Every public call checks its
+ * handles with qpnic_handle_live first: NULL, destroyed, closed or of
+ * another kind is INVALID_PARAMETER (0 from calls that return a number). */
+enum qpnic_handle_kind {
+    QPNIC_H_ADAPTER = 1,
+    QPNIC_H_PD,
+    QPNIC_H_CQ,
+    QPNIC_H_QP,
+    QPNIC_H_MR,
+    QPNIC_H_MW,
+    QPNIC_H_PREPARED
+};
+/* Enter p (a create succeeded); -1 when out of memory (then fail the create). */
+int qpnic_handle_add(const void *p, enum qpnic_handle_kind kind);
+/* Take p out (its destroy succeeded), before its memory is freed. */
+void qpnic_handle_del(const void *p);
+/* 1 when p is a live handle of that kind. */
+int qpnic_handle_live(const void *p, enum qpnic_handle_kind kind);
 
 /* ---- adapter.c ---- */
 

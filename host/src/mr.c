@@ -31,13 +31,17 @@ _Static_assert((1u << QPNIC_FREG_PAGE_SHIFT) == QPNIC_FREG_PAGE_BYTES,
 
 ndk_status ndk_create_mr(ndk_pd *pd, ndk_mr **out)
 {
-    if (!pd || !out)
+    if (!qpnic_handle_live(pd, QPNIC_H_PD) || !out)
         return NDK_STATUS_INVALID_PARAMETER;
     if (atomic_load(&pd->ad->dead))
         return NDK_STATUS_IO_ERROR;
     ndk_mr *mr = calloc(1, sizeof *mr);
     if (!mr)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    if (qpnic_handle_add(mr, QPNIC_H_MR) != 0) {
+        free(mr);
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
     mr->ad = pd->ad;
     mr->pd = pd;
     pthread_mutex_lock(&pd->ad->lock);
@@ -281,7 +285,8 @@ static ndk_status mr_register_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t off, 
 
 ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags)
 {
-    if (!mr || !addr || len == 0 || (uint64_t)len > 0xFFFFFFFFu || (mr_flags & ~MR_FLAGS_KNOWN))
+    if (!qpnic_handle_live(mr, QPNIC_H_MR) || !addr || len == 0 || (uint64_t)len > 0xFFFFFFFFu ||
+        (mr_flags & ~MR_FLAGS_KNOWN))
         return NDK_STATUS_INVALID_PARAMETER;
     /* Remote write needs local write (as ibv_reg_mr and ndkpi.h's 0x5 have
      * it): the remote-write bit alone is refused. */
@@ -296,7 +301,7 @@ ndk_status ndk_register_mr(ndk_mr *mr, void *addr, size_t len, uint32_t mr_flags
     ndk_status st = NDK_STATUS_SUCCESS;
     if (mr->registered)
         st = NDK_STATUS_INVALID_DEVICE_STATE;
-    else if (qpnic_heap_contains(&ad->heap, off, len) != 0)
+    else if (qpnic_heap_contains(&ad->heap, off, len, QPNIC_HEAP_USER) != 0)
         st = NDK_STATUS_INVALID_PARAMETER; /* must lie inside one ndk_alloc_dma block */
     else
         st = mr_register_locked(ad, mr, off, (uint32_t)len, (uint64_t)(uintptr_t)addr, mr_flags);
@@ -373,6 +378,13 @@ static ndk_status freg_ranges_locked(ndk_adapter *ad, ndk_mr *mr, const uint64_t
         uint64_t from = i == 0 ? first_byte_offset : 0;
         uint64_t to = i == n - 1 ? end - (uint64_t)i * page : page;
         sp[i] = (freg_span){ pages[i] + from, pages[i] + to };
+        /* the bytes used must be the caller's (ndk_alloc_dma), as for
+         * ndk_register_mr: never the driver's rings */
+        if (qpnic_heap_contains(&ad->heap, sp[i].lo - ad->t->dma_base, sp[i].hi - sp[i].lo,
+                                QPNIC_HEAP_USER) != 0) {
+            free(sp);
+            return NDK_STATUS_INVALID_PARAMETER;
+        }
     }
     qsort(sp, n, sizeof *sp, span_cmp);
     ndk_status st = NDK_STATUS_SUCCESS;
@@ -416,13 +428,13 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
                              const uint64_t *page_list, uint32_t first_byte_offset,
                              size_t len, uint64_t base_va, uint32_t flags)
 {
-    if (!qp)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     uint64_t dev = 0;
     uint32_t used = 0;
     ndk_status st = NDK_STATUS_SUCCESS;
-    if (!mr || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS) ||
+    if (!qpnic_handle_live(mr, QPNIC_H_MR) || mr->ad != ad || mr->pd != qp->pd || (flags & ~FREG_FLAGS) ||
         qpnic_rights_malformed(flags, &qpnic_op_rights))
         st = NDK_STATUS_INVALID_PARAMETER;
     else if (atomic_load(&ad->dead))
@@ -472,17 +484,17 @@ ndk_status ndk_fast_register(ndk_qp *qp, void *ctx, ndk_mr *mr, uint32_t page_co
 
 uint32_t ndk_mr_local_token(const ndk_mr *mr)
 {
-    return mr && mr->registered ? mr->lkey : 0;
+    return qpnic_handle_live(mr, QPNIC_H_MR) && mr->registered ? mr->lkey : 0;
 }
 
 uint32_t ndk_mr_remote_token(const ndk_mr *mr)
 {
-    return mr && mr->registered ? mr->rkey : 0;
+    return qpnic_handle_live(mr, QPNIC_H_MR) && mr->registered ? mr->rkey : 0;
 }
 
 ndk_status ndk_destroy_mr(ndk_mr *mr)
 {
-    if (!mr)
+    if (!qpnic_handle_live(mr, QPNIC_H_MR))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = mr->ad;
     pthread_mutex_lock(&ad->lock);
@@ -505,6 +517,7 @@ ndk_status ndk_destroy_mr(ndk_mr *mr)
     mr->pd->refs--;
     ad->live_objects--;
     pthread_mutex_unlock(&ad->lock);
+    qpnic_handle_del(mr);
     free(mr);
     return NDK_STATUS_SUCCESS;
 }

@@ -19,7 +19,7 @@
 
 ndk_status ndk_create_mw(ndk_pd *pd, ndk_mw **out)
 {
-    if (!pd || !out)
+    if (!qpnic_handle_live(pd, QPNIC_H_PD) || !out)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = pd->ad;
     if (atomic_load(&ad->dead))
@@ -27,6 +27,10 @@ ndk_status ndk_create_mw(ndk_pd *pd, ndk_mw **out)
     ndk_mw *mw = calloc(1, sizeof *mw);
     if (!mw)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    if (qpnic_handle_add(mw, QPNIC_H_MW) != 0) {
+        free(mw);
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
     mw->ad = ad;
     mw->pd = pd;
     pthread_mutex_lock(&ad->lock);
@@ -40,6 +44,7 @@ ndk_status ndk_create_mw(ndk_pd *pd, ndk_mw **out)
     }
     pthread_mutex_unlock(&ad->lock);
     if (st != NDK_STATUS_SUCCESS) {
+        qpnic_handle_del(mw);
         free(mw);
         return st;
     }
@@ -49,7 +54,7 @@ ndk_status ndk_create_mw(ndk_pd *pd, ndk_mw **out)
 
 uint32_t ndk_mw_remote_token(const ndk_mw *mw)
 {
-    return mw ? mw->rkey : 0;
+    return qpnic_handle_live(mw, QPNIC_H_MW) ? mw->rkey : 0;
 }
 
 #define BIND_FLAGS (NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE | \
@@ -60,8 +65,9 @@ static ndk_status bind_check(const ndk_qp *qp, const ndk_mr *mr, const ndk_mw *m
                              size_t len, uint32_t flags)
 {
     ndk_adapter *ad = qp->ad;
-    if (!mr || !mw || mr->ad != ad || mw->ad != ad || mr->pd != qp->pd || mw->pd != qp->pd ||
-        (flags & ~BIND_FLAGS) || qpnic_rights_malformed(flags, &qpnic_op_rights))
+    if (!qpnic_handle_live(mr, QPNIC_H_MR) || !qpnic_handle_live(mw, QPNIC_H_MW) || mr->ad != ad ||
+        mw->ad != ad || mr->pd != qp->pd || mw->pd != qp->pd || (flags & ~BIND_FLAGS) ||
+        qpnic_rights_malformed(flags, &qpnic_op_rights))
         return NDK_STATUS_INVALID_PARAMETER;
     if (atomic_load(&ad->dead))
         return NDK_STATUS_IO_ERROR;
@@ -78,7 +84,7 @@ static ndk_status bind_check(const ndk_qp *qp, const ndk_mr *mr, const ndk_mw *m
 ndk_status ndk_bind(ndk_qp *qp, void *ctx, ndk_mr *mr, ndk_mw *mw, uint64_t va, size_t len,
                     uint32_t flags)
 {
-    if (!qp)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     ndk_status st = bind_check(qp, mr, mw, va, len, flags);
@@ -122,7 +128,7 @@ ndk_status ndk_bind(ndk_qp *qp, void *ctx, ndk_mr *mr, ndk_mw *mw, uint64_t va, 
 
 ndk_status ndk_destroy_mw(ndk_mw *mw)
 {
-    if (!mw)
+    if (!qpnic_handle_live(mw, QPNIC_H_MW))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = mw->ad;
     /* its Bind done first (else it would write the entry again), then
@@ -138,6 +144,7 @@ ndk_status ndk_destroy_mw(ndk_mw *mw)
     mw->pd->refs--;
     ad->live_objects--;
     pthread_mutex_unlock(&ad->lock);
+    qpnic_handle_del(mw);
     free(mw);
     return NDK_STATUS_SUCCESS;
 }

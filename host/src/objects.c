@@ -17,13 +17,17 @@
 
 ndk_status ndk_create_pd(ndk_adapter *ad, ndk_pd **out)
 {
-    if (!ad || !out)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER) || !out)
         return NDK_STATUS_INVALID_PARAMETER;
     if (atomic_load(&ad->dead))
         return NDK_STATUS_IO_ERROR;
     ndk_pd *pd = calloc(1, sizeof *pd);
     if (!pd)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    if (qpnic_handle_add(pd, QPNIC_H_PD) != 0) {
+        free(pd);
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
     pd->ad = ad;
     pthread_mutex_lock(&ad->lock);
     pd->id = ad->next_pd++ & ((1u << QPNIC_PD_BITS) - 1u);
@@ -35,7 +39,7 @@ ndk_status ndk_create_pd(ndk_adapter *ad, ndk_pd **out)
 
 ndk_status ndk_destroy_pd(ndk_pd *pd)
 {
-    if (!pd)
+    if (!qpnic_handle_live(pd, QPNIC_H_PD))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = pd->ad;
     pthread_mutex_lock(&ad->lock);
@@ -45,6 +49,7 @@ ndk_status ndk_destroy_pd(ndk_pd *pd)
     }
     ad->live_objects--;
     pthread_mutex_unlock(&ad->lock);
+    qpnic_handle_del(pd);
     free(pd);
     return NDK_STATUS_SUCCESS;
 }
@@ -75,7 +80,7 @@ static ndk_status cq_program(ndk_adapter *ad, ndk_cq *cq)
 ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth, ndk_cq_notification_fn fn,
                          void *fn_ctx, ndk_cq **out)
 {
-    if (!ad || !out || depth == 0)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER) || !out || depth == 0)
         return NDK_STATUS_INVALID_PARAMETER;
     uint32_t log = qpnic_log2_ceil(depth);
     if (depth > (1u << ad->log_max_cq_depth))
@@ -83,6 +88,10 @@ ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth, ndk_cq_notification_fn
     ndk_cq *cq = calloc(1, sizeof *cq);
     if (!cq)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    if (qpnic_handle_add(cq, QPNIC_H_CQ) != 0) {
+        free(cq);
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
     cq->ad = ad;
     cq->log_depth = log;
     cq->fn = fn;
@@ -109,6 +118,7 @@ ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth, ndk_cq_notification_fn
     }
     pthread_mutex_unlock(&ad->lock);
     if (st != NDK_STATUS_SUCCESS) {
+        qpnic_handle_del(cq);
         free(cq);
         return st;
     }
@@ -118,12 +128,12 @@ ndk_status ndk_create_cq(ndk_adapter *ad, uint32_t depth, ndk_cq_notification_fn
 
 uint32_t ndk_cq_depth(const ndk_cq *cq)
 {
-    return cq ? 1u << cq->log_depth : 0;
+    return qpnic_handle_live(cq, QPNIC_H_CQ) ? 1u << cq->log_depth : 0;
 }
 
 ndk_status ndk_destroy_cq(ndk_cq *cq)
 {
-    if (!cq)
+    if (!qpnic_handle_live(cq, QPNIC_H_CQ))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = cq->ad;
     pthread_mutex_lock(&ad->lock);
@@ -132,6 +142,7 @@ ndk_status ndk_destroy_cq(ndk_cq *cq)
         return NDK_STATUS_DEVICE_BUSY; /* V10: a QP still reports to it */
     }
     ad->cqs[cq->cqn] = NULL; /* no callback can start for it now */
+    qpnic_handle_del(cq);    /* nor can a call begin with it */
     qpnic_zombies_drop(ad, cq); /* their completions in it go with it */
     pthread_mutex_unlock(&ad->lock);
     qpnic_event_quiesce_cq(ad, cq);
@@ -163,7 +174,8 @@ static uint32_t grant_log_depth(uint32_t want, uint32_t log_max)
 static ndk_status qp_check_args(ndk_pd *pd, ndk_cq *rcq, ndk_cq *scq, const ndk_qp_attr *attr,
                                 ndk_qp **out)
 {
-    if (!pd || !rcq || !scq || !attr || !out)
+    if (!qpnic_handle_live(pd, QPNIC_H_PD) || !qpnic_handle_live(rcq, QPNIC_H_CQ) ||
+        !qpnic_handle_live(scq, QPNIC_H_CQ) || !attr || !out)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = pd->ad;
     if (rcq->ad != ad || scq->ad != ad)
@@ -306,6 +318,10 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
     ndk_qp *qp = calloc(1, sizeof *qp);
     if (!qp)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    if (qpnic_handle_add(qp, QPNIC_H_QP) != 0) {
+        free(qp);
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
     qp->ad = ad;
     qp->pd = pd;
     qp->rcq = receive_cq;
@@ -328,8 +344,10 @@ ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiator_cq,
         receive_cq->refs++;
         initiator_cq->refs++;
     }
-    if (st != NDK_STATUS_SUCCESS)
+    if (st != NDK_STATUS_SUCCESS) {
+        qpnic_handle_del(qp);
         qp_free_memory(ad, qp);
+    }
     pthread_mutex_unlock(&ad->lock);
     if (st != NDK_STATUS_SUCCESS)
         return st;
@@ -371,7 +389,7 @@ static ndk_status qp_quiesced(ndk_adapter *ad, void *arg, int *done)
 
 ndk_status ndk_destroy_qp(ndk_qp *qp)
 {
-    if (!qp)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     pthread_mutex_lock(&ad->lock);
@@ -394,6 +412,7 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
     /* Read back: the reset has reached the NIC before the rings are reused. */
     (void)qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->idx, STATE), &state);
     ad->qps[qp->idx] = NULL;
+    qpnic_handle_del(qp);
     ad->live_objects--;
     qp->pd->refs--;
     qp->rcq->refs--;
@@ -413,7 +432,7 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
 
 ndk_status ndk_query_qp_state(ndk_qp *qp, uint32_t *state)
 {
-    if (!qp || !state)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP) || !state)
         return NDK_STATUS_INVALID_PARAMETER;
     uint32_t hw = 0;
     ndk_status st = qpnic_reg_read(qp->ad, QPNIC_QPREG(qp->idx, STATE), &hw);
@@ -433,13 +452,13 @@ ndk_status ndk_query_qp_state(ndk_qp *qp, uint32_t *state)
 
 uint32_t ndk_qp_num(const ndk_qp *qp)
 {
-    return qp ? qp->qpn : 0;
+    return qpnic_handle_live(qp, QPNIC_H_QP) ? qp->qpn : 0;
 }
 
 ndk_qp_addr ndk_qp_address(const ndk_qp *qp)
 {
     ndk_qp_addr a = { 0, 0 };
-    if (qp) {
+    if (qpnic_handle_live(qp, QPNIC_H_QP)) {
         a.node = qp->ad->t->node;
         a.qp_num = qp->qpn;
     }
@@ -448,7 +467,7 @@ ndk_qp_addr ndk_qp_address(const ndk_qp *qp)
 
 ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
 {
-    if (!qp)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     /* One node today: the peer is a live QP of this adapter, over loopback. */
@@ -480,7 +499,7 @@ _Static_assert(NDK_RNR_RETRY_FOREVER == QPNIC_RNR_RETRY_FOREVER &&
 
 ndk_status ndk_set_rnr_retry(ndk_qp *qp, uint32_t retries)
 {
-    if (!qp || retries > NDK_RNR_RETRY_FOREVER)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP) || retries > NDK_RNR_RETRY_FOREVER)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     pthread_mutex_lock(&ad->lock);
@@ -496,7 +515,7 @@ ndk_status ndk_set_rnr_retry(ndk_qp *qp, uint32_t retries)
 
 ndk_status ndk_disconnect(ndk_qp *qp)
 {
-    if (!qp)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
     pthread_mutex_lock(&ad->lock);

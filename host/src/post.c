@@ -179,7 +179,7 @@ static ndk_status post_sq(ndk_qp *qp, void *ctx, uint32_t opcode, const ndk_sge 
                           uint32_t nsge, uint32_t flags, uint32_t allowed_flags,
                           uint32_t rtoken, uint64_t rva)
 {
-    if (!qp)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
     if (st != NDK_STATUS_SUCCESS)
@@ -209,7 +209,7 @@ static ndk_status prepare(ndk_qp *qp, uint32_t opcode, const ndk_sge *sgl, uint3
                           uint32_t flags, uint32_t allowed_flags, uint32_t rtoken, uint64_t rva,
                           ndk_prepared **out)
 {
-    if (!qp || !out)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP) || !out)
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_status st = check_request(qp, sgl, nsge, flags, allowed_flags);
     if (st != NDK_STATUS_SUCCESS)
@@ -217,6 +217,10 @@ static ndk_status prepare(ndk_qp *qp, uint32_t opcode, const ndk_sge *sgl, uint3
     ndk_prepared *pp = calloc(1, sizeof *pp);
     if (!pp)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    if (qpnic_handle_add(pp, QPNIC_H_PREPARED) != 0) {
+        free(pp);
+        return NDK_STATUS_INSUFFICIENT_RESOURCES;
+    }
     pp->qp = qp;
     pp->flags = flags;
     pp->last = NDK_STATUS_SUCCESS;
@@ -258,7 +262,7 @@ ndk_status ndk_prepare_read(ndk_qp *qp, const ndk_sge *sgl, uint32_t nsge, uint6
 
 ndk_status ndk_post_prepared(ndk_prepared *pp, void *ctx)
 {
-    if (!pp)
+    if (!qpnic_handle_live(pp, QPNIC_H_PREPARED))
         return NDK_STATUS_INVALID_PARAMETER;
     /* the device may have died since the prepare (plain posts: check_request) */
     if (atomic_load(&pp->qp->ad->dead))
@@ -274,7 +278,7 @@ ndk_status ndk_post_prepared(ndk_prepared *pp, void *ctx)
 
 ndk_status ndk_free_prepared(ndk_prepared *pp, ndk_status *last_status)
 {
-    if (!pp)
+    if (!qpnic_handle_live(pp, QPNIC_H_PREPARED))
         return NDK_STATUS_INVALID_PARAMETER;
     if (last_status)
         *last_status = pp->last;
@@ -282,6 +286,7 @@ ndk_status ndk_free_prepared(ndk_prepared *pp, ndk_status *last_status)
     pthread_mutex_lock(&ad->lock);
     pp->qp->prepared--;
     pthread_mutex_unlock(&ad->lock);
+    qpnic_handle_del(pp);
     free(pp);
     return NDK_STATUS_SUCCESS;
 }
@@ -320,7 +325,7 @@ ndk_status ndk_read(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge,
  * once, and may be posted before the QP connects (V8). */
 ndk_status ndk_receive(ndk_qp *qp, void *ctx, const ndk_sge *sgl, uint32_t nsge)
 {
-    if (!qp)
+    if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_status st = check_request(qp, sgl, nsge, 0, 0);
     if (st != NDK_STATUS_SUCCESS)

@@ -13,14 +13,15 @@
 
 static qpnic_shm_hdr *sim_hdr(ndk_adapter *ad)
 {
-    return ad ? (qpnic_shm_hdr *)ad->t->sim_hdr : NULL;
+    return qpnic_handle_live(ad, QPNIC_H_ADAPTER) ? (qpnic_shm_hdr *)ad->t->sim_hdr : NULL;
 }
 
 ndk_status ndk_sim_dma_violations(ndk_adapter *ad, uint32_t *count, uint64_t *first_addr)
 {
     qpnic_shm_hdr *h = sim_hdr(ad);
     if (!h)
-        return ad ? NDK_STATUS_INVALID_DEVICE_STATE : NDK_STATUS_INVALID_PARAMETER;
+        return qpnic_handle_live(ad, QPNIC_H_ADAPTER) ? NDK_STATUS_INVALID_DEVICE_STATE
+                                                      : NDK_STATUS_INVALID_PARAMETER;
     uint32_t n = atomic_load(&h->violations);
     if (count)
         *count = n;
@@ -33,7 +34,8 @@ ndk_status ndk_sim_set_doorbell_delay(ndk_adapter *ad, uint32_t cycles)
 {
     qpnic_shm_hdr *h = sim_hdr(ad);
     if (!h)
-        return ad ? NDK_STATUS_INVALID_DEVICE_STATE : NDK_STATUS_INVALID_PARAMETER;
+        return qpnic_handle_live(ad, QPNIC_H_ADAPTER) ? NDK_STATUS_INVALID_DEVICE_STATE
+                                                      : NDK_STATUS_INVALID_PARAMETER;
     atomic_store(&h->doorbell_delay, cycles);
     return NDK_STATUS_SUCCESS;
 }
@@ -53,7 +55,7 @@ static uint64_t now_ms(void)
 
 ndk_status ndk_sim_wait_idle(ndk_adapter *ad, int timeout_ms)
 {
-    if (!ad)
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER))
         return NDK_STATUS_INVALID_PARAMETER;
     uint64_t end = now_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
     for (;;) {

@@ -9,17 +9,17 @@ static void heap_alignment_and_first_fit(void)
     qpnic_heap h;
     CHECK(qpnic_heap_init(&h, 4096) == 0, "init");
     uint64_t a, b, c;
-    CHECK(qpnic_heap_alloc(&h, 1, &a) == 0 && a == 0, "first alloc at 0, got %llu", (unsigned long long)a);
-    CHECK(qpnic_heap_alloc(&h, 65, &b) == 0 && b == 64, "second at 64, got %llu", (unsigned long long)b);
-    CHECK(qpnic_heap_alloc(&h, 64, &c) == 0 && c == 192, "third at 192, got %llu", (unsigned long long)c);
-    CHECK(qpnic_heap_free(&h, b) == 0, "free b");
+    CHECK(qpnic_heap_alloc(&h, 1, QPNIC_HEAP_USER, &a) == 0 && a == 0, "first alloc at 0, got %llu", (unsigned long long)a);
+    CHECK(qpnic_heap_alloc(&h, 65, QPNIC_HEAP_USER, &b) == 0 && b == 64, "second at 64, got %llu", (unsigned long long)b);
+    CHECK(qpnic_heap_alloc(&h, 64, QPNIC_HEAP_USER, &c) == 0 && c == 192, "third at 192, got %llu", (unsigned long long)c);
+    CHECK(qpnic_heap_free(&h, b, QPNIC_HEAP_USER) == 0, "free b");
     uint64_t d;
-    CHECK(qpnic_heap_alloc(&h, 100, &d) == 0 && d == 64, "first fit reuses the hole: got %llu",
+    CHECK(qpnic_heap_alloc(&h, 100, QPNIC_HEAP_USER, &d) == 0 && d == 64, "first fit reuses the hole: got %llu",
           (unsigned long long)d);
-    CHECK(qpnic_heap_free(&h, b + 64) != 0, "free of a non-start must fail");
-    CHECK(qpnic_heap_free(&h, 4000) != 0, "free of free space must fail");
-    CHECK(qpnic_heap_alloc(&h, 0, &d) != 0, "len 0 must fail");
-    CHECK(qpnic_heap_alloc(&h, 8192, &d) != 0, "too big must fail");
+    CHECK(qpnic_heap_free(&h, b + 64, QPNIC_HEAP_USER) != 0, "free of a non-start must fail");
+    CHECK(qpnic_heap_free(&h, 4000, QPNIC_HEAP_USER) != 0, "free of free space must fail");
+    CHECK(qpnic_heap_alloc(&h, 0, QPNIC_HEAP_USER, &d) != 0, "len 0 must fail");
+    CHECK(qpnic_heap_alloc(&h, 8192, QPNIC_HEAP_USER, &d) != 0, "too big must fail");
     qpnic_heap_fini(&h);
 }
 
@@ -28,14 +28,14 @@ static void heap_contains(void)
     qpnic_heap h;
     qpnic_heap_init(&h, 4096);
     uint64_t a, b;
-    qpnic_heap_alloc(&h, 100, &a); /* block [0,128) */
-    qpnic_heap_alloc(&h, 64, &b);  /* block [128,192) */
-    CHECK(qpnic_heap_contains(&h, 0, 128) == 0, "whole block");
-    CHECK(qpnic_heap_contains(&h, 10, 50) == 0, "inside");
-    CHECK(qpnic_heap_contains(&h, 100, 64) != 0, "straddles two blocks");
-    CHECK(qpnic_heap_contains(&h, 300, 8) != 0, "free space");
-    qpnic_heap_free(&h, b);
-    CHECK(qpnic_heap_contains(&h, 128, 8) != 0, "freed block");
+    qpnic_heap_alloc(&h, 100, QPNIC_HEAP_USER, &a); /* block [0,128) */
+    qpnic_heap_alloc(&h, 64, QPNIC_HEAP_USER, &b);  /* block [128,192) */
+    CHECK(qpnic_heap_contains(&h, 0, 128, QPNIC_HEAP_USER) == 0, "whole block");
+    CHECK(qpnic_heap_contains(&h, 10, 50, QPNIC_HEAP_USER) == 0, "inside");
+    CHECK(qpnic_heap_contains(&h, 100, 64, QPNIC_HEAP_USER) != 0, "straddles two blocks");
+    CHECK(qpnic_heap_contains(&h, 300, 8, QPNIC_HEAP_USER) != 0, "free space");
+    qpnic_heap_free(&h, b, QPNIC_HEAP_USER);
+    CHECK(qpnic_heap_contains(&h, 128, 8, QPNIC_HEAP_USER) != 0, "freed block");
     qpnic_heap_fini(&h);
 }
 
@@ -54,11 +54,11 @@ static void heap_random_property(void)
     for (int step = 0; step < 5000; step++) {
         int i = rand() % N;
         if (live[i]) {
-            CHECK(qpnic_heap_free(&h, off[i]) == 0, "free live %d (seed %u)", i, seed);
+            CHECK(qpnic_heap_free(&h, off[i], QPNIC_HEAP_USER) == 0, "free live %d (seed %u)", i, seed);
             live[i] = 0;
         } else {
             len[i] = 1 + (uint64_t)(rand() % 20000);
-            if (qpnic_heap_alloc(&h, len[i], &off[i]) == 0)
+            if (qpnic_heap_alloc(&h, len[i], QPNIC_HEAP_USER, &off[i]) == 0)
                 live[i] = 1;
         }
         if (live[i]) {
@@ -72,7 +72,7 @@ static void heap_random_property(void)
     }
     for (int i = 0; i < N; i++)
         if (live[i])
-            qpnic_heap_free(&h, off[i]);
+            qpnic_heap_free(&h, off[i], QPNIC_HEAP_USER);
     CHECK(h.count == 1 && !h.blocks[0].used && h.blocks[0].len == SIZE,
           "after freeing all: %zu blocks (seed %u)", h.count, seed);
     qpnic_heap_fini(&h);
@@ -107,11 +107,30 @@ static void alloc_dma_zeroed_aligned_addressed(void)
     CHECK_ST(ndk_close_adapter(ad), NDK_STATUS_SUCCESS);
 }
 
+/* A block keeps its owner: the driver's blocks (rings) are neither freed
+ * nor contained for the caller, nor the caller's for the driver. */
+static void heap_owner_kept(void)
+{
+    qpnic_heap h;
+    qpnic_heap_init(&h, 4096);
+    uint64_t ring, user;
+    CHECK(qpnic_heap_alloc(&h, 128, QPNIC_HEAP_DRIVER, &ring) == 0, "driver alloc");
+    CHECK(qpnic_heap_alloc(&h, 128, QPNIC_HEAP_USER, &user) == 0, "user alloc");
+    CHECK(qpnic_heap_alloc(&h, 64, QPNIC_HEAP_FREE, &user) != 0, "an alloc owned by nobody must fail");
+    CHECK(qpnic_heap_free(&h, ring, QPNIC_HEAP_USER) != 0, "the caller freed a driver block");
+    CHECK(qpnic_heap_contains(&h, ring, 64, QPNIC_HEAP_USER) != 0, "a driver block contained for the caller");
+    CHECK(qpnic_heap_contains(&h, user, 64, QPNIC_HEAP_DRIVER) != 0, "a caller's block contained for the driver");
+    CHECK(qpnic_heap_free(&h, ring, QPNIC_HEAP_DRIVER) == 0, "the driver frees its block");
+    CHECK(qpnic_heap_free(&h, user, QPNIC_HEAP_USER) == 0, "the caller frees its block");
+    qpnic_heap_fini(&h);
+}
+
 int main(void)
 {
     RUN(heap_alignment_and_first_fit);
     RUN(heap_contains);
     RUN(heap_random_property);
     RUN(alloc_dma_zeroed_aligned_addressed);
+    RUN(heap_owner_kept);
     TEST_MAIN_END();
 }

@@ -259,6 +259,69 @@ static void open_rejects_unknown_uri(void)
     CHECK_ST(ndk_open_adapter("sim:/nonexistent/qpnic-none", &ad), NDK_STATUS_IO_ERROR);
 }
 
+/* Handles are looked up, never trusted (ndk.h "Handles are checked"): a
+ * destroyed object, a closed adapter, a handle of the wrong kind and an
+ * object of another adapter are refused with INVALID_PARAMETER, and the
+ * driver's own ring memory is never the caller's to free or register. */
+static void handles_checked(void)
+{
+    fake_nic *f = fake_new(1 << 22), *g = fake_new(1 << 22);
+    ndk_adapter *ad = fake_open(f), *other = fake_open(g);
+    ndk_pd *pd = NULL, *opd = NULL;
+    ndk_cq *cq = NULL, *ocq = NULL, *gone = NULL;
+    CHECK_ST(ndk_create_pd(ad, &pd), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_create_pd(other, &opd), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_create_cq(ad, 4, NULL, NULL, &cq), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_create_cq(other, 4, NULL, NULL, &ocq), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_create_cq(ad, 4, NULL, NULL, &gone), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_destroy_cq(gone), NDK_STATUS_SUCCESS);
+
+    /* a destroyed CQ: every call refuses it */
+    ndk_result r;
+    CHECK_ST(ndk_destroy_cq(gone), NDK_STATUS_INVALID_PARAMETER);
+    CHECK(ndk_get_cq_results(gone, &r, 1) == 0, "results from a destroyed CQ");
+    CHECK(ndk_cq_depth(gone) == 0, "depth of a destroyed CQ");
+    CHECK_ST(ndk_wait_cq(gone, 0), NDK_STATUS_INVALID_PARAMETER);
+    size_t writes = f->nlog;
+    ndk_arm_cq(gone, NDK_CQ_NOTIFY_ANY);
+    CHECK(f->nlog == writes, "arming a destroyed CQ wrote %zu registers", f->nlog - writes);
+
+    /* the wrong kind, and another adapter's objects */
+    ndk_qp_attr attr = { .sq_depth = 4, .rq_depth = 4, .max_sge = 1 };
+    ndk_qp *qp = NULL;
+    CHECK_ST(ndk_destroy_qp((ndk_qp *)(void *)cq), NDK_STATUS_INVALID_PARAMETER);
+    CHECK_ST(ndk_create_qp((ndk_pd *)(void *)cq, cq, cq, NULL, &attr, &qp), NDK_STATUS_INVALID_PARAMETER);
+    CHECK_ST(ndk_create_qp(pd, cq, gone, NULL, &attr, &qp), NDK_STATUS_INVALID_PARAMETER);
+    CHECK_ST(ndk_create_qp(pd, cq, ocq, NULL, &attr, &qp), NDK_STATUS_INVALID_PARAMETER);
+    CHECK(cq->refs == 0 && ocq->refs == 0 && pd->refs == 0, "a refused create took references");
+    ndk_mr *mr = NULL;
+    CHECK_ST(ndk_create_mr(pd, &mr), NDK_STATUS_SUCCESS);
+    void *theirs = ndk_alloc_dma(other, 4096);
+    CHECK(theirs != NULL, "alloc on the other adapter");
+    CHECK_ST(ndk_register_mr(mr, theirs, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE), NDK_STATUS_INVALID_PARAMETER);
+
+    /* the driver's ring memory is not the caller's */
+    uint8_t *ring = cq->ring.host;
+    ndk_free_dma(ad, ring);
+    CHECK(qpnic_heap_contains(&ad->heap, cq->ring.dev - ad->t->dma_base, cq->ring.bytes,
+                              QPNIC_HEAP_DRIVER) == 0, "ndk_free_dma freed a CQ ring");
+    CHECK_ST(ndk_register_mr(mr, ring, 64, NDK_MR_FLAG_ALLOW_LOCAL_WRITE), NDK_STATUS_INVALID_PARAMETER);
+
+    /* a closed adapter */
+    CHECK_ST(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_destroy_mr(mr), NDK_STATUS_INVALID_PARAMETER);
+    ndk_free_dma(other, theirs);
+    CHECK_ST(ndk_destroy_cq(ocq), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_destroy_pd(opd), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_close_adapter(other), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_close_adapter(other), NDK_STATUS_INVALID_PARAMETER);
+    CHECK_ST(ndk_create_pd(other, &opd), NDK_STATUS_INVALID_PARAMETER);
+    CHECK(ndk_alloc_dma(other, 64) == NULL, "alloc on a closed adapter");
+    CHECK_ST(ndk_destroy_cq(cq), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_destroy_pd(pd), NDK_STATUS_SUCCESS);
+    CHECK_ST(ndk_close_adapter(ad), NDK_STATUS_SUCCESS);
+}
+
 int main(void)
 {
     RUN(cq_depth_rounded_and_programmed);
@@ -270,5 +333,6 @@ int main(void)
     RUN(mr_table_runs_out);
     RUN(adapter_info_from_caps);
     RUN(open_rejects_unknown_uri);
+    RUN(handles_checked);
     TEST_MAIN_END();
 }

@@ -10,8 +10,16 @@
  * Conventions:
  * - Every function that can fail returns an ndk_status; NDK_STATUS_SUCCESS
  *   is 0, every failure is a distinct named value, ndk_status_str names it.
- * - The library never prints and never exits. It has no global mutable
- *   state: everything hangs off an ndk_adapter.
+ * - The library never prints and never exits. Everything hangs off an
+ *   ndk_adapter, except one process-wide table of the live handles.
+ * - Handles are checked: a call given NULL, a destroyed object, a closed
+ *   adapter, a freed prepared post, or any pointer that is not a live handle
+ *   of the kind it takes (an ndk_cq where an ndk_qp is expected) refuses it
+ *   with NDK_STATUS_INVALID_PARAMETER and changes nothing; calls that
+ *   return a number return 0 and void calls do nothing. The pointer is
+ *   looked up, never read through. Objects of two adapters are never mixed
+ *   (INVALID_PARAMETER). Destroying an object while another thread is
+ *   still inside a call on it stays the caller's error.
  * - Thread safety: the object calls (create/destroy/connect/register) may be
  *   made from any thread. Initiator requests (ndk_send, ndk_write,
  *   ndk_read) on one QP are serialized by the caller, as in NDKPI, and so are
