@@ -47,6 +47,7 @@ include host/tools/tools.mk
 include bench/bench.mk
 include synth/synth.mk
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
 
 .PHONY: all gen check-gen lint demo wave test install clean
 all: $(FW_HEX) $(SIM_BIN) $(LIB_A) $(LIB_SO) $(DEMO_BIN)

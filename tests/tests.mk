@@ -71,7 +71,7 @@ test-conformance:
 
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).
-TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-bench test-install
+TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-fuzz test-bench test-install
 .PHONY: test test-layers
 test-layers: $(TEST_LAYERS)
 test:

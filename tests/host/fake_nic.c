@@ -24,6 +24,10 @@ static ndk_status f_write(qpnic_transport *t, uint32_t addr, uint32_t val)
             f->nlog++;
         }
         f->regs[(addr & 0xFFFFu) / 4] = val;
+        uint32_t a = addr & 0xFFFFu, top = QPNIC_QP_BASE + QPNIC_MAX_NUM_QP * QPNIC_QP_STRIDE;
+        if (f->consume_sq && a >= QPNIC_QP_BASE && a < top &&
+            (a - QPNIC_QP_BASE) % QPNIC_QP_STRIDE == QPNIC_QPREG_SQ_PI)
+            f->regs[(a - QPNIC_QPREG_SQ_PI + QPNIC_QPREG_SQ_CI) / 4] = val;
     }
     pthread_mutex_unlock(&f->m);
     return st;
@@ -67,9 +71,12 @@ static ndk_status f_ntf_wait(qpnic_transport *t, uint32_t *words, uint32_t max, 
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&f->m);
-    while (f->ntf_head == f->ntf_tail && !f->dead)
+    /* a kick before the wait began counts too: the adapter's close does
+     * not wait a whole poll period for the event thread */
+    while (f->ntf_head == f->ntf_tail && !f->dead && !f->kicked)
         if (pthread_cond_timedwait(&f->c, &f->m, &ts) == ETIMEDOUT)
             break;
+    f->kicked = 0;
     uint32_t n = 0;
     while (n < max && f->ntf_tail != f->ntf_head)
         words[n++] = f->ntf[f->ntf_tail++ % FAKE_NTF_MAX];
@@ -83,6 +90,7 @@ static void f_kick(qpnic_transport *t)
 {
     fake_nic *f = (fake_nic *)t;
     pthread_mutex_lock(&f->m);
+    f->kicked = 1;
     pthread_cond_broadcast(&f->c);
     pthread_mutex_unlock(&f->m);
 }

@@ -38,6 +38,9 @@ typedef struct {
     uint32_t ntf[FAKE_NTF_MAX];
     unsigned ntf_head, ntf_tail;
     int dead;           /* set: every call fails IO_ERROR */
+    int kicked;         /* ntf_kick came: the next (or current) ntf_wait returns */
+    int consume_sq;     /* set: a QP's SQ_PI write sets its SQ_CI too, as if
+                         * the NIC executed the requests at once (the fuzzer) */
     fake_range ranges[FAKE_RANGES];
 } fake_nic;
 
