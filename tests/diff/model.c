@@ -581,16 +581,12 @@ int model_arm_held(model *m, int q, uint32_t trig)
     if (a->fired_at < 0) {
         /* every completion held arrived after the last callback (those
          * of earlier callbacks were all taken): N3, satisfied at once if
-         * one matches. One that does not match: N3's words say "at once"
-         * too, N2/N7 say an arm is satisfied by its trigger's completions;
-         * either is accepted. */
-        int any = 0;
-        for (unsigned i = 0; i < c->n; i++) {
+         * one is of the kind the trigger asks for (ndk.h, ndk_arm_cq: N3
+         * read with N7), else not */
+        for (unsigned i = 0; i < c->n; i++)
             if (matches(&c->e[i], t))
                 return MODEL_MUST;
-            any = 1;
-        }
-        return any ? MODEL_MAY : MODEL_MUST_NOT;
+        return MODEL_MUST_NOT;
     }
     /* the arm of this step fired at completion fired_at: those up to it
      * were in the CQ at that callback (N4: qpnic's choice, docs/

@@ -634,7 +634,11 @@ NDK_API uint32_t ndk_get_cq_results_ex(ndk_cq *cq, ndk_result_ex *out, uint32_t 
 /* Arm cq for one notification (N1) on `trigger` (NDK_CQ_NOTIFY_*, N7).
  * Arming again before it fires merges the two (N6, in the NIC's firmware);
  * arming a CQ that holds a completion newer than the last callback fires at
- * once (N3). A trigger other than the three is ignored (nothing is armed).
+ * once (N3) when that completion is one the trigger asks for (N7: an ERRORS
+ * arm is not satisfied by successes, nor a SOLICITED one by an unsolicited
+ * receive); completions already there at the last callback do not count
+ * (N4, qpnic's choice). A trigger other than the three is ignored (nothing
+ * is armed).
  * C1: serialized with ndk_get_cq_results on the same CQ by the caller. */
 NDK_API void ndk_arm_cq(ndk_cq *cq, uint32_t trigger);
 
