@@ -17,7 +17,9 @@
 //     CQE (outstanding entry NO_CQE), whatever the QP's state;
 //   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE/FAST_REG/BIND,
 //     nsge > MAX_SGE, a BIND whose nsge is not 1 or whose range is empty,
-//     or an INLINE request with SGEs or above MAX_INLINE_BYTES: BAD_WQE;
+//     a FAST_REG whose device address is not a page-table address (it
+//     would reach any host memory), or an INLINE request with SGEs or
+//     above MAX_INLINE_BYTES: BAD_WQE;
 //   - READ_FENCE: the WQE waits in S_DECODE, before its checks, until no
 //     READ of any QP is outstanding (reads_idle: the datapath counts
 //     them), so its gather sees what earlier READs brought;
@@ -274,14 +276,18 @@ module qpnic_requester #(
                            (`QPNIC_MR_ACCESS_REMOTE_READ | `QPNIC_MR_ACCESS_REMOTE_WRITE);
     // a BIND is malformed unless SGE 0, and only it, names a range
     wire        bind_bad = is_bind && ((nsge != 4'd1) || (wqe[`QPNIC_WQE_BIND_LEN_FLAT] == 32'd0));
+    // a FAST_REG maps pages through the page table only: a device address
+    // without PT_ADDR_BIT would be a region over any host memory the WQE
+    // names, outside every registered range (found by the ring fuzzer)
+    wire [63:0] f_dma = {wqe[`QPNIC_WQE_FREG_DMA_HI_FLAT], wqe[`QPNIC_WQE_FREG_DMA_LO_FLAT]};
+    wire        freg_bad = is_freg && !f_dma[`QPNIC_PT_ADDR_BIT];
     assign fr_valid = (state == S_FREG);
     assign fr_idx   = is_bind ? b_rkey[`QPNIC_TOKEN_INDEX_BITS-1:0] : f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
     qpnic_mr_pack u_fr (
         .va(is_bind ? {wqe[`QPNIC_WQE_BIND_VA_HI_FLAT], wqe[`QPNIC_WQE_BIND_VA_LO_FLAT]}
                     : {wqe[`QPNIC_WQE_FREG_VA_HI_FLAT], wqe[`QPNIC_WQE_FREG_VA_LO_FLAT]}),
         .len(is_bind ? wqe[`QPNIC_WQE_BIND_LEN_FLAT] : wqe[`QPNIC_WQE_FREG_LEN_FLAT]),
-        .dma(is_bind ? seg_addr[63:0]
-                     : {wqe[`QPNIC_WQE_FREG_DMA_HI_FLAT], wqe[`QPNIC_WQE_FREG_DMA_LO_FLAT]}),
+        .dma(is_bind ? seg_addr[63:0] : f_dma),
         .lkey(is_bind ? 32'd0 : f_lkey),
         .rkey(is_bind ? b_rkey : wqe[`QPNIC_WQE_FREG_RKEY_FLAT]),
         .access(is_bind ? b_access : wqe[`QPNIC_WQE_FREG_ACCESS_FLAT]),
@@ -603,7 +609,7 @@ module qpnic_requester #(
                 else if (cur_in_err)
                     finish_local(`QPNIC_CQE_STATUS_FLUSHED);
                 else if (!(is_send || is_sinv || is_write || is_read || is_inval || is_freg || is_bind) ||
-                         nsge > MAX_SGE || bind_bad || inline_bad)
+                         nsge > MAX_SGE || bind_bad || freg_bad || inline_bad)
                     finish_local(`QPNIC_CQE_STATUS_BAD_WQE);
                 else if (tt_wait) begin
                     // a token table operation: once every earlier request

@@ -236,7 +236,7 @@
 `define QPNIC_WQE_FREG_VA_HI_FLAT 127:96
 `define QPNIC_WQE_FREG_DMA_LO_WORD 4
 `define QPNIC_WQE_FREG_DMA_LO_WIDTH 32
-`define QPNIC_WQE_FREG_DMA_LO 31:0  // device address of its first byte, low word: a page-table address (PT_ADDR_BIT set, its first page table entry in bits 12 and up, first_byte_offset in bits 0..11)
+`define QPNIC_WQE_FREG_DMA_LO 31:0  // device address of its first byte, low word: a page-table address (PT_ADDR_BIT set, its first page table entry in bits 12 and up, first_byte_offset in bits 0..11); any other address: BAD_WQE, nothing written
 `define QPNIC_WQE_FREG_DMA_LO_FLAT 159:128
 `define QPNIC_WQE_FREG_DMA_HI_WORD 5
 `define QPNIC_WQE_FREG_DMA_HI_WIDTH 32

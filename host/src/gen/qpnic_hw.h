@@ -215,7 +215,7 @@
 #define QPNIC_WQE_FREG_VA_HI_SHIFT 0u
 #define QPNIC_WQE_FREG_VA_HI_WIDTH 32u
 #define QPNIC_WQE_FREG_VA_HI_MASK 0xFFFFFFFFu
-/* dma_lo: device address of its first byte, low word: a page-table address (PT_ADDR_BIT set, its first page table entry in bits 12 and up, first_byte_offset in bits 0..11) */
+/* dma_lo: device address of its first byte, low word: a page-table address (PT_ADDR_BIT set, its first page table entry in bits 12 and up, first_byte_offset in bits 0..11); any other address: BAD_WQE, nothing written */
 #define QPNIC_WQE_FREG_DMA_LO_WORD 4u
 #define QPNIC_WQE_FREG_DMA_LO_SHIFT 0u
 #define QPNIC_WQE_FREG_DMA_LO_WIDTH 32u
