@@ -201,6 +201,12 @@ module qpnic_core #(
     wire         pt_wr_en;
     wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_wr_idx;
     wire [`QPNIC_PT_PFN_BITS-1:0] pt_wr_pfn;
+    // csr -> the requester's grant RAM (MR_CMD GRANT)
+    wire         gr_wr_en;
+    wire [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx;
+    wire [`QPNIC_PD_BITS-1:0] gr_wr_pd;
+    wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first;
+    wire [31-`QPNIC_FREG_PAGE_SHIFT:0] gr_wr_pages;
     wire         ar_req_valid, ar_req_ready, aw_req_valid, aw_req_ready;
     wire [63:0]  ar_req_addr, aw_req_addr;
     wire [15:0]  ar_req_len, aw_req_len;
@@ -229,6 +235,8 @@ module qpnic_core #(
         .mr_upd_lkey(mr_upd_lkey), .mr_upd_rkey(mr_upd_rkey),
         .mr_upd_access(mr_upd_access), .mr_upd_pd(mr_upd_pd),
         .pt_wr_en(pt_wr_en), .pt_wr_idx(pt_wr_idx), .pt_wr_pfn(pt_wr_pfn),
+        .gr_wr_en(gr_wr_en), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
+        .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop), .cnt_rnr(cnt_rnr),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
@@ -269,8 +277,10 @@ module qpnic_core #(
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev)
     );
 
-    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .QW(QW)) datapath (
+    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW)) datapath (
         .clk(clk), .rst(rst),
+        .gr_wr_en(gr_wr_en), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
+        .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .h_valid(qph_valid), .h_ready(qph_ready), .h_we(qph_we), .h_idx(qph_idx),
         .h_off(qph_off), .h_wdata(qph_wdata), .h_rvalid(qph_rvalid), .h_rdata(qph_rdata),
         .chk_valid(chk_valid), .chk_token(chk_token), .chk_va(chk_va),

@@ -53,6 +53,11 @@
 //                             (MR_IDX), with the staging registers as mr_upd_*
 //   pt_wr_en, pt_wr_idx, pt_wr_pfn   a PT_PFN write: entry PT_IDX gets the
 //                             written page frame number
+//   gr_wr_en, gr_wr_idx, gr_wr_pd, gr_wr_first, gr_wr_pages   an MR_CMD GRANT:
+//                             token entry MR_IDX may be fast-registered by
+//                             PD MR_PD over the page table entries from
+//                             MR_DMA's (bits 12 and up) for MR_LEN / 4096
+//                             (0: revoked), to the requester's grant RAM
 //   cnt_fetch_read            WQE fetch DMA reads issued this cycle, SQ and
 //                             RQ together (0..2; counter)
 //   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
@@ -143,6 +148,12 @@ module qpnic_csr #(
     output reg                    pt_wr_en,
     output reg  [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_wr_idx,
     output reg  [`QPNIC_PT_PFN_BITS-1:0] pt_wr_pfn,
+
+    output reg                    gr_wr_en,
+    output reg  [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx,
+    output reg  [`QPNIC_PD_BITS-1:0] gr_wr_pd,
+    output reg  [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first,
+    output reg  [31-`QPNIC_FREG_PAGE_SHIFT:0] gr_wr_pages,
 
     input  wire [1:0]             cnt_fetch_read,
     input  wire [4:0]             cnt_wqes_fetched,
@@ -442,6 +453,26 @@ module qpnic_csr #(
                 pt_wr_pfn <= mmio_wdata[`QPNIC_PT_PFN_BITS-1:0];
                 pt_idx    <= pt_idx + 1'b1;
             end
+        end
+    end
+
+    // ---- page table grants: MR_CMD GRANT, from the staging registers, one
+    // write of the requester's grant RAM a cycle later (registered, as the
+    // page table writes) --------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            gr_wr_en    <= 1'b0;
+            gr_wr_idx   <= 0;
+            gr_wr_pd    <= 0;
+            gr_wr_first <= 0;
+            gr_wr_pages <= 0;
+        end else begin
+            gr_wr_en <= hw_wr && mmio_addr == `QPNIC_REG_MR_CMD &&
+                        mmio_wdata[1:0] == `QPNIC_MR_CMD_GRANT;
+            gr_wr_idx   <= mr_idx;
+            gr_wr_pd    <= st_pd;
+            gr_wr_first <= st_dma[`QPNIC_FREG_PAGE_SHIFT +: `QPNIC_CAPS3_PT_ENTRIES_WIDTH];
+            gr_wr_pages <= st_len[31:`QPNIC_FREG_PAGE_SHIFT];
         end
     end
 

@@ -66,6 +66,7 @@ module qpnic_datapath #(
     // sized by it: CQ numbers pass through as CQN_BITS-bit fields.
     parameter NUM_CQ             = 8,
     // verilator lint_on UNUSEDPARAM
+    parameter NUM_MR             = 16,
     parameter PORT_LOG_DEPTH     = 8,
     parameter REQ_PORT_LOG_DEPTH = 6,
     parameter WQE_LOG_SLOTS      = 4,
@@ -73,6 +74,13 @@ module qpnic_datapath #(
 ) (
     input  wire                 clk,
     input  wire                 rst,
+
+    // MR_CMD GRANT from the csr: the requester's grant RAM
+    input  wire                 gr_wr_en,
+    input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx,
+    input  wire [`QPNIC_PD_BITS-1:0] gr_wr_pd,
+    input  wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first,
+    input  wire [31-`QPNIC_FREG_PAGE_SHIFT:0] gr_wr_pages,
     // the host's register port to the QP table (from qpnic_csr)
     input  wire                 h_valid,
     output wire                 h_ready,
@@ -238,8 +246,10 @@ module qpnic_datapath #(
 
     // the requester's checks are local (lkey) ones
     assign chk_remote[0] = 1'b0;
-    qpnic_requester #(.QW(QW)) u_req (
+    qpnic_requester #(.NUM_MR(NUM_MR), .QW(QW)) u_req (
         .clk(clk), .rst(rst),
+        .gr_wr_en(gr_wr_en), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
+        .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .tq_req_valid(tq_req_valid[2]), .tq_req_ready(tq_req_ready[2]),
         .tq_req_op(tq_req_op[2*4 +: 4]), .tq_req_qpn(tq_req_qpn[2*QW +: QW]),
         .tq_req_arg(tq_req_arg[2*32 +: 32]),

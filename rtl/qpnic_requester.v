@@ -18,8 +18,9 @@
 //   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE/FAST_REG/BIND,
 //     nsge > MAX_SGE, a BIND whose nsge is not 1 or whose range is empty,
 //     a FAST_REG whose device address is not a page-table address (it
-//     would reach any host memory), or an INLINE request with SGEs or
-//     above MAX_INLINE_BYTES: BAD_WQE;
+//     would reach any host memory) or whose pages lie outside the run the
+//     host granted its entry for the QP's PD (MR_CMD GRANT), or an INLINE
+//     request with SGEs or above MAX_INLINE_BYTES: BAD_WQE;
 //   - READ_FENCE: the WQE waits in S_DECODE, before its checks, until no
 //     READ of any QP is outstanding (reads_idle: the datapath counts
 //     them), so its gather sees what earlier READs brought;
@@ -102,11 +103,19 @@
 `include "qpnic_ost.vh"
 
 module qpnic_requester #(
+    parameter NUM_MR          = 16,
     parameter STAGE_LOG_DEPTH = 7,
     parameter QW              = 8
 ) (
     input  wire                 clk,
     input  wire                 rst,
+    // MR_CMD GRANT (qpnic_csr): the page table run token entry gr_wr_idx
+    // may be fast-registered over, and by which PD (pages 0: none)
+    input  wire                 gr_wr_en,
+    input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx,
+    input  wire [`QPNIC_PD_BITS-1:0] gr_wr_pd,
+    input  wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first,
+    input  wire [31-`QPNIC_FREG_PAGE_SHIFT:0] gr_wr_pages,
     output wire                 tq_req_valid,
     input  wire                 tq_req_ready,
     output reg  [3:0]           tq_req_op,
@@ -280,7 +289,38 @@ module qpnic_requester #(
     // without PT_ADDR_BIT would be a region over any host memory the WQE
     // names, outside every registered range (found by the ring fuzzer)
     wire [63:0] f_dma = {wqe[`QPNIC_WQE_FREG_DMA_HI_FLAT], wqe[`QPNIC_WQE_FREG_DMA_LO_FLAT]};
-    wire        freg_bad = is_freg && !f_dma[`QPNIC_PT_ADDR_BIT];
+    // ... and only over the page table run the host granted the lkey's
+    // entry (MR_CMD GRANT), in the QP's PD: the entries of another region,
+    // of another PD or of none (stale frame numbers) stay out of reach
+    // (found by the ring fuzzer too). One grant RAM word per token entry,
+    // read at the WQE's lkey as the WQE waits for its context.
+    localparam PS  = `QPNIC_FREG_PAGE_SHIFT;
+    localparam PTW = `QPNIC_CAPS3_PT_ENTRIES_WIDTH;
+    localparam PGW = 32 - PS;
+    localparam GW  = `QPNIC_PD_BITS + PTW + PGW;
+    localparam TIB = `QPNIC_TOKEN_INDEX_BITS;
+    localparam GAW = (NUM_MR > 1) ? $clog2(NUM_MR) : 1;
+    localparam [TIB:0] NUM_MR_V = NUM_MR[TIB:0];
+    wire          gr_busy;
+    wire [GW-1:0] gr_word;
+    qpnic_ram_sdp #(.WIDTH(GW), .AW(GAW), .CLEAR(1)) u_grants (
+        .clk(clk), .rst(rst), .busy(gr_busy),
+        .wr_en(gr_wr_en && ({1'b0, gr_wr_idx} < NUM_MR_V)), .wr_addr(gr_wr_idx[GAW-1:0]),
+        .wr_data({gr_wr_pd, gr_wr_first, gr_wr_pages}),
+        .rd_en(1'b1), .rd_addr(f_lkey[GAW-1:0]), .rd_data(gr_word));
+    wire [`QPNIC_PD_BITS-1:0] g_pd    = gr_word[GW-1 -: `QPNIC_PD_BITS];
+    wire [PTW-1:0]            g_first = gr_word[PGW +: PTW];
+    wire [PGW-1:0]            g_pages = gr_word[PGW-1:0];
+    wire [PTW-1:0]            f_entry = f_dma[PS +: PTW];
+    wire [PTW-1:0]            f_rel   = f_entry - g_first;
+    // where the region ends, in bytes from the run's first page
+    wire [PTW+PS:0]           f_end   = {1'b0, f_rel, f_dma[PS-1:0]} +
+                                        {{(PTW+PS+1-32){1'b0}}, wqe[`QPNIC_WQE_FREG_LEN_FLAT]};
+    wire        freg_granted = !gr_busy && ({1'b0, f_lkey[TIB-1:0]} < NUM_MR_V) &&
+                               g_pages != {PGW{1'b0}} && g_pd == ctx_pd && f_entry >= g_first &&
+                               f_end <= {{(PTW+PS+1-32){1'b0}}, g_pages, {PS{1'b0}}};
+    wire        freg_bad = is_freg && !(f_dma[`QPNIC_PT_ADDR_BIT] && freg_granted &&
+                                        f_dma[`QPNIC_PT_ADDR_BIT-1:PS+PTW] == {(`QPNIC_PT_ADDR_BIT-PS-PTW){1'b0}});
     assign fr_valid = (state == S_FREG);
     assign fr_idx   = is_bind ? b_rkey[`QPNIC_TOKEN_INDEX_BITS-1:0] : f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
     qpnic_mr_pack u_fr (

@@ -302,8 +302,8 @@ void test_mr(Tb &t) {
     t.write(QPNIC_REG_MR_IDX, 5);
     t.write(QPNIC_REG_MR_CMD, QPNIC_MR_CMD_INVALIDATE);
     CHECK(t.upd.valid && !t.upd.write && t.upd.idx == 5, "INVALIDATE of entry 5 not offered");
-    t.write(QPNIC_REG_MR_CMD, 3);   // no such command
-    CHECK(!t.upd.valid, "MR_CMD 3 offered the token table an update");
+    t.write(QPNIC_REG_MR_CMD, QPNIC_MR_CMD_GRANT);   // the requester's, not the token table's
+    CHECK(!t.upd.valid, "MR_CMD GRANT offered the token table an update");
 
     // The write waits while the table is busy (clearing after reset).
     m->mr_upd_ready = 0;
