@@ -202,7 +202,7 @@ module qpnic_core #(
     wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_wr_idx;
     wire [`QPNIC_PT_PFN_BITS-1:0] pt_wr_pfn;
     // csr -> the requester's grant RAM (MR_CMD GRANT)
-    wire         gr_wr_en;
+    wire         gr_wr_en, gr_wr_window;
     wire [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx;
     wire [`QPNIC_PD_BITS-1:0] gr_wr_pd;
     wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first;
@@ -235,7 +235,7 @@ module qpnic_core #(
         .mr_upd_lkey(mr_upd_lkey), .mr_upd_rkey(mr_upd_rkey),
         .mr_upd_access(mr_upd_access), .mr_upd_pd(mr_upd_pd),
         .pt_wr_en(pt_wr_en), .pt_wr_idx(pt_wr_idx), .pt_wr_pfn(pt_wr_pfn),
-        .gr_wr_en(gr_wr_en), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
+        .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop), .cnt_rnr(cnt_rnr),
@@ -279,7 +279,7 @@ module qpnic_core #(
 
     qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW)) datapath (
         .clk(clk), .rst(rst),
-        .gr_wr_en(gr_wr_en), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
+        .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .h_valid(qph_valid), .h_ready(qph_ready), .h_we(qph_we), .h_idx(qph_idx),
         .h_off(qph_off), .h_wdata(qph_wdata), .h_rvalid(qph_rvalid), .h_rdata(qph_rdata),

@@ -57,7 +57,9 @@
 //                             token entry MR_IDX may be fast-registered by
 //                             PD MR_PD over the page table entries from
 //                             MR_DMA's (bits 12 and up) for MR_LEN / 4096
-//                             (0: revoked), to the requester's grant RAM
+//                             (0: revoked), to the requester's grant RAM;
+//                             an MR_CMD GRANT_WINDOW: gr_wr_window, entry
+//                             MR_IDX a window of PD MR_PD (BINDs only)
 //   cnt_fetch_read            WQE fetch DMA reads issued this cycle, SQ and
 //                             RQ together (0..2; counter)
 //   cnt_wqes_fetched          WQEs fetched this cycle, SQ and RQ (counter)
@@ -150,6 +152,7 @@ module qpnic_csr #(
     output reg  [`QPNIC_PT_PFN_BITS-1:0] pt_wr_pfn,
 
     output reg                    gr_wr_en,
+    output reg                    gr_wr_window,
     output reg  [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx,
     output reg  [`QPNIC_PD_BITS-1:0] gr_wr_pd,
     output reg  [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first,
@@ -232,10 +235,10 @@ module qpnic_csr #(
 
     // MR_CMD: WRITE or INVALIDATE go to the token table; others are ignored
     wire is_mr_cmd = !qp_hit && !cq_hit && mmio_addr == `QPNIC_REG_MR_CMD &&
-                     (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE ||
-                      mmio_wdata[1:0] == `QPNIC_MR_CMD_INVALIDATE);
+                     (mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_WRITE ||
+                      mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_INVALIDATE);
     assign mr_upd_valid  = mmio_valid && mmio_we && is_mr_cmd;
-    assign mr_upd_write  = (mmio_wdata[1:0] == `QPNIC_MR_CMD_WRITE);
+    assign mr_upd_write  = (mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_WRITE);
     wire own_ready = !mmio_we || !is_mr_cmd || mr_upd_ready;
     assign mmio_ready    = !tbl_rd_pending &&
                            (qp_hit ? qph_ready : cq_hit ? cqt_ready : own_ready);
@@ -462,13 +465,16 @@ module qpnic_csr #(
     always @(posedge clk) begin
         if (rst) begin
             gr_wr_en    <= 1'b0;
+            gr_wr_window <= 1'b0;
             gr_wr_idx   <= 0;
             gr_wr_pd    <= 0;
             gr_wr_first <= 0;
             gr_wr_pages <= 0;
         end else begin
             gr_wr_en <= hw_wr && mmio_addr == `QPNIC_REG_MR_CMD &&
-                        mmio_wdata[1:0] == `QPNIC_MR_CMD_GRANT;
+                        (mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_GRANT ||
+                         mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_GRANT_WINDOW);
+            gr_wr_window <= mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_GRANT_WINDOW;
             gr_wr_idx   <= mr_idx;
             gr_wr_pd    <= st_pd;
             gr_wr_first <= st_dma[`QPNIC_FREG_PAGE_SHIFT +: `QPNIC_CAPS3_PT_ENTRIES_WIDTH];

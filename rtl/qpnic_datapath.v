@@ -77,6 +77,7 @@ module qpnic_datapath #(
 
     // MR_CMD GRANT from the csr: the requester's grant RAM
     input  wire                 gr_wr_en,
+    input  wire                 gr_wr_window,
     input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx,
     input  wire [`QPNIC_PD_BITS-1:0] gr_wr_pd,
     input  wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first,
@@ -248,7 +249,7 @@ module qpnic_datapath #(
     assign chk_remote[0] = 1'b0;
     qpnic_requester #(.NUM_MR(NUM_MR), .QW(QW)) u_req (
         .clk(clk), .rst(rst),
-        .gr_wr_en(gr_wr_en), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
+        .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .tq_req_valid(tq_req_valid[2]), .tq_req_ready(tq_req_ready[2]),
         .tq_req_op(tq_req_op[2*4 +: 4]), .tq_req_qpn(tq_req_qpn[2*QW +: QW]),

@@ -16,7 +16,8 @@
 //   - INLINE_DATA (a slot of an INLINE request's payload): retired with no
 //     CQE (outstanding entry NO_CQE), whatever the QP's state;
 //   - opcode other than SEND/SEND_INV/WRITE/READ/INVALIDATE/FAST_REG/BIND,
-//     nsge > MAX_SGE, a BIND whose nsge is not 1 or whose range is empty,
+//     nsge > MAX_SGE, a BIND whose nsge is not 1, whose range is empty or
+//     whose entry is not a window of the QP's PD (MR_CMD GRANT_WINDOW),
 //     a FAST_REG whose device address is not a page-table address (it
 //     would reach any host memory) or whose pages lie outside the run the
 //     host granted its entry for the QP's PD (MR_CMD GRANT), or an INLINE
@@ -112,6 +113,7 @@ module qpnic_requester #(
     // MR_CMD GRANT (qpnic_csr): the page table run token entry gr_wr_idx
     // may be fast-registered over, and by which PD (pages 0: none)
     input  wire                 gr_wr_en,
+    input  wire                 gr_wr_window,   // the entry is a window: BINDs only
     input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx,
     input  wire [`QPNIC_PD_BITS-1:0] gr_wr_pd,
     input  wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first,
@@ -284,7 +286,8 @@ module qpnic_requester #(
     wire [2:0]  b_access = wqe[`QPNIC_WQE_BIND_ACCESS_FLAT] &
                            (`QPNIC_MR_ACCESS_REMOTE_READ | `QPNIC_MR_ACCESS_REMOTE_WRITE);
     // a BIND is malformed unless SGE 0, and only it, names a range
-    wire        bind_bad = is_bind && ((nsge != 4'd1) || (wqe[`QPNIC_WQE_BIND_LEN_FLAT] == 32'd0));
+    // (and, below, unless its entry was granted as a window of the QP's PD)
+    wire        bind_shape_bad = is_bind && ((nsge != 4'd1) || (wqe[`QPNIC_WQE_BIND_LEN_FLAT] == 32'd0));
     // a FAST_REG maps pages through the page table only: a device address
     // without PT_ADDR_BIT would be a region over any host memory the WQE
     // names, outside every registered range (found by the ring fuzzer)
@@ -297,7 +300,7 @@ module qpnic_requester #(
     localparam PS  = `QPNIC_FREG_PAGE_SHIFT;
     localparam PTW = `QPNIC_CAPS3_PT_ENTRIES_WIDTH;
     localparam PGW = 32 - PS;
-    localparam GW  = `QPNIC_PD_BITS + PTW + PGW;
+    localparam GW  = 1 + `QPNIC_PD_BITS + PTW + PGW;
     localparam TIB = `QPNIC_TOKEN_INDEX_BITS;
     localparam GAW = (NUM_MR > 1) ? $clog2(NUM_MR) : 1;
     localparam [TIB:0] NUM_MR_V = NUM_MR[TIB:0];
@@ -306,9 +309,10 @@ module qpnic_requester #(
     qpnic_ram_sdp #(.WIDTH(GW), .AW(GAW), .CLEAR(1)) u_grants (
         .clk(clk), .rst(rst), .busy(gr_busy),
         .wr_en(gr_wr_en && ({1'b0, gr_wr_idx} < NUM_MR_V)), .wr_addr(gr_wr_idx[GAW-1:0]),
-        .wr_data({gr_wr_pd, gr_wr_first, gr_wr_pages}),
+        .wr_data({gr_wr_window, gr_wr_pd, gr_wr_first, gr_wr_pages}),
         .rd_en(1'b1), .rd_addr(f_lkey[GAW-1:0]), .rd_data(gr_word));
-    wire [`QPNIC_PD_BITS-1:0] g_pd    = gr_word[GW-1 -: `QPNIC_PD_BITS];
+    wire                      g_window = gr_word[GW-1];
+    wire [`QPNIC_PD_BITS-1:0] g_pd    = gr_word[GW-2 -: `QPNIC_PD_BITS];
     wire [PTW-1:0]            g_first = gr_word[PGW +: PTW];
     wire [PGW-1:0]            g_pages = gr_word[PGW-1:0];
     wire [PTW-1:0]            f_entry = f_dma[PS +: PTW];
@@ -316,9 +320,14 @@ module qpnic_requester #(
     // where the region ends, in bytes from the run's first page
     wire [PTW+PS:0]           f_end   = {1'b0, f_rel, f_dma[PS-1:0]} +
                                         {{(PTW+PS+1-32){1'b0}}, wqe[`QPNIC_WQE_FREG_LEN_FLAT]};
-    wire        freg_granted = !gr_busy && ({1'b0, f_lkey[TIB-1:0]} < NUM_MR_V) &&
-                               g_pages != {PGW{1'b0}} && g_pd == ctx_pd && f_entry >= g_first &&
+    wire        g_here = !gr_busy && ({1'b0, f_lkey[TIB-1:0]} < NUM_MR_V) && g_pd == ctx_pd;
+    wire        freg_granted = g_here && !g_window &&
+                               g_pages != {PGW{1'b0}} && f_entry >= g_first &&
                                f_end <= {{(PTW+PS+1-32){1'b0}}, g_pages, {PS{1'b0}}};
+    // a BIND writes only an entry the host made a window of the QP's PD
+    // (MR_CMD GRANT_WINDOW): never a region's, of its PD or another. Its
+    // rkey is word 1, as a FAST_REG's lkey: the same grant word.
+    wire        bind_bad = bind_shape_bad || (is_bind && !(g_here && g_window));
     wire        freg_bad = is_freg && !(f_dma[`QPNIC_PT_ADDR_BIT] && freg_granted &&
                                         f_dma[`QPNIC_PT_ADDR_BIT-1:PS+PTW] == {(`QPNIC_PT_ADDR_BIT-PS-PTW){1'b0}});
     assign fr_valid = (state == S_FREG);

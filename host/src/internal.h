@@ -291,6 +291,14 @@ int qpnic_rights_malformed(uint32_t flags, const qpnic_rights *r);
 ndk_status qpnic_entry_take_locked(ndk_adapter *ad, void *owner, uint32_t *idx);
 /* Give entry idx back (the NIC's copy must be invalid). Under ad->lock. */
 void qpnic_entry_free_locked(ndk_adapter *ad, uint32_t idx);
+/* MR_CMD GRANT: what the SQ may write into entry idx, for a QP of PD pd.
+ * A region to be fast-registered: the page table run [first, first +
+ * pages) (pages 0: nothing); a window (window != 0): BINDs. The NIC
+ * refuses any other FAST_REG or BIND (BAD_WQE): one written into an SQ by
+ * anyone but this driver reaches no page and no entry it was not given.
+ * Under ad->lock. */
+ndk_status qpnic_grant_locked(ndk_adapter *ad, uint32_t idx, uint32_t pd, int window, uint32_t first,
+                              uint32_t pages);
 /* A token for entry idx that no earlier token of it equals. Under ad->lock. */
 uint32_t qpnic_token_locked(ndk_adapter *ad, uint32_t idx);
 /* Remember that the WQE qp posted last names this object (call right

@@ -248,22 +248,21 @@ static ndk_status mr_add_range_locked(ndk_adapter *ad, ndk_mr *mr, uint64_t dev,
     return NDK_STATUS_SUCCESS;
 }
 
-/* MR_CMD GRANT: the page table run [first, first + pages) is the one a
- * FAST_REG of mr's entry may map, by a QP of mr's PD (pages 0: none). The
- * NIC refuses any other (BAD_WQE): a FAST_REG written into an SQ by anyone
- * but this driver reaches no page it was not given. Under ad->lock. */
-static ndk_status mr_grant_locked(ndk_adapter *ad, const ndk_mr *mr, uint32_t first, uint32_t pages)
+/* MR_CMD GRANT or GRANT_WINDOW (internal.h): through the staging registers,
+ * which every MR_CMD writes afresh. Under ad->lock. */
+ndk_status qpnic_grant_locked(ndk_adapter *ad, uint32_t idx, uint32_t pd, int window, uint32_t first,
+                              uint32_t pages)
 {
     uint64_t run = (1ull << QPNIC_PT_ADDR_BIT) | ((uint64_t)first << QPNIC_FREG_PAGE_SHIFT);
     const struct {
         uint32_t reg, val;
     } seq[] = {
-        { QPNIC_REG_MR_IDX, mr->idx },
+        { QPNIC_REG_MR_IDX, idx },
         { QPNIC_REG_MR_DMA_LO, (uint32_t)run },
         { QPNIC_REG_MR_DMA_HI, (uint32_t)(run >> 32) },
         { QPNIC_REG_MR_LEN, pages << QPNIC_FREG_PAGE_SHIFT },
-        { QPNIC_REG_MR_PD, mr->pd->id },
-        { QPNIC_REG_MR_CMD, QPNIC_MR_CMD_GRANT },
+        { QPNIC_REG_MR_PD, pd },
+        { QPNIC_REG_MR_CMD, window ? QPNIC_MR_CMD_GRANT_WINDOW : QPNIC_MR_CMD_GRANT },
     };
     ndk_status st = NDK_STATUS_SUCCESS;
     for (size_t i = 0; i < sizeof seq / sizeof seq[0] && st == NDK_STATUS_SUCCESS; i++)
@@ -278,7 +277,7 @@ static ndk_status mr_grant_locked(ndk_adapter *ad, const ndk_mr *mr, uint32_t fi
 static void mr_release_entry_locked(ndk_adapter *ad, ndk_mr *mr)
 {
     if (mr->pt_count)
-        (void)mr_grant_locked(ad, mr, 0, 0); /* on a dead device: nothing to revoke */
+        (void)qpnic_grant_locked(ad, mr->idx, mr->pd->id, 0, 0, 0); /* on a dead device: nothing to revoke */
     for (uint32_t i = 0; i < mr->nranges; i++)
         ad->t->ops->range_del(ad->t, mr->ranges[i]);
     free(mr->ranges);
@@ -447,7 +446,7 @@ static ndk_status freg_map_locked(ndk_adapter *ad, ndk_mr *mr, const uint64_t *p
     for (uint32_t i = 0; i < n && st == NDK_STATUS_SUCCESS; i++)
         st = qpnic_reg_write_locked(ad, QPNIC_REG_PT_PFN, (uint32_t)(pages[i] >> QPNIC_FREG_PAGE_SHIFT));
     if (st == NDK_STATUS_SUCCESS)
-        st = mr_grant_locked(ad, mr, first, n);
+        st = qpnic_grant_locked(ad, mr->idx, mr->pd->id, 0, first, n);
     *dev = (1ull << QPNIC_PT_ADDR_BIT) | ((uint64_t)first << QPNIC_FREG_PAGE_SHIFT) | first_byte_offset;
     return st;
 }

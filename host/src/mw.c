@@ -36,6 +36,12 @@ ndk_status ndk_create_mw(ndk_pd *pd, ndk_mw **out)
     pthread_mutex_lock(&ad->lock);
     ndk_status st = qpnic_entry_take_locked(ad, mw, &mw->idx);
     if (st == NDK_STATUS_SUCCESS) {
+        /* BINDs of its PD may write the entry, nothing else (internal.h) */
+        st = qpnic_grant_locked(ad, mw->idx, pd->id, 1, 0, 0);
+        if (st != NDK_STATUS_SUCCESS)
+            qpnic_entry_free_locked(ad, mw->idx);
+    }
+    if (st == NDK_STATUS_SUCCESS) {
         /* the entry is invalid at the NIC (cleared by the last destroy or
          * by reset): this token opens nothing until a bind */
         mw->rkey = qpnic_token_locked(ad, mw->idx);
@@ -138,6 +144,7 @@ ndk_status ndk_destroy_mw(ndk_mw *mw)
         qpnic_entry_kill(ad, mw->idx) != NDK_STATUS_SUCCESS)
         return NDK_STATUS_DEVICE_BUSY; /* its token is dead; the window stays */
     pthread_mutex_lock(&ad->lock);
+    (void)qpnic_grant_locked(ad, mw->idx, mw->pd->id, 0, 0, 0); /* no longer a window */
     qpnic_entry_free_locked(ad, mw->idx);
     if (mw->mr)
         mw->mr->windows--;

@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 518  // layout version 2.6 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT): a FAST_REG maps only its entry's run
+`define QPNIC_VERSION_VALUE 518  // layout version 2.6 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -162,11 +162,12 @@
 `define QPNIC_MR_ACCESS_REMOTE_READ 3'd2
 `define QPNIC_MR_ACCESS_REMOTE_WRITE 3'd4
 
-// enum mr_cmd (2 bits): Commands of the MR_CMD register.
-`define QPNIC_MR_CMD_BITS 2
-`define QPNIC_MR_CMD_WRITE 2'd1
-`define QPNIC_MR_CMD_INVALIDATE 2'd2
-`define QPNIC_MR_CMD_GRANT 2'd3
+// enum mr_cmd (3 bits): Commands of the MR_CMD register.
+`define QPNIC_MR_CMD_BITS 3
+`define QPNIC_MR_CMD_WRITE 3'd1
+`define QPNIC_MR_CMD_INVALIDATE 3'd2
+`define QPNIC_MR_CMD_GRANT 3'd3
+`define QPNIC_MR_CMD_GRANT_WINDOW 3'd4
 
 // enum ib_opcode (8 bits): Base transport header opcodes used on the port (InfiniBand RC values).
 `define QPNIC_IB_OPCODE_BITS 8
@@ -272,7 +273,7 @@
 `define QPNIC_WQE_BIND_FLAGS_FLAT 31:16
 `define QPNIC_WQE_BIND_RKEY_WORD 1
 `define QPNIC_WQE_BIND_RKEY_WIDTH 32
-`define QPNIC_WQE_BIND_RKEY 31:0  // the window's new remote token
+`define QPNIC_WQE_BIND_RKEY 31:0  // the window's new remote token; its entry must be granted as a window (MR_CMD GRANT_WINDOW) of the QP's PD, else BAD_WQE, nothing written
 `define QPNIC_WQE_BIND_RKEY_FLAT 63:32
 `define QPNIC_WQE_BIND_ACCESS_WORD 2
 `define QPNIC_WQE_BIND_ACCESS_WIDTH 3

@@ -16,7 +16,7 @@
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 518u /* layout version 2.6 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT): a FAST_REG maps only its entry's run */
+#define QPNIC_VERSION_VALUE 518u /* layout version 2.6 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -139,6 +139,7 @@
 #define QPNIC_MR_CMD_WRITE 0x1u /* copy the MR_* staging registers into entry MR_IDX and make it valid */
 #define QPNIC_MR_CMD_INVALIDATE 0x2u /* make entry MR_IDX invalid */
 #define QPNIC_MR_CMD_GRANT 0x3u /* the page table run a FAST_REG of entry MR_IDX may map: page-table address MR_DMA (its first entry, offset 0) to MR_DMA + MR_LEN, for a QP of PD MR_PD; MR_LEN 0 revokes. The token table entry is not touched. The driver grants a fast-registered region's run before posting its FAST_REG and revokes it before the run's entries go to another region */
+#define QPNIC_MR_CMD_GRANT_WINDOW 0x4u /* entry MR_IDX is a memory window of PD MR_PD: only a BIND by a QP of that PD may write it (and no FAST_REG); a GRANT of the entry (MR_LEN 0) ends that. The driver grants at ndk_create_mw and revokes at ndk_destroy_mw */
 
 /* enum ib_opcode: Base transport header opcodes used on the port (InfiniBand RC values). */
 #define QPNIC_IB_OPCODE_SEND_ONLY 0x4u /* a whole SEND in one packet */
@@ -259,7 +260,7 @@
 #define QPNIC_WQE_BIND_FLAGS_SHIFT 16u
 #define QPNIC_WQE_BIND_FLAGS_WIDTH 16u
 #define QPNIC_WQE_BIND_FLAGS_MASK 0xFFFFu
-/* rkey: the window's new remote token */
+/* rkey: the window's new remote token; its entry must be granted as a window (MR_CMD GRANT_WINDOW) of the QP's PD, else BAD_WQE, nothing written */
 #define QPNIC_WQE_BIND_RKEY_WORD 1u
 #define QPNIC_WQE_BIND_RKEY_SHIFT 0u
 #define QPNIC_WQE_BIND_RKEY_WIDTH 32u
