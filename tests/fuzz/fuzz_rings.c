@@ -725,7 +725,7 @@ static void write_corpus(const char *dir)
     static const char *names[] = { "send", "write", "read", "send_inv", "invalidate", "fast_reg",
                                    "bind_write", "inline_send", "inline_write", "silent_fence",
                                    "other_pd", "no_rights", "chain", "bad_wqe", "recv_no_write",
-                                   "freg_raw_dma" };
+                                   "freg_raw_dma", "bind_over_region" };
     for (unsigned k = 0; k < sizeof names / sizeof names[0]; k++) {
         seed s;
         memset(&s, 0, sizeof s);
@@ -853,6 +853,21 @@ static void write_corpus(const char *dir)
             l[0] = sge(0, 0, 128);
             TRY(ndk_read(a, NULL, l, 1, rva(4, 4000), g.img[4].rkey, 0));
             capture(&s, 0, 0, &ma, CTL_RING);
+            break;
+        case 16: /* defect 3: a BIND naming region 2's entry as its window (it
+                  * replaced the region before; BAD_WQE now), then b's READ of
+                  * region 2 (BAD_QP now: a went to ERROR) */
+            TRY(ndk_bind(a, NULL, g.mr[0], g.mw, rva(0, 1024), 2048, NDK_OP_FLAG_ALLOW_REMOTE_READ));
+            capture(&s, 0, 0, &ma, CTL_RING | CTL_SETTLE);
+            {
+                uint32_t rk;
+                memcpy(&rk, s.rec[s.n - 1].wqe + QPNIC_WQE_BIND_RKEY_WORD * 4, 4);
+                rk = (rk & ~((1u << QPNIC_TOKEN_INDEX_BITS) - 1)) | g.img[2].idx;
+                memcpy(s.rec[s.n - 1].wqe + QPNIC_WQE_BIND_RKEY_WORD * 4, &rk, 4);
+            }
+            l[0] = sge(0, 8192, 64);
+            TRY(ndk_read(b, NULL, l, 1, rva(2, 0), g.img[2].rkey, 0));
+            capture(&s, 1, 0, &mb, CTL_RING);
             break;
         case 14: /* a receive into a region without LOCAL_WRITE */
             l[0] = sge(2, 0, 64);
