@@ -42,7 +42,9 @@ fuzz-rings: $(FUZZ_RINGS_BIN) $(SIM_BIN) $(FW_HEX)
 test-fuzz-rings: $(FUZZ_RINGS_BIN) $(SIM_BIN) $(FW_HEX)
 	@rm -rf $(FUZZ_RINGS_WORK)/test && mkdir -p $(FUZZ_RINGS_WORK)/test/corpus
 	$(FUZZ_RINGS_BIN) $(FUZZ_RINGS_OPTS) -seed=1 -runs=$(FUZZ_RINGS_TEST_RUNS) -max_total_time=50 \
-	    -artifact_prefix=$(FUZZ_RINGS_WORK)/test/ $(FUZZ_RINGS_WORK)/test/corpus $(FUZZ_RINGS_CORPUS)
+	    -artifact_prefix=$(FUZZ_RINGS_WORK)/test/ $(FUZZ_RINGS_WORK)/test/corpus $(FUZZ_RINGS_CORPUS) \
+	    || { echo "FAIL fuzz_rings"; exit 1; }
+	@echo "PASS fuzz_rings"
 
 fuzz-rings-corpus: $(FUZZ_RINGS_BIN) $(SIM_BIN) $(FW_HEX)
 	rm -f $(FUZZ_RINGS_CORPUS)/*
