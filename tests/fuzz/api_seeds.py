@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tests/fuzz/api_seeds.py DIR: write the API fuzzer's seed programs into DIR.
+"""tests/fuzz/api_seeds.py DIR: write the API fuzzer's seed programs into DIR
+(make fuzz-api-corpus: into tests/fuzz/corpus/api, the committed corpus).
 
 For: starting tests/fuzz/fuzz_api.c from programs that already build a
 working world (a PD, CQs, a connected pair, registered memory) and then post,
