@@ -327,9 +327,19 @@ module qpnic_requester #(
     // a BIND writes only an entry the host made a window of the QP's PD
     // (MR_CMD GRANT_WINDOW): never a region's, of its PD or another. Its
     // rkey is word 1, as a FAST_REG's lkey: the same grant word.
-    wire        bind_bad = bind_shape_bad || (is_bind && !(g_here && g_window));
-    wire        freg_bad = is_freg && !(f_dma[`QPNIC_PT_ADDR_BIT] && freg_granted &&
-                                        f_dma[`QPNIC_PT_ADDR_BIT-1:PS+PTW] == {(`QPNIC_PT_ADDR_BIT-PS-PTW){1'b0}});
+    // The grant checks (the grant RAM's word, a subtraction, an addition,
+    // compares) are too long for S_DECODE's cycle, so they are registered
+    // every cycle and used on the WQE's second pass through S_DECODE
+    // (tt_fresh): a FAST_REG or BIND always makes that pass (it waits for
+    // the remotes and READs its context again, S_CTX), and by then the WQE,
+    // its lkey's grant word and the QP's PD have been steady for cycles. A
+    // QP that changed meanwhile is stale and goes back to S_LOAD first.
+    reg         grant_bad_r;
+    always @(posedge clk)
+        grant_bad_r <= (is_freg && !freg_granted) || (is_bind && !(g_here && g_window));
+    wire        bind_bad = bind_shape_bad || (is_bind && tt_fresh && grant_bad_r);
+    wire        freg_bad = is_freg && (!f_dma[`QPNIC_PT_ADDR_BIT] || (tt_fresh && grant_bad_r) ||
+                                       f_dma[`QPNIC_PT_ADDR_BIT-1:PS+PTW] != {(`QPNIC_PT_ADDR_BIT-PS-PTW){1'b0}});
     assign fr_valid = (state == S_FREG);
     assign fr_idx   = is_bind ? b_rkey[`QPNIC_TOKEN_INDEX_BITS-1:0] : f_lkey[`QPNIC_TOKEN_INDEX_BITS-1:0];
     qpnic_mr_pack u_fr (
