@@ -319,14 +319,20 @@ static void V8_rnr_retries_run_out_then_receiver_not_ready(void)
     o.rnr_retry = 2;
     e2e_pair p;
     e2e_pair_open(&p, &o);
-    uint64_t r0 = rnr_retries(p.ad), c0 = ndk_sim_cycles(p.ad);
+    /* the NIC's own cycle counter: ndk_sim_cycles is published by the
+     * simulator every 1,024 cycles, so the difference of two readings can
+     * be up to 1,023 short (a run measured 7,681 for two timers) */
+    ndk_counters k0, k1;
+    EXPECT_STATUS(ndk_query_counters(p.ad, &k0), NDK_STATUS_SUCCESS);
+    uint64_t r0 = rnr_retries(p.ad);
     ndk_sge s = e2e_sge(&p.a, 0, 64), w = e2e_sge(&p.a, 512, 64);
     EXPECT_STATUS(ndk_send(p.a.qp, (void *)1, &s, 1, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
     EXPECT_STATUS(ndk_write(p.a.qp, (void *)2, &w, 1, e2e_remote_addr(&p.b, 1024),
                             ndk_mr_remote_token(p.b.mr), 0), NDK_STATUS_SUCCESS);
     e2e_expect_one(p.a.icq, NDK_STATUS_RECEIVER_NOT_READY, "the send no receive ever met");
     e2e_expect_one(p.a.icq, NDK_STATUS_CANCELLED, "the WRITE behind it");
-    uint64_t retries = rnr_retries(p.ad) - r0, cycles = ndk_sim_cycles(p.ad) - c0;
+    EXPECT_STATUS(ndk_query_counters(p.ad, &k1), NDK_STATUS_SUCCESS);
+    uint64_t retries = rnr_retries(p.ad) - r0, cycles = k1.cycles - k0.cycles;
     EXPECT(retries == 2, "RNR_RETRY 2 retried %llu times", (unsigned long long)retries);
     EXPECT(cycles >= 2ull * QPNIC_RNR_TIMER_CYCLES,
            "two retries took %llu cycles, less than two RNR timers (%u each)",

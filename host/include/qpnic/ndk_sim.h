@@ -30,7 +30,10 @@ NDK_API ndk_status ndk_sim_set_doorbell_delay(ndk_adapter *ad, uint32_t cycles);
  * Polls the register (a test helper, not a V9 wait). */
 NDK_API ndk_status ndk_sim_wait_idle(ndk_adapter *ad, int timeout_ms);
 
-/* Cycles the simulator has run so far (0 when not simulated). */
+/* Cycles the simulator has run so far (0 when not simulated), as it last
+ * published them: every 1,024 cycles while it runs and whenever it goes to
+ * sleep, so a reading can lag by up to 1,023 cycles. An exact interval is
+ * the NIC's own counter (ndk_query_counters, cycles). */
 NDK_API uint64_t ndk_sim_cycles(ndk_adapter *ad);
 
 /* The simulator's process id (0 when not simulated): tests kill it to
