@@ -230,19 +230,27 @@ module qpnic_datapath #(
     wire        cp_retire_remote;
     reg  [OST_LOG_DEPTH+1:0] remotes_out;
     wire        remotes_idle = (remotes_out == 0);
+    // The completer's retirements count down a cycle late, from registers:
+    // its retire comes at the end of the QP table's arbitration, and with
+    // the counters' carry chains behind it that was the 85F's longest path
+    // (docs/synthesis.md, run 36). A count that falls a cycle late only
+    // makes a fence or a token table operation wait a cycle longer; the
+    // pushes still count at once, so it never reads idle too early.
+    reg         retire_read_r, retire_remote_r;
     always @(posedge clk) begin
-        if (rst)
-            remotes_out <= 0;
-        else
+        if (rst) begin
+            retire_read_r   <= 1'b0;
+            retire_remote_r <= 1'b0;
+            remotes_out     <= 0;
+            reads_out       <= 0;
+        end else begin
+            retire_read_r   <= cp_retire_read;
+            retire_remote_r <= cp_retire_remote;
             remotes_out <= remotes_out + {{(OST_LOG_DEPTH+1){1'b0}}, ost_in_valid && ost_in_ready && !ost_in_data[`QPNIC_OST_LOCAL]}
-                                       - {{(OST_LOG_DEPTH+1){1'b0}}, cp_retire_remote};
-    end
-    always @(posedge clk) begin
-        if (rst)
-            reads_out <= 0;
-        else
+                                       - {{(OST_LOG_DEPTH+1){1'b0}}, retire_remote_r};
             reads_out <= reads_out + {{(OST_LOG_DEPTH+1){1'b0}}, ost_in_valid && ost_in_ready && ost_in_data[`QPNIC_OST_READ]}
-                                   - {{(OST_LOG_DEPTH+1){1'b0}}, cp_retire_read};
+                                   - {{(OST_LOG_DEPTH+1){1'b0}}, retire_read_r};
+        end
     end
 
     // the requester's checks are local (lkey) ones
