@@ -472,6 +472,24 @@ static void ring(model *m, int side)
     m->nheld[side] = 0;
 }
 
+/* A token is the value the call was given: diff.c names a region by the
+ * token its getter returns at the post (ndk.h ndk_mr_local_token: 0 before
+ * the region is registered). An FR slot not yet fast-registered when the
+ * op is posted is named by a token of no region, whatever happens to the
+ * slot afterwards. */
+static void freeze_tokens(const model *m, model_op *op)
+{
+    for (uint32_t i = 0; i < op->nsge; i++) {
+        int r = op->sge[i].mr;
+        if (r >= 0 && m->mr[r].fr && !m->mr[r].reg)
+            op->sge[i].mr = -1;
+    }
+    if (op->rmr >= 0 && m->mr[op->rmr].fr && !m->mr[op->rmr].reg)
+        op->rmr = -1;
+    if (op->tmr >= 0 && m->mr[op->tmr].fr && !m->mr[op->tmr].reg)
+        op->tmr = -1;
+}
+
 void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
                 const model_op *reqs, unsigned nreq, int last_rings,
                 ndk_status *recv_st, ndk_status *req_st)
@@ -487,7 +505,9 @@ void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
         }
         if (m->rq_n[to] == MODEL_MAX_RQ)
             continue;   /* diff.c posts none then */
-        m->rq[to][(m->rq_head[to] + m->rq_n[to]) % MODEL_MAX_RQ] = recvs[i];
+        model_op *r = &m->rq[to][(m->rq_head[to] + m->rq_n[to]) % MODEL_MAX_RQ];
+        *r = recvs[i];
+        freeze_tokens(m, r);
         m->rq_n[to]++;
     }
     for (unsigned i = 0; i < nreq; i++) {
@@ -499,7 +519,10 @@ void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
         }
         if (op->kind == M_FREG)
             m->mr[op->fmr].reg = 1;   /* ndk.h: the entry is taken when the call is made */
-        m->held[from][m->nheld[from]++] = *op;
+        m->held[from][m->nheld[from]] = *op;
+        if (op->kind != M_FREG && op->kind != M_BIND)
+            freeze_tokens(m, &m->held[from][m->nheld[from]]);
+        m->nheld[from]++;
         if (!(op->flags & NDK_OP_FLAG_DEFER) || (last_rings && i + 1 == nreq))
             ring(m, from);   /* D8: a request without DEFER rings the chain */
     }
