@@ -311,16 +311,26 @@ module qpnic_requester #(
         .wr_en(gr_wr_en && ({1'b0, gr_wr_idx} < NUM_MR_V)), .wr_addr(gr_wr_idx[GAW-1:0]),
         .wr_data({gr_wr_window, gr_wr_pd, gr_wr_first, gr_wr_pages}),
         .rd_en(1'b1), .rd_addr(f_lkey[GAW-1:0]), .rd_data(gr_word));
-    wire                      g_window = gr_word[GW-1];
-    wire [`QPNIC_PD_BITS-1:0] g_pd    = gr_word[GW-2 -: `QPNIC_PD_BITS];
-    wire [PTW-1:0]            g_first = gr_word[PGW +: PTW];
-    wire [PGW-1:0]            g_pages = gr_word[PGW-1:0];
+    // the word from a register too: the block RAM's clock-to-out (5.8 ns on
+    // the ECP5) ahead of the check's carry chains made it the 85F's
+    // longest path (docs/synthesis.md, run 38); the check has cycles to
+    // spare (see grant_bad_r below)
+    reg  [GW-1:0]             gr_word_r;
+    reg                       gr_busy_r;
+    always @(posedge clk) begin
+        gr_word_r <= gr_word;
+        gr_busy_r <= gr_busy;
+    end
+    wire                      g_window = gr_word_r[GW-1];
+    wire [`QPNIC_PD_BITS-1:0] g_pd    = gr_word_r[GW-2 -: `QPNIC_PD_BITS];
+    wire [PTW-1:0]            g_first = gr_word_r[PGW +: PTW];
+    wire [PGW-1:0]            g_pages = gr_word_r[PGW-1:0];
     wire [PTW-1:0]            f_entry = f_dma[PS +: PTW];
     wire [PTW-1:0]            f_rel   = f_entry - g_first;
     // where the region ends, in bytes from the run's first page
     wire [PTW+PS:0]           f_end   = {1'b0, f_rel, f_dma[PS-1:0]} +
                                         {{(PTW+PS+1-32){1'b0}}, wqe[`QPNIC_WQE_FREG_LEN_FLAT]};
-    wire        g_here = !gr_busy && ({1'b0, f_lkey[TIB-1:0]} < NUM_MR_V) && g_pd == ctx_pd;
+    wire        g_here = !gr_busy_r && ({1'b0, f_lkey[TIB-1:0]} < NUM_MR_V) && g_pd == ctx_pd;
     wire        freg_granted = g_here && !g_window &&
                                g_pages != {PGW{1'b0}} && f_entry >= g_first &&
                                f_end <= {{(PTW+PS+1-32){1'b0}}, g_pages, {PS{1'b0}}};
@@ -332,8 +342,11 @@ module qpnic_requester #(
     // every cycle and used on the WQE's second pass through S_DECODE
     // (tt_fresh): a FAST_REG or BIND always makes that pass (it waits for
     // the remotes and READs its context again, S_CTX), and by then the WQE,
-    // its lkey's grant word and the QP's PD have been steady for cycles. A
-    // QP that changed meanwhile is stale and goes back to S_LOAD first.
+    // its lkey's grant word and the QP's PD have been steady for cycles
+    // (the lkey is the WQE's since S_LOAD; the RAM's word, its register and
+    // this one follow it three cycles later, while the context's second
+    // READ alone takes the QP table's three stages). A QP that changed
+    // meanwhile is stale and goes back to S_LOAD first.
     reg         grant_bad_r;
     always @(posedge clk)
         grant_bad_r <= (is_freg && !freg_granted) || (is_bind && !(g_here && g_window));
