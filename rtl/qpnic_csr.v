@@ -233,12 +233,13 @@ module qpnic_csr #(
     assign cqt_off   = cq_off;
     assign cqt_wdata = mmio_wdata;
 
-    // MR_CMD: WRITE or INVALIDATE go to the token table; others are ignored
+    // MR_CMD: WRITE or INVALIDATE go to the token table, GRANT and
+    // GRANT_WINDOW to the requester's grants (below); others are ignored
+    wire [`QPNIC_MR_CMD_BITS-1:0] mr_cmd_op = mmio_wdata[`QPNIC_MR_CMD_BITS-1:0];
     wire is_mr_cmd = !qp_hit && !cq_hit && mmio_addr == `QPNIC_REG_MR_CMD &&
-                     (mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_WRITE ||
-                      mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_INVALIDATE);
+                     (mr_cmd_op == `QPNIC_MR_CMD_WRITE || mr_cmd_op == `QPNIC_MR_CMD_INVALIDATE);
     assign mr_upd_valid  = mmio_valid && mmio_we && is_mr_cmd;
-    assign mr_upd_write  = (mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_WRITE);
+    assign mr_upd_write  = (mr_cmd_op == `QPNIC_MR_CMD_WRITE);
     wire own_ready = !mmio_we || !is_mr_cmd || mr_upd_ready;
     assign mmio_ready    = !tbl_rd_pending &&
                            (qp_hit ? qph_ready : cq_hit ? cqt_ready : own_ready);
@@ -472,9 +473,8 @@ module qpnic_csr #(
             gr_wr_pages <= 0;
         end else begin
             gr_wr_en <= hw_wr && mmio_addr == `QPNIC_REG_MR_CMD &&
-                        (mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_GRANT ||
-                         mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_GRANT_WINDOW);
-            gr_wr_window <= mmio_wdata[`QPNIC_MR_CMD_BITS-1:0] == `QPNIC_MR_CMD_GRANT_WINDOW;
+                        (mr_cmd_op == `QPNIC_MR_CMD_GRANT || mr_cmd_op == `QPNIC_MR_CMD_GRANT_WINDOW);
+            gr_wr_window <= mr_cmd_op == `QPNIC_MR_CMD_GRANT_WINDOW;
             gr_wr_idx   <= mr_idx;
             gr_wr_pd    <= st_pd;
             gr_wr_first <= st_dma[`QPNIC_FREG_PAGE_SHIFT +: `QPNIC_CAPS3_PT_ENTRIES_WIDTH];

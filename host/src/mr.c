@@ -183,13 +183,25 @@ int qpnic_rights_malformed(uint32_t flags, const qpnic_rights *r)
     return (flags & (r->remote_write & ~r->local_write)) && !(flags & r->local_write);
 }
 
+/* An MR_CMD: the staging registers it reads, then MR_CMD itself (the last
+ * of seq), in order; the first failure stops it. Under ad->lock. */
+typedef struct {
+    uint32_t reg, val;
+} reg_write;
+
+static ndk_status mr_cmd_locked(ndk_adapter *ad, const reg_write *seq, size_t n)
+{
+    ndk_status st = NDK_STATUS_SUCCESS;
+    for (size_t i = 0; i < n && st == NDK_STATUS_SUCCESS; i++)
+        st = qpnic_reg_write_locked(ad, seq[i].reg, seq[i].val);
+    return st;
+}
+
 /* Write MR table entry mr->idx through the staging registers. */
 static ndk_status mr_program(ndk_adapter *ad, const ndk_mr *mr, uint64_t va, uint64_t dev,
                              uint32_t len, uint32_t access)
 {
-    const struct {
-        uint32_t reg, val;
-    } seq[] = {
+    const reg_write seq[] = {
         { QPNIC_REG_MR_IDX, mr->idx },
         { QPNIC_REG_MR_VA_LO, (uint32_t)va },
         { QPNIC_REG_MR_VA_HI, (uint32_t)(va >> 32) },
@@ -202,10 +214,7 @@ static ndk_status mr_program(ndk_adapter *ad, const ndk_mr *mr, uint64_t va, uin
         { QPNIC_REG_MR_PD, mr->pd->id },
         { QPNIC_REG_MR_CMD, QPNIC_MR_CMD_WRITE },
     };
-    ndk_status st = NDK_STATUS_SUCCESS;
-    for (size_t i = 0; i < sizeof seq / sizeof seq[0] && st == NDK_STATUS_SUCCESS; i++)
-        st = qpnic_reg_write_locked(ad, seq[i].reg, seq[i].val);
-    return st;
+    return mr_cmd_locked(ad, seq, sizeof seq / sizeof seq[0]);
 }
 
 /* Take a table entry for mr: its index and two tokens; mr is registered
@@ -254,9 +263,7 @@ ndk_status qpnic_grant_locked(ndk_adapter *ad, uint32_t idx, uint32_t pd, int wi
                               uint32_t pages)
 {
     uint64_t run = (1ull << QPNIC_PT_ADDR_BIT) | ((uint64_t)first << QPNIC_FREG_PAGE_SHIFT);
-    const struct {
-        uint32_t reg, val;
-    } seq[] = {
+    const reg_write seq[] = {
         { QPNIC_REG_MR_IDX, idx },
         { QPNIC_REG_MR_DMA_LO, (uint32_t)run },
         { QPNIC_REG_MR_DMA_HI, (uint32_t)(run >> 32) },
@@ -264,10 +271,7 @@ ndk_status qpnic_grant_locked(ndk_adapter *ad, uint32_t idx, uint32_t pd, int wi
         { QPNIC_REG_MR_PD, pd },
         { QPNIC_REG_MR_CMD, window ? QPNIC_MR_CMD_GRANT_WINDOW : QPNIC_MR_CMD_GRANT },
     };
-    ndk_status st = NDK_STATUS_SUCCESS;
-    for (size_t i = 0; i < sizeof seq / sizeof seq[0] && st == NDK_STATUS_SUCCESS; i++)
-        st = qpnic_reg_write_locked(ad, seq[i].reg, seq[i].val);
-    return st;
+    return mr_cmd_locked(ad, seq, sizeof seq / sizeof seq[0]);
 }
 
 /* Undo mr_take_entry_locked, the ranges and the page table entries (the

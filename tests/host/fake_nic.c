@@ -10,6 +10,19 @@ int test_failures;
 
 #define FAKE_DMA_BASE 0x0000001000000000ull
 
+/* For a register of a QP's block: the block's address and the register's
+ * offset in it, and 1; 0 for any other register. */
+static int qp_reg(uint32_t addr, uint32_t *block, uint32_t *off)
+{
+    uint32_t a = addr & 0xFFFFu;
+    uint32_t top = QPNIC_QP_BASE + QPNIC_MAX_NUM_QP * QPNIC_QP_STRIDE;
+    if (a < QPNIC_QP_BASE || a >= top)
+        return 0;
+    *block = a - (a - QPNIC_QP_BASE) % QPNIC_QP_STRIDE;
+    *off = a - *block;
+    return 1;
+}
+
 static ndk_status f_write(qpnic_transport *t, uint32_t addr, uint32_t val)
 {
     fake_nic *f = (fake_nic *)t;
@@ -24,10 +37,9 @@ static ndk_status f_write(qpnic_transport *t, uint32_t addr, uint32_t val)
             f->nlog++;
         }
         f->regs[(addr & 0xFFFFu) / 4] = val;
-        uint32_t a = addr & 0xFFFFu, top = QPNIC_QP_BASE + QPNIC_MAX_NUM_QP * QPNIC_QP_STRIDE;
-        if (f->consume_sq && a >= QPNIC_QP_BASE && a < top &&
-            (a - QPNIC_QP_BASE) % QPNIC_QP_STRIDE == QPNIC_QPREG_SQ_PI)
-            f->regs[(a - QPNIC_QPREG_SQ_PI + QPNIC_QPREG_SQ_CI) / 4] = val;
+        uint32_t block, off;
+        if (f->consume_sq && qp_reg(addr, &block, &off) && off == QPNIC_QPREG_SQ_PI)
+            f->regs[(block + QPNIC_QPREG_SQ_CI) / 4] = val;
     }
     pthread_mutex_unlock(&f->m);
     return st;
@@ -37,11 +49,9 @@ static ndk_status f_write(qpnic_transport *t, uint32_t addr, uint32_t val)
  * its producer indices (so the driver's destroy finds it quiesced). */
 static uint32_t f_flushed_ci(const fake_nic *f, uint32_t addr, uint32_t val)
 {
-    uint32_t a = addr & 0xFFFFu;
-    uint32_t top = QPNIC_QP_BASE + QPNIC_MAX_NUM_QP * QPNIC_QP_STRIDE;
-    if (a < QPNIC_QP_BASE || a >= top)
+    uint32_t block, off;
+    if (!qp_reg(addr, &block, &off))
         return val;
-    uint32_t block = a - (a - QPNIC_QP_BASE) % QPNIC_QP_STRIDE, off = a - block;
     if (f->regs[(block + QPNIC_QPREG_STATE) / 4] != QPNIC_QP_STATE_ERROR)
         return val;
     if (off == QPNIC_QPREG_SQ_CI)
