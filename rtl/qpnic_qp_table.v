@@ -34,7 +34,8 @@
 //   RQ_FLUSH    in ERROR with rq_ci != rq_pi: rq_ci + 1 (the answer's rq_ci
 //               is the receive to complete FLUSHED); else rq_flush = 0
 // The arbiter takes one request a cycle, round robin over the clients
-// (req_ready is the grant, combinational from req_valid). Pipeline:
+// (req_ready is the grant, combinational from req_valid and the QPs in B
+// and C). Pipeline:
 // (docs/internals.md "Receiver not ready" tells the retry's whole story.)
 //   A  (cycle t)    grant; the RAM reads the QP's word
 //   B  (cycle t+1)  the word is registered (the RAM's output is not on the
@@ -134,41 +135,43 @@ module qpnic_qp_table #(
     wire clearing;
 
     // ---- stage A: round-robin grant, RAM read --------------------------------
-    // the QPs in B and C: a request for one of them waits (see above)
+    // The round robin picks a client from req_valid alone, and the RAM reads
+    // that client's QP; the grant then also needs the picked QP to be in
+    // neither B nor C (see above). The comparison with B and C is kept off
+    // the RAM's address (it decides only whether the read counts): on the
+    // ECP5 the address path was the core's longest (docs/synthesis.md, run
+    // 39). A picked client that must wait stays first in the round robin,
+    // so it is granted once its QP is written back, at most two cycles on.
     reg          b_valid, c_valid;
     reg [QW-1:0] b_qpn, c_qpn;
-    reg [CLIENTS-1:0] eligible;
-    integer e;
-    always @* begin
-        for (e = 0; e < CLIENTS; e = e + 1)
-            eligible[e] = req_valid[e] && !clearing &&
-                !(b_valid && req_qpn[e*QW +: QW] == b_qpn) &&
-                !(c_valid && req_qpn[e*QW +: QW] == c_qpn);
-    end
 
     reg [CW-1:0] rr_last;     // client granted last
-    reg          grant;
-    reg [CW-1:0] g;
+    reg          pick;        // some client asks
+    reg [CW-1:0] g;           // the client picked
     reg [CW:0]   cand;        // rr_last + k, wrapped below CLIENTS
     localparam [CW:0] NCLI = CLIENTS;
     integer k;
     always @* begin
-        grant     = 1'b0;
-        g         = {CW{1'b0}};
-        req_ready = {CLIENTS{1'b0}};
+        pick = 1'b0;
+        g    = {CW{1'b0}};
         for (k = 1; k <= CLIENTS; k = k + 1) begin
             cand = {1'b0, rr_last} + k[CW:0];
             if (cand >= NCLI) cand = cand - NCLI;
-            if (!grant && eligible[cand[CW-1:0]]) begin
-                grant = 1'b1;
-                g     = cand[CW-1:0];
+            if (!pick && req_valid[cand[CW-1:0]]) begin
+                pick = 1'b1;
+                g    = cand[CW-1:0];
             end
         end
-        if (grant) req_ready[g] = 1'b1;
     end
 
-    wire [QW-1:0] g_qpn = req_qpn[g*QW +: QW];
-    wire          g_in  = ({{(32-QW){1'b0}}, g_qpn} < NUM_QP);
+    wire [QW-1:0] g_qpn  = req_qpn[g*QW +: QW];
+    wire          g_in   = ({{(32-QW){1'b0}}, g_qpn} < NUM_QP);
+    wire          g_held = (b_valid && g_qpn == b_qpn) || (c_valid && g_qpn == c_qpn);
+    wire          grant  = pick && !clearing && !g_held;
+    always @* begin
+        req_ready    = {CLIENTS{1'b0}};
+        req_ready[g] = grant;
+    end
 
     // the request as it moves through B and C
     reg          b_in, c_in;
@@ -210,7 +213,7 @@ module qpnic_qp_table #(
     qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
         .clk(clk), .rst(rst), .busy(clearing),
         .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(new_word),
-        .rd_en(grant), .rd_addr(g_qpn[AW-1:0]), .rd_data(ram_q));
+        .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(ram_q));
 
     always @(posedge clk) cur <= ram_q;
 
