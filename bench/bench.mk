@@ -34,7 +34,7 @@ $(BUILD)/sim-q%/bin/qpnic-sim: $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qp
                                $(SIM_CPP) $(SIM_HDR) host/src/gen/qpnic_hw.h sim/sim.mk
 	@mkdir -p $(dir $@) $(BUILD)/sim-q$*/obj $(BUILD)/sim-q$*/share/qpnic
 	verilator $(subst $(SIM_PARAMS),-GNUM_QP=$* -GNUM_CQ=256 -GNUM_MR=1024 -GNUM_PT=4096,$(SIM_VFLAGS)) \
-	    -CFLAGS "-O2 $(SIM_CXXFLAGS)" --Mdir $(BUILD)/sim-q$*/obj -o $(abspath $@) \
+	    --Mdir $(BUILD)/sim-q$*/obj -o $(abspath $@) \
 	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(SIM_CPP)) \
 	    > $(BUILD)/sim-q$*/build.log 2>&1 || { cat $(BUILD)/sim-q$*/build.log; exit 1; }
 
