@@ -33,7 +33,7 @@ module qpnic_sge_check #(
     input  wire                   rst,
     input  wire                   start,
     input  wire [MAX_SGE*128-1:0] sges,
-    input  wire [3:0]             nsge,
+    input  wire [`QPNIC_WQE_NSGE_WIDTH-1:0] nsge,
     input  wire [2:0]             need,
     output reg                    busy,
     output wire                   done,
@@ -52,8 +52,16 @@ module qpnic_sge_check #(
 );
     localparam SW = 32 * `QPNIC_SGE_WORDS;   // bits of one SGE
 
-    reg [3:0] iss_i;   // next SGE to send
-    reg [3:0] res_i;   // next SGE whose answer comes back
+    // SGE numbers count 0 .. nsge <= MAX_SGE: no wider, so that selecting
+    // an SGE by them is a small multiplexer, not a shifter over 16
+    // positions (as in qpnic_gather).
+    localparam IW = $clog2(MAX_SGE + 1);
+    reg [IW-1:0] iss_i;   // next SGE to send
+    reg [IW-1:0] res_i;   // next SGE whose answer comes back
+    // the same, as wide as nsge
+    localparam NW = `QPNIC_WQE_NSGE_WIDTH;
+    wire [NW-1:0] iss_n = {{(NW - IW){1'b0}}, iss_i};
+    wire [NW-1:0] res_n = {{(NW - IW){1'b0}}, res_i};
 
     // The SGE sent, and the SGE whose answer arrives. Whole words are taken
     // so that each field comes out through its layout macro.
@@ -64,48 +72,56 @@ module qpnic_sge_check #(
     /* verilator lint_on UNUSEDSIGNAL */
     wire [31:0]   res_len = res_sge[`QPNIC_SGE_LEN_FLAT];
 
-    assign chk_valid = busy && (iss_i < nsge);
+    assign chk_valid = busy && (iss_n < nsge);
     assign chk_token = iss_sge[`QPNIC_SGE_TOKEN_FLAT];
     assign chk_va    = {iss_sge[`QPNIC_SGE_VA_HI_FLAT], iss_sge[`QPNIC_SGE_VA_LO_FLAT]};
     assign chk_len   = iss_sge[`QPNIC_SGE_LEN_FLAT];
     assign chk_need  = need;
     // every answer is in: none outstanding, none arriving
-    assign done      = busy && (res_i >= nsge) && !res_valid;
+    assign done      = busy && (res_n >= nsge) && !res_valid;
 
     always @(posedge clk) begin
         if (rst) begin
-            busy     <= 1'b0;
-            iss_i    <= 4'd0;
-            res_i    <= 4'd0;
+            busy  <= 1'b0;
+            iss_i <= {IW{1'b0}};
+            res_i <= {IW{1'b0}};
+        end else if (!busy) begin
+            if (start) begin
+                busy  <= 1'b1;
+                iss_i <= {IW{1'b0}};
+                res_i <= {IW{1'b0}};
+            end
+        end else begin
+            if (chk_valid) iss_i <= iss_i + 1'b1;
+            if (res_valid) res_i <= res_i + 1'b1;
+            if (done) busy <= 1'b0;
+        end
+    end
+
+    // The results: cleared as a check starts (a synchronous reset of their
+    // flip-flops), then each slot written with the constant index of its
+    // own enable, so that no bit needs a multiplexer in front of it.
+    wire clear = rst || (!busy && start);
+    // an answer that counts: empty SGEs move nothing
+    wire take  = busy && res_valid && res_len != 32'd0;
+    integer n;
+    always @(posedge clk) begin
+        if (clear) begin
             fail     <= 1'b0;
             total    <= 34'd0;
             seg_addr <= 0;
             seg_len  <= 0;
-        end else if (!busy) begin
-            if (start) begin
-                busy     <= 1'b1;
-                iss_i    <= 4'd0;
-                res_i    <= 4'd0;
-                fail     <= 1'b0;
-                total    <= 34'd0;
-                seg_addr <= 0;
-                seg_len  <= 0;
-            end
-        end else begin
-            if (chk_valid) iss_i <= iss_i + 4'd1;
-            if (res_valid) begin
-                res_i <= res_i + 4'd1;
-                if (res_len != 32'd0) begin   // empty SGEs move nothing
-                    if (!res_ok)
-                        fail <= 1'b1;
-                    else begin
-                        seg_addr[res_i*64 +: 64] <= res_dev;
-                        seg_len[res_i*32 +: 32]  <= res_len;
-                        total <= total + {2'b00, res_len};
+        end else if (take) begin
+            if (!res_ok)
+                fail <= 1'b1;
+            else begin
+                total <= total + {2'b00, res_len};
+                for (n = 0; n < MAX_SGE; n = n + 1)
+                    if (res_i == n[IW-1:0]) begin
+                        seg_addr[n*64 +: 64] <= res_dev;
+                        seg_len[n*32 +: 32]  <= res_len;
                     end
-                end
             end
-            if (done) busy <= 1'b0;
         end
     end
 endmodule
