@@ -78,8 +78,10 @@ module qpnic_scatter #(
     reg [31:0]           cur_rem;     // bytes left in that segment
     reg                  cur_loaded;  // cur_addr/cur_rem hold segment seg_i
     reg [31:0]           total_rem;   // bytes still to write
-    reg [15:0]           chunk_len;   // length of the write being issued
-    reg [15:0]           chunk_rem;   // bytes still owed to the current write
+    // A write's length: 1..MAX_DMA_BYTES, so CW bits hold it.
+    localparam CW = $clog2(MAX_DMA_BYTES + 1);
+    reg [CW-1:0]         chunk_len;   // length of the write being issued
+    reg [CW-1:0]         chunk_rem;   // bytes still owed to the current write
     reg [3:0]            used;        // lanes of the current beat already written
     reg                  seen_last;   // the stream's last beat was consumed
 
@@ -105,30 +107,40 @@ module qpnic_scatter #(
         end
     endfunction
 
-    wire [2:0]  avail_n   = popcount4(avail);
-    wire        beat_fits = ({13'd0, avail_n} <= chunk_rem);
-    wire [2:0]  take_k    = (chunk_rem < 16'd4) ? chunk_rem[2:0] : 3'd4;
-    wire [3:0]  take_mask = beat_fits ? avail : first_lanes(avail, take_k);
-    wire [15:0] take_n    = {13'd0, popcount4(take_mask)};
+    wire [2:0]    avail_n   = popcount4(avail);
+    wire [CW-1:0] avail_w   = {{(CW - 3){1'b0}}, avail_n};
+    wire          beat_fits = (avail_w <= chunk_rem);
+    wire [2:0]    take_k    = (chunk_rem < 4) ? chunk_rem[2:0] : 3'd4;
+    wire [3:0]    take_mask = beat_fits ? avail : first_lanes(avail, take_k);
+    wire [CW-1:0] take_n    = {{(CW - 3){1'b0}}, popcount4(take_mask)};
 
     // The next write's length: min(bytes left in the segment, bytes left to
-    // write, dma_room: MAX_DMA_BYTES and no page boundary crossed).
+    // write, dma_room: MAX_DMA_BYTES and no page boundary crossed). dma_room
+    // is below 2^CW, so each 32-bit operand is first saturated to CW bits
+    // (all ones from 2^CW - 1 up, which never wins the minimum): the
+    // comparisons are CW bits wide, not 32.
     `include "qpnic_dma_room.vh"
     localparam PS = `QPNIC_FREG_PAGE_SHIFT;
-    function [15:0] write_len(input [31:0] seg_rem, input [31:0] total, input [PS-1:0] addr_lo);
-        reg [31:0] lim;
-        reg [15:0] dma_lim;
+    function [CW-1:0] sat(input [31:0] x);
+        sat = (x[31:CW] != 0) ? {CW{1'b1}} : x[CW-1:0];
+    endfunction
+    function [CW-1:0] write_len(input [31:0] seg_rem, input [31:0] total, input [PS-1:0] addr_lo);
+        reg [15:0]   room;
+        reg [CW-1:0] a, b, lim;
         begin
-            dma_lim   = dma_room(addr_lo);
-            lim       = (seg_rem < total) ? seg_rem : total;
-            write_len = (lim < {16'd0, dma_lim}) ? lim[15:0] : dma_lim;
+            room      = dma_room(addr_lo);
+            a         = sat(seg_rem);
+            b         = sat(total);
+            lim       = (a < b) ? a : b;
+            // (room < 2^CW: its upper bits are zero)
+            write_len = ({{(16 - CW){1'b0}}, lim} < room) ? lim : room[CW-1:0];
         end
     endfunction
-    wire [15:0] next_len  = write_len(cur_rem, total_rem, cur_addr[PS-1:0]);
+    wire [CW-1:0] next_len  = write_len(cur_rem, total_rem, cur_addr[PS-1:0]);
     // S_FIRST: segment 0 and the job's first write, from its registers (one
     // cycle less than loading segment 0 through S_NEXT)
     wire [31:0] seg0_len  = seg_len[31:0];
-    wire [15:0] first_len = write_len(seg0_len, total_rem, seg_addr[PS-1:0]);
+    wire [CW-1:0] first_len = write_len(seg0_len, total_rem, seg_addr[PS-1:0]);
     // The stream's last beat is consumed by now (or in this cycle's beat).
     wire        last_in     = seen_last || (beat_fits && in_last);
 
@@ -136,7 +148,7 @@ module qpnic_scatter #(
     assign idle         = (state == S_IDLE);
     assign wr_req_valid = (state == S_REQ);
     assign wr_req_addr  = cur_addr;
-    assign wr_req_len   = chunk_len;
+    assign wr_req_len   = {{(16 - CW){1'b0}}, chunk_len};
 
     assign wr_dat_valid = (state == S_DATA) && in_valid;
     assign wr_dat_data  = in_data;
@@ -160,8 +172,8 @@ module qpnic_scatter #(
             cur_rem    <= 32'd0;
             cur_loaded <= 1'b0;
             total_rem  <= 32'd0;
-            chunk_len  <= 16'd0;
-            chunk_rem  <= 16'd0;
+            chunk_len  <= {CW{1'b0}};
+            chunk_rem  <= {CW{1'b0}};
             used       <= 4'd0;
             seen_last  <= 1'b0;
         end else begin
@@ -214,9 +226,9 @@ module qpnic_scatter #(
                 end
             S_REQ:
                 if (wr_req_ready) begin
-                    cur_addr  <= cur_addr + {48'd0, chunk_len};
-                    cur_rem   <= cur_rem - {16'd0, chunk_len};
-                    total_rem <= total_rem - {16'd0, chunk_len};
+                    cur_addr  <= cur_addr + {{(64 - CW){1'b0}}, chunk_len};
+                    cur_rem   <= cur_rem - {{(32 - CW){1'b0}}, chunk_len};
+                    total_rem <= total_rem - {{(32 - CW){1'b0}}, chunk_len};
                     state     <= S_DATA;
                 end
             S_DATA:
