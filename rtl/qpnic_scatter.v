@@ -68,15 +68,19 @@ module qpnic_scatter #(
                      S_DRAIN = 3'd4,  // all written: drop the rest up to last
                      S_FIRST = 3'd5;  // the job is in: its first write
 
+    // Segment 0 goes straight into cur_addr/cur_rem as the job is taken;
+    // only the later segments are kept, and each is loaded from there when
+    // the one before is used up.
+    localparam LATER = (MAX_SGE > 1) ? MAX_SGE - 1 : 1;
+    // a later segment's number: as narrow as LATER allows (see qpnic_gather)
+    localparam SIW   = (LATER > 1) ? $clog2(LATER) : 1;
+
     reg [2:0]            state;
-    reg [MAX_SGE*64-1:0] seg_addr;
-    reg [MAX_SGE*32-1:0] seg_len;
-    // segment being written: as narrow as MAX_SGE allows (see qpnic_gather)
-    localparam SIW = (MAX_SGE > 1) ? $clog2(MAX_SGE) : 1;
-    reg [SIW-1:0]        seg_i;
-    reg [63:0]           cur_addr;    // next byte's address in that segment
+    reg [LATER*64-1:0]   seg_addr;    // segments 1.. (zero if MAX_SGE is 1)
+    reg [LATER*32-1:0]   seg_len;
+    reg [SIW-1:0]        seg_i;       // the later segment to load next
+    reg [63:0]           cur_addr;    // next byte's address in the segment
     reg [31:0]           cur_rem;     // bytes left in that segment
-    reg                  cur_loaded;  // cur_addr/cur_rem hold segment seg_i
     reg [31:0]           total_rem;   // bytes still to write
     // A write's length: 1..MAX_DMA_BYTES, so CW bits hold it.
     localparam CW = $clog2(MAX_DMA_BYTES + 1);
@@ -84,6 +88,16 @@ module qpnic_scatter #(
     reg [CW-1:0]         chunk_rem;   // bytes still owed to the current write
     reg [3:0]            used;        // lanes of the current beat already written
     reg                  seen_last;   // the stream's last beat was consumed
+
+    // The later segments of a job, as start_* hold them.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [MAX_SGE*64-1:0] start_addr_later = start_addr >> 64;
+    wire [MAX_SGE*32-1:0] start_len_later  = start_len >> 32;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // the later segment seg_i
+    wire [63:0] later_addr = seg_addr[seg_i*64 +: 64];
+    wire [31:0] later_len  = seg_len[seg_i*32 +: 32];
 
     // The kept bytes of the current beat not yet written.
     wire [3:0] avail = in_keep & ~used;
@@ -137,10 +151,6 @@ module qpnic_scatter #(
         end
     endfunction
     wire [CW-1:0] next_len  = write_len(cur_rem, total_rem, cur_addr[PS-1:0]);
-    // S_FIRST: segment 0 and the job's first write, from its registers (one
-    // cycle less than loading segment 0 through S_NEXT)
-    wire [31:0] seg0_len  = seg_len[31:0];
-    wire [CW-1:0] first_len = write_len(seg0_len, total_rem, seg_addr[PS-1:0]);
     // The stream's last beat is consumed by now (or in this cycle's beat).
     wire        last_in     = seen_last || (beat_fits && in_last);
 
@@ -170,7 +180,6 @@ module qpnic_scatter #(
             seg_i      <= {SIW{1'b0}};
             cur_addr   <= 64'd0;
             cur_rem    <= 32'd0;
-            cur_loaded <= 1'b0;
             total_rem  <= 32'd0;
             chunk_len  <= {CW{1'b0}};
             chunk_rem  <= {CW{1'b0}};
@@ -183,42 +192,34 @@ module qpnic_scatter #(
                 // computed from the start_* inputs (they come from the
                 // requester's or responder's own decisions of this cycle).
                 // They take the inputs every idle cycle, so only the state
-                // hangs off start_valid (see qpnic_gather).
+                // hangs off start_valid (see qpnic_gather). Segment 0 is
+                // loaded now: S_FIRST chooses the first write from it.
                 begin
-                    seg_addr   <= start_addr;
-                    seg_len    <= start_len;
+                    cur_addr   <= start_addr[63:0];
+                    cur_rem    <= start_len[31:0];
+                    seg_addr   <= start_addr_later[LATER*64-1:0];
+                    seg_len    <= start_len_later[LATER*32-1:0];
                     seg_i      <= {SIW{1'b0}};
                     total_rem  <= start_total;
                     used       <= 4'd0;
                     seen_last  <= 1'b0;
                     if (start_valid) state <= S_FIRST;
                 end
-            S_FIRST: begin
-                // segment 0 is loaded whatever comes next (S_NEXT would load
-                // it too), so only the state waits for the decision, and
-                // that needs no comparison: first_len != 0 is both non-zero
-                cur_addr   <= seg_addr[63:0];
-                cur_rem    <= seg0_len;
-                cur_loaded <= 1'b1;
-                chunk_len  <= first_len;
-                chunk_rem  <= first_len;
-                state      <= (seg0_len != 32'd0 && total_rem != 32'd0) ? S_REQ : S_NEXT;
-            end
-            S_NEXT:
+            // S_FIRST decides as S_NEXT does (segment 0 is in cur_addr and
+            // cur_rem already); it has its own name only to show the job's
+            // first write in a trace.
+            S_FIRST, S_NEXT:
                 if (total_rem == 32'd0) begin
                     if (seen_last) begin
                         done  <= 1'b1;
                         state <= S_IDLE;
                     end else
                         state <= S_DRAIN;
-                end else if (!cur_loaded) begin
-                    // total_rem <= sum of lengths keeps seg_i < MAX_SGE here
-                    cur_addr   <= seg_addr[seg_i*64 +: 64];
-                    cur_rem    <= seg_len[seg_i*32 +: 32];
-                    cur_loaded <= 1'b1;
                 end else if (cur_rem == 32'd0) begin
-                    seg_i      <= seg_i + 1'b1;
-                    cur_loaded <= 1'b0;
+                    // total_rem <= sum of lengths: a later segment is left
+                    cur_addr <= later_addr;
+                    cur_rem  <= later_len;
+                    seg_i    <= seg_i + 1'b1;
                 end else begin
                     chunk_len <= next_len;
                     chunk_rem <= next_len;
