@@ -72,7 +72,9 @@ module qpnic_gather #(
     reg [63:0]           cur_addr;
     reg [31:0]           cur_rem;
     reg                  cur_loaded;
-    reg [15:0]           chunk_len;
+    // A read's length: 1..MAX_DMA_BYTES, so CW bits hold it.
+    localparam CW = $clog2(MAX_DMA_BYTES + 1);
+    reg [CW-1:0]         chunk_len;
     reg                  final_chunk;  // the read in flight ends the job
 
     // later_zero: every segment after seg_i is empty
@@ -91,36 +93,48 @@ module qpnic_gather #(
     // (count_max, fits) are not one path (run 30's worst, docs/synthesis.md).
     // nl_ok: nl is for cur_addr and cur_rem as they are (not in the cycle
     // after a grant moved them).
+    // The room is below 2^CW, so rem is first saturated to CW bits (all
+    // ones from 2^CW - 1 up, which never wins the minimum): the comparison
+    // is CW bits wide, not 32.
     `include "qpnic_dma_room.vh"
-    function [15:0] next_len_of(input [`QPNIC_FREG_PAGE_SHIFT-1:0] addr_lo, input [31:0] rem);
-        reg [15:0] lim;
+    function [CW-1:0] next_len_of(input [`QPNIC_FREG_PAGE_SHIFT-1:0] addr_lo, input [31:0] rem);
+        reg [15:0]   room;
+        reg [CW-1:0] r;
         begin
-            lim         = dma_room(addr_lo);
-            next_len_of = (rem < {16'd0, lim}) ? rem[15:0] : lim;
+            room        = dma_room(addr_lo);
+            r           = (rem[31:CW] != 0) ? {CW{1'b1}} : rem[CW-1:0];
+            next_len_of = ({{(16 - CW){1'b0}}, r} < room) ? r : room[CW-1:0];
         end
     endfunction
-    reg [15:0] nl;
+    reg [CW-1:0] nl;
     reg        nl_ok;
     // count_max, the most words the sink may hold for a read of chunk_len
     // bytes to fit (SINK_WORDS minus the read's words), is a register set
     // with chunk_len: the room check is one comparison of two registers.
-    // Negative (bit 16) never fits; the deadlock rule rules that out.
+    // It lies in -MAXW .. SINK_WORDS (MAXW: the words of the largest read),
+    // so KW bits and a sign bit (bit KW) hold it. Negative never fits; the
+    // deadlock rule rules that out.
+    localparam MAXW = (MAX_DMA_BYTES + 3) / 4;
+    localparam KW   = $clog2(((SINK_WORDS > MAXW) ? SINK_WORDS : MAXW) + 1);
     localparam [31:0] SINK_W32 = SINK_WORDS;
-    localparam [16:0] SINK_W17 = SINK_W32[16:0];
-    function [16:0] count_max_of(input [15:0] bytes);
-        reg [15:0] words;
+    /* verilator lint_off UNUSEDSIGNAL */
+    function [KW:0] count_max_of(input [CW-1:0] bytes);
+        reg [31:0] words, cm;
         begin
-            words        = (bytes + 16'd3) >> 2;
-            count_max_of = SINK_W17 - {1'b0, words};
+            words        = ({{(32 - CW){1'b0}}, bytes} + 32'd3) >> 2;
+            cm           = SINK_W32 - words;
+            count_max_of = cm[KW:0];
         end
     endfunction
-    reg [16:0] count_max;
-    // Does a read of `bytes` fit a sink holding `held` words?
-    function fits_for(input [15:0] bytes, input [16:0] held);
-        reg [16:0] cm;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [KW:0] count_max;
+    // The sink holds at most count_max words (`plus` one more counting the
+    // beat going in now): sink_count is compared as is, never incremented.
+    function fits_for(input [KW:0] cm, input plus);
         begin
-            cm       = count_max_of(bytes);
-            fits_for = !cm[16] && (held <= cm);
+            fits_for = !cm[KW] && (sink_count >> KW) == 0 &&
+                       (plus ? (sink_count[KW-1:0] <  cm[KW-1:0])
+                             : (sink_count[KW-1:0] <= cm[KW-1:0]));
         end
     endfunction
     // fits: a register, so that rd_req_valid leaves a flip-flop: the read
@@ -133,14 +147,12 @@ module qpnic_gather #(
     // sink only drains while we wait (nobody else fills it), so fits, once
     // high, stays high until the grant.
     reg        fits;
-    wire [16:0] held_now  = {1'b0, sink_count};
-    wire [16:0] held_next = held_now + 17'd1;   // with the beat going in now
 
     assign start_ready  = (state == S_IDLE);
     assign idle         = (state == S_IDLE);
     assign rd_req_valid = (state == S_REQ) && fits;
     assign rd_req_addr  = cur_addr;
-    assign rd_req_len   = chunk_len;
+    assign rd_req_len   = {{(16 - CW){1'b0}}, chunk_len};
 
     assign out_valid    = (state == S_DATA) && rd_rsp_valid;
     assign out_data     = rd_rsp_data;
@@ -157,11 +169,11 @@ module qpnic_gather #(
             cur_addr    <= 64'd0;
             cur_rem     <= 32'd0;
             cur_loaded  <= 1'b0;
-            chunk_len   <= 16'd0;
-            count_max   <= 17'd0;
+            chunk_len   <= {CW{1'b0}};
+            count_max   <= {(KW + 1){1'b0}};
             fits        <= 1'b0;
             final_chunk <= 1'b0;
-            nl          <= 16'd0;
+            nl          <= {CW{1'b0}};
             nl_ok       <= 1'b0;
         end else begin
             fits <= 1'b0;   // unless the state sets it below
@@ -198,15 +210,15 @@ module qpnic_gather #(
                 end else begin
                     chunk_len   <= nl;
                     count_max   <= count_max_of(nl);
-                    fits        <= fits_for(nl, held_now);
-                    final_chunk <= ({16'd0, nl} == cur_rem) && later_zero;
+                    fits        <= fits_for(count_max_of(nl), 1'b0);
+                    final_chunk <= ({{(32 - CW){1'b0}}, nl} == cur_rem) && later_zero;
                     state       <= S_REQ;
                 end
             S_REQ: begin
-                fits <= !count_max[16] && (held_now <= count_max);
+                fits <= fits_for(count_max, 1'b0);
                 if (rd_req_valid && rd_req_ready) begin
-                    cur_addr <= cur_addr + {48'd0, chunk_len};
-                    cur_rem  <= cur_rem - {16'd0, chunk_len};
+                    cur_addr <= cur_addr + {{(64 - CW){1'b0}}, chunk_len};
+                    cur_rem  <= cur_rem - {{(32 - CW){1'b0}}, chunk_len};
                     state    <= S_DATA;
                 end
             end
@@ -217,8 +229,8 @@ module qpnic_gather #(
                     else if (cur_rem != 32'd0 && nl_ok) begin  // the segment's next read
                         chunk_len   <= nl;
                         count_max   <= count_max_of(nl);
-                        fits        <= fits_for(nl, held_next);
-                        final_chunk <= ({16'd0, nl} == cur_rem) && later_zero;
+                        fits        <= fits_for(count_max_of(nl), 1'b1);
+                        final_chunk <= ({{(32 - CW){1'b0}}, nl} == cur_rem) && later_zero;
                         state       <= S_REQ;
                     end else
                         state <= S_NEXT;   // (cur_loaded: from nl, a cycle later)
