@@ -61,38 +61,46 @@ module qpnic_gather #(
                      S_DATA = 2'd3;  // pass the response on
 
     reg [1:0]            state;
-    reg [MAX_SGE*64-1:0] seg_addr;
-    reg [MAX_SGE*32-1:0] seg_len;
+    // Segment 0 goes straight into cur_addr/cur_rem as the job is taken;
+    // only the later segments (1..) are kept, later segment j (segment
+    // j + 1) at [j*64 +: 64] and [j*32 +: 32].
+    localparam LATER = (MAX_SGE > 1) ? MAX_SGE - 1 : 1;
+    reg [LATER*64-1:0]   seg_addr;    // (zero if MAX_SGE is 1)
+    reg [LATER*32-1:0]   seg_len;
     // A segment's number: as narrow as MAX_SGE allows, so that selecting its
-    // address and length is a MAX_SGE-way multiplexer (an 8-bit number made
-    // Yosys build a shifter over all three segments).
+    // address and length is a multiplexer, not a shifter (an 8-bit number
+    // made Yosys build one over all three segments).
     localparam SIW = (MAX_SGE > 1) ? $clog2(MAX_SGE) : 1;
     localparam [SIW-1:0] LAST_SEG = MAX_SGE - 1;
-    reg [SIW-1:0]        seg_i;
+    reg [SIW-1:0]        seg_i;       // the segment in cur_addr/cur_rem
     reg [63:0]           cur_addr;
     reg [31:0]           cur_rem;
-    reg                  cur_loaded;
     // A read's length: 1..MAX_DMA_BYTES, so CW bits hold it.
     localparam CW = $clog2(MAX_DMA_BYTES + 1);
     reg [CW-1:0]         chunk_len;
     reg                  final_chunk;  // the read in flight ends the job
+
+    // The later segments of a job, as start_* hold them.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [MAX_SGE*64-1:0] start_addr_later = start_addr >> 64;
+    wire [MAX_SGE*32-1:0] start_len_later  = start_len >> 32;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // later_zero: every segment after seg_i is empty
     reg later_zero;
     integer k;
     always @* begin
         later_zero = 1'b1;
-        for (k = 0; k < MAX_SGE; k = k + 1)
-            if (k > seg_i && seg_len[k*32 +: 32] != 32'd0) later_zero = 1'b0;
+        for (k = 1; k < MAX_SGE; k = k + 1)
+            if (k > seg_i && seg_len[(k-1)*32 +: 32] != 32'd0) later_zero = 1'b0;
     end
 
     // The next read: min(bytes left in the segment, dma_room: MAX_DMA_BYTES
     // and no page boundary crossed). It is a register, nl, computed a cycle
-    // ahead from the segment being loaded (S_NEXT) or from cur_addr and
-    // cur_rem, so that the room, the minimum and the sink's room check
-    // (count_max, fits) are not one path (run 30's worst, docs/synthesis.md).
-    // nl_ok: nl is for cur_addr and cur_rem as they are (not in the cycle
-    // after a grant moved them).
+    // ahead from cur_addr and cur_rem, so that the room, the minimum and the
+    // sink's room check (count_max, fits) are not one path (run 30's worst,
+    // docs/synthesis.md). nl_ok: nl is for cur_addr and cur_rem as they are
+    // (not in the cycle after a job, a segment or a grant moved them).
     // The room is below 2^CW, so rem is first saturated to CW bits (all
     // ones from 2^CW - 1 up, which never wins the minimum): the comparison
     // is CW bits wide, not 32.
@@ -108,6 +116,8 @@ module qpnic_gather #(
     endfunction
     reg [CW-1:0] nl;
     reg        nl_ok;
+    // S_NEXT loads the next segment (seg_i + 1, later segment seg_i)
+    wire       next_seg = state == S_NEXT && nl_ok && cur_rem == 32'd0 && seg_i != LAST_SEG;
     // count_max, the most words the sink may hold for a read of chunk_len
     // bytes to fit (SINK_WORDS minus the read's words), is a register set
     // with chunk_len: the room check is one comparison of two registers.
@@ -168,7 +178,6 @@ module qpnic_gather #(
             seg_i       <= {SIW{1'b0}};
             cur_addr    <= 64'd0;
             cur_rem     <= 32'd0;
-            cur_loaded  <= 1'b0;
             chunk_len   <= {CW{1'b0}};
             count_max   <= {(KW + 1){1'b0}};
             fits        <= 1'b0;
@@ -177,10 +186,8 @@ module qpnic_gather #(
             nl_ok       <= 1'b0;
         end else begin
             fits <= 1'b0;   // unless the state sets it below
-            nl    <= (state == S_NEXT && !cur_loaded)
-                   ? next_len_of(seg_addr[seg_i*64 +: `QPNIC_FREG_PAGE_SHIFT], seg_len[seg_i*32 +: 32])
-                   : next_len_of(cur_addr[`QPNIC_FREG_PAGE_SHIFT-1:0], cur_rem);
-            nl_ok <= !(state == S_REQ && rd_req_valid && rd_req_ready);
+            nl    <= next_len_of(cur_addr[`QPNIC_FREG_PAGE_SHIFT-1:0], cur_rem);
+            nl_ok <= !(state == S_IDLE || next_seg || (rd_req_valid && rd_req_ready));
             case (state)
             S_IDLE: begin
                 // The job is latched whole and nothing is computed from the
@@ -189,23 +196,23 @@ module qpnic_gather #(
                 // made the 85F's worst path, runs 18 and 19). They take the
                 // inputs every idle cycle, so only the state hangs off
                 // start_valid (the registers' enable from it made run 23's).
-                seg_addr   <= start_addr;
-                seg_len    <= start_len;
+                cur_addr   <= start_addr[63:0];
+                cur_rem    <= start_len[31:0];
+                seg_addr   <= start_addr_later[LATER*64-1:0];
+                seg_len    <= start_len_later[LATER*32-1:0];
                 seg_i      <= {SIW{1'b0}};
-                cur_loaded <= 1'b0;
                 if (start_valid) state <= S_NEXT;
             end
             S_NEXT:
-                if (!cur_loaded) begin
-                    cur_addr   <= seg_addr[seg_i*64 +: 64];
-                    cur_rem    <= seg_len[seg_i*32 +: 32];
-                    cur_loaded <= 1'b1;
+                if (!nl_ok) begin
+                    // nl is computed for the segment just loaded
                 end else if (cur_rem == 32'd0) begin
                     if (seg_i == LAST_SEG)
                         state <= S_IDLE;  // an empty job: nothing to send
-                    else begin
-                        seg_i      <= seg_i + 1'b1;
-                        cur_loaded <= 1'b0;
+                    else begin            // next_seg
+                        cur_addr <= seg_addr[seg_i*64 +: 64];
+                        cur_rem  <= seg_len[seg_i*32 +: 32];
+                        seg_i    <= seg_i + 1'b1;
                     end
                 end else begin
                     chunk_len   <= nl;
@@ -233,7 +240,7 @@ module qpnic_gather #(
                         final_chunk <= ({{(32 - CW){1'b0}}, nl} == cur_rem) && later_zero;
                         state       <= S_REQ;
                     end else
-                        state <= S_NEXT;   // (cur_loaded: from nl, a cycle later)
+                        state <= S_NEXT;   // (it decides from nl a cycle later)
                 end
             default: state <= S_IDLE;
             endcase
