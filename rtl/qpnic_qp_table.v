@@ -215,7 +215,10 @@ module qpnic_qp_table #(
         .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(new_word),
         .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(ram_q));
 
-    always @(posedge clk) cur <= ram_q;
+    // A QP number the table does not have reads as an all-zero word (state
+    // RESET), the answer such a request gets: a synchronous reset of cur's
+    // flip-flops, so the answer needs no multiplexer of its own.
+    always @(posedge clk) cur <= b_in ? ram_q : {EB{1'b0}};
 
     // ---- stage C: the operation ------------------------------------------------
     // fields of the current word
@@ -492,7 +495,7 @@ module qpnic_qp_table #(
             rsp_valid <= {CLIENTS{1'b0}};
             if (c_valid && asked) begin
                 rsp_valid[c_client] <= 1'b1;
-                rsp_ctx   <= c_in ? cur : {EB{1'b0}};
+                rsp_ctx   <= cur;   // all zero when !c_in (see cur)
                 rsp_n     <= (c_in && c_op == `QPNIC_QP_OP_FETCH) ? fetch_n[IW-1:0] : {IW{1'b0}};
                 rsp_rdata <= rdata;
             end
