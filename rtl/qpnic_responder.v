@@ -318,6 +318,12 @@ module qpnic_responder #(
     wire [`QPNIC_INDEX_BITS-1:0] rq_ci   = ctx_rq_ci;
     wire [`QPNIC_INDEX_BITS-1:0] rq_mask = {`QPNIC_INDEX_BITS{1'b1}} >> (`QPNIC_INDEX_BITS - ctx_rq_log);
     wire [63:0] rq_addr = ctx_rq_base + {42'd0, rq_ci & rq_mask, 6'd0};
+    // The read request takes it from a register: S_DISPATCH decides only
+    // with the context in (!ctx_wait), so the address is settled the cycle
+    // before S_RQ_REQ, and the shift and 64-bit add are not on the path into
+    // the read arbiter (docs/synthesis.md, run 45).
+    reg  [63:0] rq_addr_r;
+    always @(posedge clk) rq_addr_r <= rq_addr;
 
     // --- RQ WQE fields ---
     wire [7:0]  rq_opcode = rq_w0[`QPNIC_WQE_OPCODE];
@@ -428,7 +434,7 @@ module qpnic_responder #(
     always @* begin
         if (state == S_RQ_REQ || state == S_RQ_DATA) begin
             rd_req_valid = (state == S_RQ_REQ);
-            rd_req_addr  = rq_addr;
+            rd_req_addr  = rq_addr_r;
             rd_req_len   = WQE_BYTES[15:0];
             rd_rsp_ready = (state == S_RQ_DATA);
         end else begin
