@@ -5,9 +5,9 @@
 // RAM the cycle before; split in two register stages so that no 64-bit
 // compare and add follow each other in one cycle:
 //
-//   stage A  key, rights, valid, in range, va >= entry va; the two ends
-//            va+len and entry va+len, and the offset va - entry va
-//   stage B  va+len <= entry end; device address = entry dma + offset
+//   stage A  key, rights, valid; the offset va - entry va (its borrow:
+//            va < entry va) and the room entry len - len
+//   stage B  offset <= room; device address = entry dma + offset
 //
 // A request whose in_valid is high in cycle t has its answer on out_* in
 // cycle t+2 (out_valid high for one cycle). One request a cycle.
@@ -34,7 +34,10 @@
 //                [entry va, entry va + entry len) and the rights hold; a
 //                window's entry (mr_ctx window) answers remote checks only
 //   dev_addr     entry dma + (va - entry va): meaningful only when ok
-// The bounds use 65-bit sums, so va+len can never wrap past a region's end.
+// The bounds are exact, so va+len can never wrap past a region's end: with
+// va >= entry va, va+len <= entry va + entry len is offset + len <= entry
+// len, that is offset <= room (entry len - len, one bit wider: its
+// borrow says len > entry len); the offset's high half must then be zero.
 // Callers ignore the answer for a zero-length range (it moves nothing).
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -58,41 +61,47 @@ module qpnic_mr_check (
     output wire                          inv_hit
 );
     wire [63:0] e_va     = {entry[`QPNIC_MR_CTX_VA_HI_FLAT], entry[`QPNIC_MR_CTX_VA_LO_FLAT]};
-    wire [31:0] e_len    = entry[`QPNIC_MR_CTX_LEN_FLAT];
+    wire [`QPNIC_MR_CTX_LEN_WIDTH-1:0] e_len = entry[`QPNIC_MR_CTX_LEN_FLAT];
     wire [63:0] e_dma    = {entry[`QPNIC_MR_CTX_DMA_HI_FLAT], entry[`QPNIC_MR_CTX_DMA_LO_FLAT]};
     wire [31:0] e_rkey   = entry[`QPNIC_MR_CTX_RKEY_FLAT];
     wire [31:0] e_lkey   = entry[`QPNIC_MR_CTX_LKEY_FLAT];
-    wire [31:0] e_key    = remote ? e_rkey : e_lkey;
     wire [2:0]  e_access = entry[`QPNIC_MR_CTX_ACCESS_FLAT];
     wire        e_valid  = entry[`QPNIC_MR_CTX_VALID_FLAT];
     wire        e_pd_ok  = (entry[`QPNIC_MR_CTX_PD_FLAT] == pd);
     wire        e_window = entry[`QPNIC_MR_CTX_WINDOW_FLAT];
 
+    // the two token compares serve both the check and the invalidate
+    wire        rkey_hit = (e_rkey == token);
+    wire        lkey_hit = (e_lkey == token);
+    // va - entry va with its borrow (va < entry va), one carry chain for
+    // both the bound and the offset; entry len - len likewise
+    localparam LW = `QPNIC_MR_CTX_LEN_WIDTH;
+    wire [64:0] off_b    = {1'b0, va} - {1'b0, e_va};
+    wire [LW:0] room_b   = {1'b0, e_len} - {1'b0, len};
+
     // ---- stage A -------------------------------------------------------------
     reg        a_valid, a_ok;
     reg        a_inval, a_inv_ok;
-    reg [64:0] a_req_end, a_mr_end;
     reg [63:0] a_off, a_dma;
+    reg [LW:0] a_room;   // borrow, entry len - len
     always @(posedge clk) begin
         if (rst) begin
             a_valid   <= 1'b0;
             a_ok      <= 1'b0;
             a_inval   <= 1'b0;
             a_inv_ok  <= 1'b0;
-            a_req_end <= 65'd0;
-            a_mr_end  <= 65'd0;
             a_off     <= 64'd0;
+            a_room    <= {(LW+1){1'b0}};
             a_dma     <= 64'd0;
         end else begin
             a_valid   <= in_valid;
             a_inval   <= inval;
             a_inv_ok  <= in_idx_ok && e_valid && e_pd_ok &&
-                         ((e_rkey == token) || (!remote && !e_window && e_lkey == token));
-            a_ok      <= in_idx_ok && e_valid && e_pd_ok && (e_key == token) && (remote || !e_window) &&
-                         ((e_access & need) == need) && (va >= e_va);
-            a_req_end <= {1'b0, va} + {33'd0, len};
-            a_mr_end  <= {1'b0, e_va} + {33'd0, e_len};
-            a_off     <= va - e_va;
+                         (rkey_hit || (!remote && !e_window && lkey_hit));
+            a_ok      <= in_idx_ok && e_valid && e_pd_ok && (remote ? rkey_hit : lkey_hit) &&
+                         (remote || !e_window) && ((e_access & need) == need) && !off_b[64];
+            a_off     <= off_b[63:0];
+            a_room    <= room_b;
             a_dma     <= e_dma;
         end
     end
@@ -105,7 +114,8 @@ module qpnic_mr_check (
             dev_addr  <= 64'd0;
         end else begin
             out_valid <= a_valid;
-            ok        <= a_inval ? a_inv_ok : a_ok && (a_req_end <= a_mr_end);
+            ok        <= a_inval ? a_inv_ok :
+                         a_ok && !a_room[LW] && (a_off[63:LW] == 0) && (a_off[LW-1:0] <= a_room[LW-1:0]);
             dev_addr  <= a_dma + a_off;
         end
     end
