@@ -8,6 +8,11 @@
 // its word on rd_data in cycle t+1, and rd_data holds until the next rd_en.
 // A read and a write of the same address in the same cycle read the old word
 // (the owner of a table forwards its own writes where it needs the new one).
+// With RDW_OLD 0 the owner never uses the word of such a read (it is
+// undefined on the FPGA, the old word in simulation): block RAM leaves a
+// read of the address the other port writes undefined, and the old word
+// costs a register and a multiplexer per bit (Yosys writes a cycle late
+// and forwards the delayed write).
 // Every word starts at zero (the initial block becomes the block RAM's
 // initial contents). With CLEAR set, after rst the RAM clears itself, one
 // word a cycle (2^AW cycles), while busy is high; an owner takes no request
@@ -18,6 +23,8 @@
 //   WIDTH   bits of one word
 //   AW      address bits: the RAM holds 2^AW words
 //   CLEAR   1: clear every word after rst (a table that must start empty)
+//   RDW_OLD 1: a read of the address written in the same cycle gives the
+//           old word; 0: its word is never used (see above)
 // Ports
 //   clk, rst                   clock, synchronous active-high reset
 //   busy                       clearing after reset
@@ -28,7 +35,8 @@
 module qpnic_ram_sdp #(
     parameter WIDTH = 32,
     parameter AW    = 4,
-    parameter CLEAR = 1
+    parameter CLEAR = 1,
+    parameter RDW_OLD = 1
 ) (
     input  wire             clk,
     input  wire             rst,
@@ -41,32 +49,46 @@ module qpnic_ram_sdp #(
     output reg  [WIDTH-1:0] rd_data
 );
     localparam DEPTH = 1 << AW;
-    reg [WIDTH-1:0] mem [0:DEPTH-1];
+    // a RAM that never clears is never busy: no logic for it
+    wire clearing = (CLEAR != 0) && busy;
 
-    integer k;
+    reg [AW-1:0] clr_addr;
     initial begin
-        for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
         rd_data = {WIDTH{1'b0}};
         busy = 1'b0;
         clr_addr = {AW{1'b0}};
     end
-
-    reg [AW-1:0] clr_addr;
     always @(posedge clk) begin
         if (rst) begin
             busy     <= (CLEAR != 0);
             clr_addr <= {AW{1'b0}};
-        end else if (busy) begin
-            mem[clr_addr] <= {WIDTH{1'b0}};
-            clr_addr      <= clr_addr + 1'b1;
+        end else if (clearing) begin
+            clr_addr <= clr_addr + 1'b1;
             if (&clr_addr) busy <= 1'b0;
-        end else if (wr_en)
-            mem[wr_addr] <= wr_data;
+        end
     end
+    wire             we = !rst && (clearing || wr_en);
+    wire [AW-1:0]    wa = clearing ? clr_addr : wr_addr;
+    wire [WIDTH-1:0] wd = clearing ? {WIDTH{1'b0}} : wr_data;
 
-    always @(posedge clk) begin
-        if (rd_en) rd_data <= mem[rd_addr];
-    end
+    integer k;
+    generate
+        if (RDW_OLD != 0) begin : old
+            reg [WIDTH-1:0] mem [0:DEPTH-1];
+            initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
+            always @(posedge clk) begin
+                if (we) mem[wa] <= wd;
+                if (rd_en) rd_data <= mem[rd_addr];
+            end
+        end else begin : any
+            (* no_rw_check *) reg [WIDTH-1:0] mem [0:DEPTH-1];
+            initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
+            always @(posedge clk) begin
+                if (we) mem[wa] <= wd;
+                if (rd_en) rd_data <= mem[rd_addr];
+            end
+        end
+    endgenerate
 endmodule
 
 `default_nettype wire
