@@ -284,6 +284,7 @@ module qpnic_completer #(
         end
     endtask
 
+    integer j;
     always @(posedge clk) begin
         if (rst) begin
             state       <= S_IDLE;
@@ -318,9 +319,14 @@ module qpnic_completer #(
                 if ({2'b00, sr_i} == MAX_SGE - 1) sr_busy <= 1'b0;
             end
             if (sr_got) begin
-                e_seg_addr[sr_got_i*64 +: 64] <= {seg_rd_data[`QPNIC_SEG_ADDR_HI_FLAT],
-                                                  seg_rd_data[`QPNIC_SEG_ADDR_LO_FLAT]};
-                e_seg_len[sr_got_i*32 +: 32]  <= seg_rd_data[`QPNIC_SEG_LEN_FLAT];
+                // each segment's registers by a constant index: an enable
+                // per segment, no multiplexer by sr_got_i in front of them
+                for (j = 0; j < MAX_SGE; j = j + 1)
+                    if ({1'b0, sr_got_i} == j[2:0]) begin
+                        e_seg_addr[j*64 +: 64] <= {seg_rd_data[`QPNIC_SEG_ADDR_HI_FLAT],
+                                                   seg_rd_data[`QPNIC_SEG_ADDR_LO_FLAT]};
+                        e_seg_len[j*32 +: 32]  <= seg_rd_data[`QPNIC_SEG_LEN_FLAT];
+                    end
                 if (!sr_busy) segs_in <= 1'b1;
             end
 
@@ -386,7 +392,9 @@ module qpnic_completer #(
                 end
             S_HDR:
                 if (in_valid) begin
-                    hdr[32*hdr_i +: 32] <= in_data;
+                    // word by word, each by a constant index (as above)
+                    for (j = 0; j < RESP_WORDS; j = j + 1)
+                        if (hdr_i == j[2:0]) hdr[32*j +: 32] <= in_data;
                     hdr_i <= hdr_i + 3'd1;
                     if (in_last || hdr_i == RESP_WORDS - 3'd1) begin
                         has_payload <= !in_last;
