@@ -145,11 +145,14 @@ module qpnic_mr_table #(
     qpnic_mr_pack u_upd (
         .va(upd_va), .len(upd_len), .dma(upd_dma), .lkey(upd_lkey), .rkey(upd_rkey),
         .access(upd_access), .pd(upd_pd), .window(1'b0), .entry(upd_entry));
-    wire [EB-1:0] upd_word = upd_write ? upd_entry : {EB{1'b0}};
 
     wire          wr_en   = !clearing && (inv_wr ? inv_in : fr_wr ? fr_in : upd_valid && upd_in);
     wire [AW-1:0] wr_addr = inv_wr ? inv_idx[AW-1:0] : fr_wr ? fr_idx[AW-1:0] : upd_idx[AW-1:0];
-    wire [EB-1:0] wr_data = inv_wr ? {EB{1'b0}} : fr_wr ? fr_entry : upd_word;   // invalid: all zero
+    // invalid: all zero. Every zero in one condition, so that it can be the
+    // synchronous reset of the register the RAM's write goes through
+    // (qpnic_ram_sdp) rather than a multiplexer per bit.
+    wire          wr_zero = inv_wr || (!fr_wr && !upd_write);
+    wire [EB-1:0] wr_data = wr_zero ? {EB{1'b0}} : fr_wr ? fr_entry : upd_entry;
 
     // ---- check ports -----------------------------------------------------------
     genvar p;
