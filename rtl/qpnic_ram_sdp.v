@@ -14,15 +14,18 @@
 // costs a register and a multiplexer per bit (Yosys writes a cycle late
 // and forwards the delayed write).
 // Every word starts at zero (the initial block becomes the block RAM's
-// initial contents). With CLEAR set, after rst the RAM clears itself, one
-// word a cycle (2^AW cycles), while busy is high; an owner takes no request
-// meanwhile, and the write port is ignored. A RAM whose words are only ever
-// read after being written (CLEAR 0) is never busy.
+// initial contents). With CLEAR set, after rst the RAM clears itself while
+// busy is high (2^AW cycles: one word a cycle; CLEAR 2, see below, keeps
+// the same wait); an owner takes no request meanwhile, and the write port
+// is ignored. A RAM whose words are only ever read after being written
+// (CLEAR 0) is never busy.
 //
 // Parameters
 //   WIDTH   bits of one word
 //   AW      address bits: the RAM holds 2^AW words
-//   CLEAR   1: clear every word after rst (a table that must start empty)
+//   CLEAR   1: clear every word after rst (a table that must start empty);
+//           2: the same, by a bit per word where the table is one LUT
+//           RAM deep (cheaper where the write data has no spare input)
 //   RDW_OLD 1: a read of the address written in the same cycle gives the
 //           old word; 0: its word is never used (see above)
 // Ports
@@ -51,12 +54,23 @@ module qpnic_ram_sdp #(
     localparam DEPTH = 1 << AW;
     // a RAM that never clears is never busy: no logic for it
     wire clearing = (CLEAR != 0) && busy;
+    // How the words come to read zero. CLEAR 2 on a table of at most one
+    // LUT RAM's words: a bit per word, "written since rst", and a word
+    // without it reads as zero; the zero is the read register's synchronous
+    // reset, with no multiplexer in front of each write data bit (a LUT RAM
+    // has no register on its write for Yosys to fold such a zero into, as
+    // it does for the old word of a block RAM). Otherwise zeros are
+    // written, one word a cycle. Either way busy lasts the same 2^AW cycles.
+    localparam LUTRAM_WORDS = 16;   // words of one ECP5 LUT RAM (TRELLIS_DPR16X4)
+    localparam WORD_BITS = (CLEAR == 2) && (DEPTH <= LUTRAM_WORDS);
 
-    reg [AW-1:0] clr_addr;
+    reg [AW-1:0]    clr_addr;
+    reg [DEPTH-1:0] written;   // WORD_BITS: word i written since rst
     initial begin
         rd_data = {WIDTH{1'b0}};
         busy = 1'b0;
         clr_addr = {AW{1'b0}};
+        written = {DEPTH{1'b0}};
     end
     always @(posedge clk) begin
         if (rst) begin
@@ -67,9 +81,17 @@ module qpnic_ram_sdp #(
             if (&clr_addr) busy <= 1'b0;
         end
     end
-    wire             we = !rst && (clearing || wr_en);
-    wire [AW-1:0]    wa = clearing ? clr_addr : wr_addr;
-    wire [WIDTH-1:0] wd = clearing ? {WIDTH{1'b0}} : wr_data;
+    wire             clr_wr = clearing && !WORD_BITS;   // a zero word written
+    wire             we = !rst && (clr_wr || (!(clearing && WORD_BITS) && wr_en));
+    wire [AW-1:0]    wa = clr_wr ? clr_addr : wr_addr;
+    wire [WIDTH-1:0] wd = clr_wr ? {WIDTH{1'b0}} : wr_data;
+    always @(posedge clk) begin
+        if (rst)
+            written <= {DEPTH{1'b0}};
+        else if (we)
+            written[wa] <= 1'b1;
+    end
+    wire rd_zero = WORD_BITS && !written[rd_addr];
 
     integer k;
     generate
@@ -78,14 +100,14 @@ module qpnic_ram_sdp #(
             initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
             always @(posedge clk) begin
                 if (we) mem[wa] <= wd;
-                if (rd_en) rd_data <= mem[rd_addr];
+                if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
             end
         end else begin : any
             (* no_rw_check *) reg [WIDTH-1:0] mem [0:DEPTH-1];
             initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
             always @(posedge clk) begin
                 if (we) mem[wa] <= wd;
-                if (rd_en) rd_data <= mem[rd_addr];
+                if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
             end
         end
     endgenerate
