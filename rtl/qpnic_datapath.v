@@ -287,8 +287,11 @@ module qpnic_datapath #(
     wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr, seg_rd_addr;
     wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data, seg_rd_data;
     wire        seg_busy;
-    // (a slot is read only after it was written: no clearing)
-    qpnic_ram_sdp #(.WIDTH(`QPNIC_SEG_BITS), .AW(`QPNIC_OST_SLOT_BITS + 2), .CLEAR(0)) u_segs (
+    // (a slot is read only after it was written: no clearing; and never
+    // while it is written, RDW_OLD 0: the requester writes slot s again
+    // only 2^OST_SLOT_BITS entries later, while the ost FIFO holds half as
+    // many, so the completer is done with s long before)
+    qpnic_ram_sdp #(.WIDTH(`QPNIC_SEG_BITS), .AW(`QPNIC_OST_SLOT_BITS + 2), .CLEAR(0), .RDW_OLD(0)) u_segs (
         .clk(clk), .rst(rst), .busy(seg_busy),
         .wr_en(seg_wr_en), .wr_addr(seg_wr_addr), .wr_data(seg_wr_data),
         .rd_en(seg_rd_en), .rd_addr(seg_rd_addr), .rd_data(seg_rd_data));
