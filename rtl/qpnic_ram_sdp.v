@@ -9,10 +9,10 @@
 // A read and a write of the same address in the same cycle read the old word
 // (the owner of a table forwards its own writes where it needs the new one).
 // With RDW_OLD 0 the owner never uses the word of such a read (it is
-// undefined on the FPGA, the old word in simulation): block RAM leaves a
-// read of the address the other port writes undefined, and the old word
-// costs a register and a multiplexer per bit (Yosys writes a cycle late
-// and forwards the delayed write).
+// undefined on the FPGA, the old word inverted in simulation): block RAM
+// leaves a read of the address the other port writes undefined, and the old
+// word costs a register and a multiplexer per bit (Yosys writes a cycle
+// late and forwards the delayed write).
 // Every word starts at zero (the initial block becomes the block RAM's
 // initial contents). With CLEAR set, after rst the RAM clears itself while
 // busy is high (2^AW cycles: one word a cycle; CLEAR 2, see below, keeps
@@ -65,12 +65,10 @@ module qpnic_ram_sdp #(
     localparam WORD_BITS = (CLEAR == 2) && (DEPTH <= LUTRAM_WORDS);
 
     reg [AW-1:0]    clr_addr;
-    reg [DEPTH-1:0] written;   // WORD_BITS: word i written since rst
     initial begin
         rd_data = {WIDTH{1'b0}};
         busy = 1'b0;
         clr_addr = {AW{1'b0}};
-        written = {DEPTH{1'b0}};
     end
     always @(posedge clk) begin
         if (rst) begin
@@ -85,13 +83,22 @@ module qpnic_ram_sdp #(
     wire             we = !rst && (clr_wr || (!(clearing && WORD_BITS) && wr_en));
     wire [AW-1:0]    wa = clr_wr ? clr_addr : wr_addr;
     wire [WIDTH-1:0] wd = clr_wr ? {WIDTH{1'b0}} : wr_data;
-    always @(posedge clk) begin
-        if (rst)
-            written <= {DEPTH{1'b0}};
-        else if (we)
-            written[wa] <= 1'b1;
-    end
-    wire rd_zero = WORD_BITS && !written[rd_addr];
+    wire             rd_zero;   // the word read has not been written since rst
+    generate
+        if (WORD_BITS) begin : words
+            reg [DEPTH-1:0] written;   // word i written since rst
+            initial written = {DEPTH{1'b0}};
+            always @(posedge clk) begin
+                if (rst)
+                    written <= {DEPTH{1'b0}};
+                else if (we)
+                    written[wa] <= 1'b1;
+            end
+            assign rd_zero = !written[rd_addr];
+        end else begin : no_words
+            assign rd_zero = 1'b0;
+        end
+    endgenerate
 
     integer k;
     generate
@@ -108,6 +115,12 @@ module qpnic_ram_sdp #(
             always @(posedge clk) begin
                 if (we) mem[wa] <= wd;
                 if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
+`ifndef SYNTHESIS
+                // In simulation such a read gives the old word inverted, not
+                // the old word, so that an owner that did use it would fail
+                // its tests rather than pass by the simulator's kindness.
+                if (rd_en && we && wa == rd_addr) rd_data <= ~mem[rd_addr];
+`endif
             end
         end
     endgenerate
