@@ -209,6 +209,8 @@ module qpnic_requester #(
     reg          inv_sent;      // S_INV: the invalidate's check went out
     reg [1:0]    bstate;
     reg [511:0]  wqe;           // the WQE, word w at [32w +: 32]
+    localparam   WQE_PAIRS = 512 / 64;   // 64-bit pairs of it (wqe_data)
+    integer      wp;
     reg [2:0]    ld_pair;
     reg [QW-1:0] qpn;
     reg [`QPNIC_INDEX_BITS-1:0] index;
@@ -652,7 +654,11 @@ module qpnic_requester #(
             case (state)
             S_LOAD:
                 if (wqe_valid) begin
-                    wqe[64*ld_pair +: 64] <= wqe_data;
+                    // each pair's slot by its own constant index: no
+                    // multiplexer in front of the 512 bits (Yosys builds one
+                    // for a part-select by a moving index)
+                    for (wp = 0; wp < WQE_PAIRS; wp = wp + 1)
+                        if ({29'd0, ld_pair} == wp) wqe[64*wp +: 64] <= wqe_data;
                     ld_pair <= ld_pair + 3'd1;
                     // the WQE's QP is known with its first pair: READ its
                     // context while the rest of the WQE comes in

@@ -184,6 +184,8 @@ module qpnic_responder #(
     reg [4:0]    state;
     reg          inv_sent;     // S_INVAL: its check went out
     reg [255:0]  hdr;          // request header, word w at [32w +: 32]
+    localparam   HDR_SLOTS = 256 / 32;
+    integer      wj;           // a word's slot (hdr, rqwqe)
     reg [3:0]    hdr_i;
     reg          has_payload;  // beats follow the header
     reg [QW-1:0] dq;           // destination QP (meaningful when ctx_valid)
@@ -613,7 +615,11 @@ module qpnic_responder #(
                 if (fl_go)
                     state <= S_FL_ASK;
                 else if (in_valid) begin
-                    hdr[32*hdr_i +: 32] <= in_data;
+                    // each word's slot by its own constant index: no
+                    // multiplexer in front of the header's bits (Yosys
+                    // builds one for a part-select by a moving index)
+                    for (wj = 0; wj < HDR_SLOTS; wj = wj + 1)
+                        if ({28'd0, hdr_i} == wj) hdr[32*wj +: 32] <= in_data;
                     hdr_i <= hdr_i + 4'd1;
                     if (hdr_done) begin
                         has_payload <= !in_last;
@@ -674,7 +680,8 @@ module qpnic_responder #(
                 if (rd_req_ready) state <= S_RQ_DATA;
             S_RQ_DATA:
                 if (rd_rsp_valid) begin
-                    rqwqe[32*rq_word +: 32] <= rd_rsp_data;
+                    for (wj = 0; wj < `QPNIC_WQE_WORDS; wj = wj + 1)   // (as hdr)
+                        if ({28'd0, rq_word} == wj) rqwqe[32*wj +: 32] <= rd_rsp_data;
                     rq_word <= rq_word + 4'd1;
                     if (rd_rsp_last || rq_word == LAST_WQE_WORD) begin
                         need_cqe <= 1'b1;
