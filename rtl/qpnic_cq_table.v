@@ -271,7 +271,7 @@ module qpnic_cq_table #(
     wire [EB-1:0] ram_q;
 
     // CLEAR 2: a small table clears by a bit per word (qpnic_ram_sdp)
-    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .CLEAR(2)) ram (
+    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .CLEAR(2), .STYLE("block")) ram (
         .clk(clk), .rst(rst), .busy(clearing),
         .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
         .rd_en(take), .rd_addr(a_idx[AW-1:0]), .rd_data(ram_q));

@@ -167,7 +167,7 @@ module qpnic_mr_table #(
             // read enable from chk_valid made the client's whole decision
             // to ask a path into the block RAM's clock enable (the 85F's
             // worst path in run 17, docs/synthesis.md).
-            qpnic_ram_sdp #(.WIDTH(EB), .AW(AW)) ram (
+            qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .STYLE("block")) ram (
                 .clk(clk), .rst(rst), .busy(ram_busy[p]),
                 .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
                 .rd_en(1'b1), .rd_addr(idx[AW-1:0]), .rd_data(entry));

@@ -213,7 +213,7 @@ module qpnic_qp_table #(
     // RDW_OLD 0: a QP being written back is never granted (g_held), so a
     // read of the word being written is never used. CLEAR 2: a small table
     // clears by a bit per word (qpnic_ram_sdp).
-    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .CLEAR(2), .RDW_OLD(0)) ram (
+    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .CLEAR(2), .RDW_OLD(0), .STYLE("block")) ram (
         .clk(clk), .rst(rst), .busy(clearing),
         .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(new_word),
         .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(ram_q));

@@ -28,6 +28,10 @@
 //           RAM deep (cheaper where the write data has no spare input)
 //   RDW_OLD 1: a read of the address written in the same cycle gives the
 //           old word; 0: its word is never used (see above)
+//   STYLE   Yosys's ram_style: "auto" (its choice: LUT RAM for a few
+//           words), or "block": a block RAM however few the words (the
+//           context tables; on the 25F, LUTs are scarcer than block RAMs,
+//           and a LUT RAM word costs LUTs)
 // Ports
 //   clk, rst                   clock, synchronous active-high reset
 //   busy                       clearing after reset
@@ -39,7 +43,11 @@ module qpnic_ram_sdp #(
     parameter WIDTH = 32,
     parameter AW    = 4,
     parameter CLEAR = 1,
-    parameter RDW_OLD = 1
+    parameter RDW_OLD = 1,
+    // STYLE is read only by Yosys, through the ram_style attributes below
+    /* verilator lint_off UNUSEDPARAM */
+    parameter STYLE = "auto"
+    /* verilator lint_on UNUSEDPARAM */
 ) (
     input  wire             clk,
     input  wire             rst,
@@ -103,14 +111,14 @@ module qpnic_ram_sdp #(
     integer k;
     generate
         if (RDW_OLD != 0) begin : old
-            reg [WIDTH-1:0] mem [0:DEPTH-1];
+            (* ram_style = STYLE *) reg [WIDTH-1:0] mem [0:DEPTH-1];
             initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
             always @(posedge clk) begin
                 if (we) mem[wa] <= wd;
                 if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
             end
         end else begin : any
-            (* no_rw_check *) reg [WIDTH-1:0] mem [0:DEPTH-1];
+            (* no_rw_check, ram_style = STYLE *) reg [WIDTH-1:0] mem [0:DEPTH-1];
             initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
             always @(posedge clk) begin
                 if (we) mem[wa] <= wd;
