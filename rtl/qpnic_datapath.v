@@ -237,6 +237,8 @@ module qpnic_datapath #(
     // makes a fence or a token table operation wait a cycle longer; the
     // pushes still count at once, so it never reads idle too early.
     reg         retire_read_r, retire_remote_r;
+    wire        push_remote = ost_in_valid && ost_in_ready && !ost_in_data[`QPNIC_OST_LOCAL];
+    wire        push_read   = ost_in_valid && ost_in_ready && ost_in_data[`QPNIC_OST_READ];
     always @(posedge clk) begin
         if (rst) begin
             retire_read_r   <= 1'b0;
@@ -246,10 +248,11 @@ module qpnic_datapath #(
         end else begin
             retire_read_r   <= cp_retire_read;
             retire_remote_r <= cp_retire_remote;
-            remotes_out <= remotes_out + {{(OST_LOG_DEPTH+1){1'b0}}, ost_in_valid && ost_in_ready && !ost_in_data[`QPNIC_OST_LOCAL]}
-                                       - {{(OST_LOG_DEPTH+1){1'b0}}, retire_remote_r};
-            reads_out <= reads_out + {{(OST_LOG_DEPTH+1){1'b0}}, ost_in_valid && ost_in_ready && ost_in_data[`QPNIC_OST_READ]}
-                                   - {{(OST_LOG_DEPTH+1){1'b0}}, retire_read_r};
+            // +1 or -1 (all ones) in one adder, when only one of the two
+            if (push_remote != retire_remote_r)
+                remotes_out <= remotes_out + {{(OST_LOG_DEPTH+1){retire_remote_r}}, 1'b1};
+            if (push_read != retire_read_r)
+                reads_out <= reads_out + {{(OST_LOG_DEPTH+1){retire_read_r}}, 1'b1};
         end
     end
 

@@ -69,8 +69,9 @@ module qpnic_fifo #(
                 rd_ptr  <= rd_next;
                 rd_next <= rd_next + 1'b1;
             end
-            if (do_write && !do_read)      held <= held + 1'b1;
-            else if (do_read && !do_write) held <= held - 1'b1;
+            // +1 or -1 (all ones) in one adder, not an incrementer and a
+            // decrementer with a multiplexer behind them
+            if (do_write != do_read) held <= held + {{LOG_DEPTH{do_read}}, 1'b1};
         end
     end
 endmodule
