@@ -395,8 +395,12 @@ module qpnic_responder #(
     wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts && !seq_drop &&
                             is_write && reth_ok &&
                             has_payload && w_total_nz && s_start_ready;
-    wire [MAX_SGE*64-1:0] wf_addr = {{(MAX_SGE*64-64){1'b0}}, mr_dev};
-    wire [MAX_SGE*32-1:0] wf_len  = {{(MAX_SGE*32-32){1'b0}}, reth_len};
+    // Its one segment is segment 0; the later ones are seg_addr's and
+    // seg_len's as they are, not zeros: the scatter never reaches them,
+    // since w_total <= reth_len (its bytes run out with segment 0 at the
+    // latest), so segment 0 alone needs a multiplexer.
+    wire [MAX_SGE*64-1:0] wf_addr = {seg_addr[MAX_SGE*64-1:64], mr_dev};
+    wire [MAX_SGE*32-1:0] wf_len  = {seg_len[MAX_SGE*32-1:32], reth_len};
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
         .start_valid(w_fast || (state == S_DATA && scat_total != 32'd0 && has_payload)),
