@@ -220,7 +220,10 @@ module qpnic_responder #(
     wire [33:0]  sge_sum;
     wire [MAX_SGE*64-1:0] sg_addr;
     wire [MAX_SGE*32-1:0] sg_len;
-    wire [MAX_SGE*64-1:0] seg_addr = reth_seg ? {{(MAX_SGE*64-64){1'b0}}, reth_dev} : sg_addr;
+    // The RETH's is segment 0; its later segments are empty (zero lengths),
+    // and an empty segment's address is never used (the gather and the
+    // scatter skip it), so the addresses need no zeros.
+    wire [MAX_SGE*64-1:0] seg_addr = {sg_addr[MAX_SGE*64-1:64], reth_seg ? reth_dev : sg_addr[63:0]};
     wire [MAX_SGE*32-1:0] seg_len  = reth_seg ? {{(MAX_SGE*32-32){1'b0}}, reth_len} : sg_len;
     reg [31:0]   scat_total;   // bytes to write
     reg          need_cqe;     // an RQ WQE was consumed
