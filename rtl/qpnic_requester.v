@@ -199,7 +199,8 @@ module qpnic_requester #(
                      S_CTX    = 4'd6,  // wait for the READ of the WQE's QP context
                      S_SEG    = 4'd7,  // a READ's segments into the segment RAM
                      S_INV    = 4'd8,  // INVALIDATE: its check (which clears the entry)
-                     S_FREG   = 4'd9;  // FAST_REG, BIND: the entry to the token table
+                     S_FREG   = 4'd9,  // FAST_REG, BIND: the entry to the token table
+                     S_INL    = 4'd10; // an INLINE request's segment addresses, one a cycle
     // back end
     localparam [1:0] B_IDLE   = 2'd0,  // wait for a job
                      B_HDR    = 2'd1,  // header words onto the port
@@ -224,7 +225,7 @@ module qpnic_requester #(
     wire [MAX_SGE*32-1:0] seg_len;
     reg [3:0]    hdr_i;
     reg [`QPNIC_OST_SLOT_BITS-1:0] ost_slot;   // slot of the next entry
-    reg [1:0]    seg_i;         // S_SEG: the segment being written
+    reg [1:0]    seg_i;         // S_SEG, S_INL: the segment being written
     // the QP context of this WQE (its READ's answer) and of the table
     // request in flight
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
@@ -497,7 +498,11 @@ module qpnic_requester #(
             sq_part = ctx_sq_base + {{(58-`QPNIC_INDEX_BITS){1'b0}}, pos, at};
         end
     endfunction
-    localparam [`QPNIC_INDEX_BITS-1:0] IDX_ONE = 1, IDX_TWO = 2;
+    // S_INL computes them one a cycle (seg_i), through one adder rather
+    // than one per segment: segment 0 is the WQE's own slot (from word 5),
+    // segment n the slot n places on (from word 1)
+    wire [`QPNIC_INDEX_BITS-1:0] inl_pos  = index + {{(`QPNIC_INDEX_BITS-2){1'b0}}, seg_i};
+    wire [63:0]                  inl_part = sq_part(inl_pos, (seg_i == 2'd0) ? INL_HEAD_AT : INL_SLOT_AT);
     wire [7:0]  inl_l0 = (inline_len < 8'd`QPNIC_INLINE_HEAD_BYTES) ? inline_len : 8'd`QPNIC_INLINE_HEAD_BYTES;
     wire [7:0]  inl_r1 = inline_len - inl_l0;
     wire [7:0]  inl_l1 = (inl_r1 < 8'd`QPNIC_INLINE_SLOT_BYTES) ? inl_r1 : 8'd`QPNIC_INLINE_SLOT_BYTES;
@@ -707,9 +712,8 @@ module qpnic_requester #(
                     inv_sent <= 1'b0;
                     state    <= S_INV;
                 end else if (is_inline) begin
-                    inl_addr <= {sq_part(index + IDX_TWO, INL_SLOT_AT), sq_part(index + IDX_ONE, INL_SLOT_AT),
-                                 sq_part(index, INL_HEAD_AT)};
-                    state    <= S_OST;
+                    seg_i <= 2'd0;
+                    state <= S_INL;
                 end else
                     state <= S_CHECK;
             end
@@ -735,6 +739,14 @@ module qpnic_requester #(
                         state <= S_OST;
                 end
             S_SEG: begin
+                seg_i <= seg_i + 2'd1;
+                if ({2'b00, seg_i} == MAX_SGE - 1) state <= S_OST;
+            end
+            S_INL: begin
+                // each segment's slot by its own constant index (no
+                // multiplexer in front of the bits)
+                for (wp = 0; wp < MAX_SGE; wp = wp + 1)
+                    if ({30'd0, seg_i} == wp) inl_addr[64*wp +: 64] <= inl_part;
                 seg_i <= seg_i + 2'd1;
                 if ({2'b00, seg_i} == MAX_SGE - 1) state <= S_OST;
             end
