@@ -232,10 +232,6 @@ module qpnic_requester #(
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // its PD: every check of the WQE names it
     reg [63:0]   ctx_sq_base;   // its SQ ring (INLINE payloads are there)
     reg [4:0]    ctx_sq_log;
-    // an INLINE request's payload addresses in the SQ ring (S_DECODE sets
-    // them; the lengths come straight from the WQE, which stays until the
-    // request's job is handed over)
-    reg [MAX_SGE*64-1:0] inl_addr;
     reg          ctx_have;      // ctx_state is the answer for this WQE
     reg          ctx_stale;     // the QP was rewound since the WQE's claim
     reg          tt_fresh;      // a token table operation's context was READ again after the wait
@@ -394,6 +390,7 @@ module qpnic_requester #(
         .start(sg_start), .sges(wqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
         .nsge(nsge), .need(sg_need),
         .busy(sg_busy), .done(sg_done), .fail(sg_fail), .total(total),
+        .ld_valid(state == S_INL), .ld_i(seg_i), .ld_addr(inl_part), .ld_len(inl_len),
         .seg_addr(seg_addr), .seg_len(seg_len),
         .chk_valid(sg_chk_valid), .chk_token(sg_chk_token), .chk_va(chk_va),
         .chk_len(chk_len), .chk_need(chk_need),
@@ -477,8 +474,9 @@ module qpnic_requester #(
 
     // --- the payload's segments: the checked SGEs, or an INLINE request's
     // slots of the SQ ring ---
-    wire [MAX_SGE*64-1:0] p_addr  = is_inline ? inl_addr : seg_addr;
-    wire [MAX_SGE*32-1:0] p_len   = is_inline ? {24'd0, inl_l2, 24'd0, inl_l1, 24'd0, inl_l0} : seg_len;
+    // (an INLINE request's are loaded into the SGE check's results, S_INL)
+    wire [MAX_SGE*64-1:0] p_addr  = seg_addr;
+    wire [MAX_SGE*32-1:0] p_len   = seg_len;
     wire [33:0]           p_total = is_inline ? {26'd0, inline_len} : total;
     // The INLINE segments of the WQE at `index`: INLINE_HEAD_BYTES from its
     // word 5, then up to INLINE_SLOT_BYTES from word 1 of each of the next
@@ -499,14 +497,18 @@ module qpnic_requester #(
         end
     endfunction
     // S_INL computes them one a cycle (seg_i), through one adder rather
-    // than one per segment: segment 0 is the WQE's own slot (from word 5),
-    // segment n the slot n places on (from word 1)
+    // than one per segment, and loads each into the SGE check's results
+    // (seg_addr, seg_len), where the gather takes every payload's segments
+    // from: segment 0 is the WQE's own slot (from word 5), segment n the
+    // slot n places on (from word 1)
     wire [`QPNIC_INDEX_BITS-1:0] inl_pos  = index + {{(`QPNIC_INDEX_BITS-2){1'b0}}, seg_i};
     wire [63:0]                  inl_part = sq_part(inl_pos, (seg_i == 2'd0) ? INL_HEAD_AT : INL_SLOT_AT);
     wire [7:0]  inl_l0 = (inline_len < 8'd`QPNIC_INLINE_HEAD_BYTES) ? inline_len : 8'd`QPNIC_INLINE_HEAD_BYTES;
     wire [7:0]  inl_r1 = inline_len - inl_l0;
     wire [7:0]  inl_l1 = (inl_r1 < 8'd`QPNIC_INLINE_SLOT_BYTES) ? inl_r1 : 8'd`QPNIC_INLINE_SLOT_BYTES;
     wire [7:0]  inl_l2 = inl_r1 - inl_l1;
+    // segment seg_i's length, for S_INL
+    wire [31:0] inl_len = {24'd0, (seg_i == 2'd0) ? inl_l0 : (seg_i == 2'd1) ? inl_l1 : inl_l2};
 
     // --- the outstanding entry ---
     reg [`QPNIC_OST_WIDTH-1:0] ost;
@@ -628,7 +630,6 @@ module qpnic_requester #(
             ctx_pd     <= 0;
             ctx_sq_base <= 64'd0;
             ctx_sq_log <= 5'd0;
-            inl_addr   <= 0;
             ctx_have   <= 1'b0;
             tq_busy    <= 1'b0;
             tq_wait    <= 1'b0;
@@ -743,10 +744,6 @@ module qpnic_requester #(
                 if ({2'b00, seg_i} == MAX_SGE - 1) state <= S_OST;
             end
             S_INL: begin
-                // each segment's slot by its own constant index (no
-                // multiplexer in front of the bits)
-                for (wp = 0; wp < MAX_SGE; wp = wp + 1)
-                    if ({30'd0, seg_i} == wp) inl_addr[64*wp +: 64] <= inl_part;
                 seg_i <= seg_i + 2'd1;
                 if ({2'b00, seg_i} == MAX_SGE - 1) state <= S_OST;
             end

@@ -354,6 +354,7 @@ module qpnic_responder #(
         .sges(rqwqe[32*`QPNIC_WQE_SGE_WORD +: 32*SGE_WORDS*MAX_SGE]),
         .nsge(rq_nsge), .need(`QPNIC_MR_ACCESS_LOCAL_WRITE),
         .busy(sg_busy), .done(sg_done), .fail(sg_fail), .total(sge_sum),
+        .ld_valid(1'b0), .ld_i({($clog2(MAX_SGE + 1)){1'b0}}), .ld_addr(64'd0), .ld_len(32'd0),
         .seg_addr(sg_addr), .seg_len(sg_len),
         .chk_valid(sg_chk_valid), .chk_token(sg_chk_token), .chk_va(sg_chk_va),
         .chk_len(sg_chk_len), .chk_need(sg_chk_need),

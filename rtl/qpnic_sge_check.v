@@ -10,7 +10,9 @@
 //   total     the sum of the accepted SGE lengths (34 bits: no overflow)
 //   seg_addr  segment n's device address at [n*64 +: 64] (0 if empty)
 //   seg_len   segment n's length at [n*32 +: 32] (0 if empty or refused)
-// They hold until the next start.
+// They hold until the next start. While not busy, ld_valid writes segment
+// ld_i of seg_addr and seg_len directly (a caller's segments that need no
+// check: the requester's INLINE payload); fail and total stay.
 //
 // Ports
 //   clk, rst             clock, synchronous active-high reset
@@ -22,6 +24,7 @@
 //   need                 enum mr_access bits every SGE's region must grant
 //   busy                 a check is running (from the cycle after start)
 //   done                 combinational pulse: the last answer is in
+//   ld_valid, ld_i, ld_addr, ld_len   write segment ld_i (while not busy)
 //   chk_*, res_*         the check port (remote is always 0 here)
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -37,6 +40,10 @@ module qpnic_sge_check #(
     input  wire [2:0]             need,
     output reg                    busy,
     output wire                   done,
+    input  wire                   ld_valid,
+    input  wire [$clog2(MAX_SGE+1)-1:0] ld_i,
+    input  wire [63:0]            ld_addr,
+    input  wire [31:0]            ld_len,
     output reg                    fail,
     output reg  [33:0]            total,
     output reg  [MAX_SGE*64-1:0]  seg_addr,
@@ -104,6 +111,12 @@ module qpnic_sge_check #(
     wire clear = rst || (!busy && start);
     // an answer that counts: empty SGEs move nothing
     wire take  = busy && res_valid && res_len != 32'd0;
+    // a segment written: an accepted answer, or a load (never both: a load
+    // comes only while not busy); one write data for every slot
+    wire          seg_wr   = ld_valid || (take && res_ok);
+    wire [IW-1:0] seg_wi   = ld_valid ? ld_i : res_i;
+    wire [63:0]   seg_wa   = ld_valid ? ld_addr : res_dev;
+    wire [31:0]   seg_wl   = ld_valid ? ld_len : res_len;
     integer n;
     always @(posedge clk) begin
         if (clear) begin
@@ -111,17 +124,17 @@ module qpnic_sge_check #(
             total    <= 34'd0;
             seg_addr <= 0;
             seg_len  <= 0;
-        end else if (take) begin
-            if (!res_ok)
-                fail <= 1'b1;
-            else begin
-                total <= total + {2'b00, res_len};
-                for (n = 0; n < MAX_SGE; n = n + 1)
-                    if (res_i == n[IW-1:0]) begin
-                        seg_addr[n*64 +: 64] <= res_dev;
-                        seg_len[n*32 +: 32]  <= res_len;
-                    end
+        end else begin
+            if (take) begin
+                if (!res_ok) fail  <= 1'b1;
+                else         total <= total + {2'b00, res_len};
             end
+            if (seg_wr)
+                for (n = 0; n < MAX_SGE; n = n + 1)
+                    if (seg_wi == n[IW-1:0]) begin
+                        seg_addr[n*64 +: 64] <= seg_wa;
+                        seg_len[n*32 +: 32]  <= seg_wl;
+                    end
         end
     end
 endmodule
