@@ -206,7 +206,11 @@ module qpnic_qp_table #(
 
     // ---- the RAM; stage B registers its word --------------------------------
     wire [EB-1:0] ram_q;
-    reg           wr_en;
+    // Stage C writes its QP's word back whatever the operation: where
+    // nothing changes, new_word is cur. The enable is then no decision of
+    // the operation's (run 48's worst path went from stage C's decisions
+    // through the flush queue's mark into the RAM's write port).
+    wire          wr_en = c_valid && c_in;
     reg  [EB-1:0] new_word;
     reg  [EB-1:0] cur;        // the word of the operation in C
 
@@ -335,7 +339,6 @@ module qpnic_qp_table #(
     reg [`QPNIC_QP_STATE_BITS-1:0] w_state;
     always @* begin
         new_word = cur;
-        wr_en    = 1'b0;
         push     = 1'b0;
         fl_push  = 1'b0;
         w_pi     = sq_pi;
@@ -344,7 +347,6 @@ module qpnic_qp_table #(
         if (c_valid && c_in) begin
             case (c_op)
             `QPNIC_QP_OP_HOST_WRITE: begin
-                wr_en = 1'b1;
                 case (c_off)
                 `QPNIC_QPREG_SQ_BASE_LO: new_word[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = c_arg;
                 `QPNIC_QPREG_SQ_BASE_HI: new_word[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = c_arg;
@@ -358,7 +360,7 @@ module qpnic_qp_table #(
                 end
                 `QPNIC_QPREG_REMOTE:
                     new_word[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = w_rqpn;
-                `QPNIC_QPREG_STATE: if (!host_ok) wr_en = 1'b0; else begin
+                `QPNIC_QPREG_STATE: if (host_ok) begin   // a refused write changes nothing
                     w_state = host_st;
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = w_state;
                     if (w_state == `QPNIC_QP_STATE_RESET) begin
@@ -388,33 +390,28 @@ module qpnic_qp_table #(
                 `QPNIC_QPREG_QPN:   new_word[`QPNIC_QP_CTX_GEN_FLAT] = c_arg[`QPNIC_QP_NUM_GEN];
                 `QPNIC_QPREG_PD:    new_word[`QPNIC_QP_CTX_PD_FLAT]  = c_arg[`QPNIC_PD_BITS-1:0];
                 `QPNIC_QPREG_RNR_RETRY: new_word[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = c_arg[`QPNIC_QP_RNR_RETRY];
-                default: wr_en = 1'b0;   // read-only or unmapped
+                default: ;   // read-only or unmapped: nothing changes
                 endcase
                 // a doorbell or a state out of RESET may leave WQEs to fetch
                 // (not while the RNR timer runs: RNR_WAKE queues it then)
                 if (!sched && !rnr_wait && w_state != `QPNIC_QP_STATE_RESET && w_pi != w_ptr) begin
                     push  = 1'b1;
-                    wr_en = 1'b1;   // the sched mark goes with the push
                     new_word[`QPNIC_QP_CTX_SCHED_FLAT] = 1'b1;
                 end
             end
             `QPNIC_QP_OP_FETCH: begin
-                wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = fetch_ptr_new;
                 // more behind: back to the tail of the queue; else dequeued
                 push = fetch_more;
                 new_word[`QPNIC_QP_CTX_SCHED_FLAT] = fetch_more;
             end
-            // PSN always writes back (the word as it was, for a stale WQE):
-            // the epoch's comparison stays off the write enable
+            // (for a stale WQE, PSN writes back the word as it was)
             `QPNIC_QP_OP_PSN: begin
-                wr_en = 1'b1;
                 if (arg_epoch)
                     new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
             end
             `QPNIC_QP_OP_REWIND:
                 if (rewinds) begin
-                    wr_en = 1'b1;
                     new_word[`QPNIC_QP_CTX_FETCH_PTR_FLAT] = sq_ci;
                     new_word[`QPNIC_QP_CTX_PSN_FLAT]       = c_arg[`QPNIC_QP_CTX_PSN_WIDTH-1:0];
                     new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = !epoch;
@@ -423,7 +420,6 @@ module qpnic_qp_table #(
                         new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_left - 1'b1;
                 end
             `QPNIC_QP_OP_RNR_WAKE: begin
-                wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT] = 1'b0;
                 if (!sched && !in_reset && sq_pi != ptr) begin
                     push = 1'b1;
@@ -431,42 +427,35 @@ module qpnic_qp_table #(
                 end
             end
             `QPNIC_QP_OP_RSP_RNR: begin
-                wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b1;
                 new_word[`QPNIC_QP_CTX_RNR_PSN_FLAT] = c_arg[`QPNIC_QP_CTX_RNR_PSN_WIDTH-1:0];
             end
             `QPNIC_QP_OP_SET_ERR:
                 if (nic_err && arg_epoch) begin
-                    wr_en = 1'b1;
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
                 end
             `QPNIC_QP_OP_COMP_FAIL: begin
-                wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_COMP_ERR_FLAT] = 1'b1;
                 if (c_arg[0] && nic_err)
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
             end
             `QPNIC_QP_OP_RQ_CI_ERR: begin
-                wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
                 new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b0;
                 if (nic_err)
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
             end
             `QPNIC_QP_OP_RQ_CI_INC: begin
-                wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
                 new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b0;
             end
             `QPNIC_QP_OP_RQ_FLUSH: begin
-                wr_en = 1'b1;
                 if (in_error && rq_ci != rq_pi)
                     new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
                 else
                     new_word[`QPNIC_QP_CTX_RQ_FLUSH_FLAT] = 1'b0;
             end
             `QPNIC_QP_OP_SQ_CI_INC: begin
-                wr_en = 1'b1;
                 new_word[`QPNIC_QP_CTX_SQ_CI_FLAT] = sq_ci + 1'b1;
                 new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_retry;
             end
@@ -478,7 +467,6 @@ module qpnic_qp_table #(
                 new_word[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_ERROR &&
                 new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] != new_word[`QPNIC_QP_CTX_RQ_CI_FLAT]) begin
                 fl_push = 1'b1;
-                wr_en   = 1'b1;
                 new_word[`QPNIC_QP_CTX_RQ_FLUSH_FLAT] = 1'b1;
             end
         end
