@@ -210,7 +210,7 @@ module qpnic_requester #(
     reg          inv_sent;      // S_INV: the invalidate's check went out
     reg [1:0]    bstate;
     reg [511:0]  wqe;           // the WQE, word w at [32w +: 32]
-    localparam   WQE_PAIRS = 512 / 64;   // 64-bit pairs of it (wqe_data)
+    localparam   WQE_PAIRS = `QPNIC_WQE_WORDS / 2;   // 64-bit pairs of it (wqe_data)
     integer      wp;
     reg [2:0]    ld_pair;
     reg [QW-1:0] qpn;
@@ -474,9 +474,6 @@ module qpnic_requester #(
 
     // --- the payload's segments: the checked SGEs, or an INLINE request's
     // slots of the SQ ring ---
-    // (an INLINE request's are loaded into the SGE check's results, S_INL)
-    wire [MAX_SGE*64-1:0] p_addr  = seg_addr;
-    wire [MAX_SGE*32-1:0] p_len   = seg_len;
     wire [33:0]           p_total = is_inline ? {26'd0, inline_len} : total;
     // The INLINE segments of the WQE at `index`: INLINE_HEAD_BYTES from its
     // word 5, then up to INLINE_SLOT_BYTES from word 1 of each of the next
@@ -560,7 +557,8 @@ module qpnic_requester #(
         .clk(clk), .rst(rst),
         .start_valid(ost_go && ost_ready && !is_local && has_payload),
         .start_ready(g_start_ready),
-        .start_addr(p_addr), .start_len(p_len), .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
+        .start_addr(seg_addr), .start_len(seg_len),   // (INLINE's loaded in S_INL)
+        .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(rd_req_addr), .rd_req_len(rd_req_len),
         .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(rd_rsp_ready),
