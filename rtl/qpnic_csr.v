@@ -36,7 +36,12 @@
 //   mmio_rvalid, mmio_rdata   read reply, one pulse: the cycle after the
 //                             read was accepted for the csr's own registers,
 //                             the cycle its table answers for the QP and CQ
-//                             blocks (two cycles after it took the read)
+//                             blocks (two cycles after it took the read),
+//                             and when the counter RAM has flushed the
+//                             counter for a counter's _LO (at most CNT_SLOTS
+//                             + 2 cycles after; CYCLES and NTF_LATENCY_MAX
+//                             the cycle after). No other access is taken
+//                             until then.
 //   fw_ready                  STATUS bit 0 (from qpnic_fw_if FW_READY)
 //   nic_idle                  STATUS bit 1: the core is idle apart from MMIO
 //   mr_fence                  STATUS bit 2: an invalidated region may still be
@@ -78,6 +83,9 @@
 // Choices the layout leaves open:
 //   - one _HI latch is shared by all counters: read a counter's _LO, then its
 //     _HI, with no other counter _LO read in between;
+//   - the counters live in a RAM, not in flip-flops (see "counters" below):
+//     a _LO read waits for its counter's turn in the RAM, and answers with
+//     every event up to the cycle it was accepted in;
 //   - the engines' events (cnt_*, lat_*) are registered and counted a cycle
 //     after they happen (timing: see "counters" below); a doorbell write is
 //     counted in the first cycle it is offered (see db_offer);
@@ -216,18 +224,21 @@ module qpnic_csr #(
     wire [COB-1:0] cq_off = cq_rel[COB-1:0];
 
     // A read that a context table took and has not answered yet: no other
-    // access until its reply (at most one read is outstanding anyway).
+    // access until its reply (at most one read is outstanding anyway). A
+    // counter read waiting for the counter RAM holds the accesses the same
+    // way (cnt_rd_pending).
     reg  tbl_rd_pending;
+    wire rd_pending;
 
     // The QP block: one access on the QP table's host port.
-    assign qph_valid = mmio_valid && qp_hit && !tbl_rd_pending;
+    assign qph_valid = mmio_valid && qp_hit && !rd_pending;
     assign qph_we    = mmio_we;
     assign qph_idx   = qp_n[QW-1:0];
     assign qph_off   = qp_off;
     assign qph_wdata = mmio_wdata;
 
     // The CQ block: one access on the CQ table's host port.
-    assign cqt_valid = mmio_valid && cq_hit && !tbl_rd_pending;
+    assign cqt_valid = mmio_valid && cq_hit && !rd_pending;
     assign cqt_we    = mmio_we;
     assign cqt_idx   = cq_n[`QPNIC_CQN_BITS-1:0];
     assign cqt_off   = cq_off;
@@ -241,16 +252,16 @@ module qpnic_csr #(
     assign mr_upd_valid  = mmio_valid && mmio_we && is_mr_cmd;
     assign mr_upd_write  = (mr_cmd_op == `QPNIC_MR_CMD_WRITE);
     wire own_ready = !mmio_we || !is_mr_cmd || mr_upd_ready;
-    assign mmio_ready    = !tbl_rd_pending &&
+    assign mmio_ready    = !rd_pending &&
                            (qp_hit ? qph_ready : cq_hit ? cqt_ready : own_ready);
 
     // The accesses the csr answers itself are decoded without the tables'
     // ready (combinational from their arbiters): the csr's own registers
     // are not at the end of the tables' grant paths.
-    wire own_acc = mmio_valid && !tbl_rd_pending && !qp_hit && !cq_hit && own_ready;
+    wire own_acc = mmio_valid && !rd_pending && !qp_hit && !cq_hit && own_ready;
     wire own_rd  = own_acc && !mmio_we;
     wire hw_wr   = own_acc && mmio_we;
-    wire tbl_rd  = mmio_valid && !mmio_we && !tbl_rd_pending &&
+    wire tbl_rd  = mmio_valid && !mmio_we && !rd_pending &&
                    ((qp_hit && qph_ready) || (cq_hit && cqt_ready));
 
     // Read replies: the csr's own registers the cycle after the read, a
@@ -281,20 +292,39 @@ module qpnic_csr #(
     reg [`QPNIC_PD_BITS-1:0] st_pd;
     reg [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] pt_idx;   // PT_IDX
 
-    // ---- counters ----------------------------------------------------------
-    reg [63:0] cnt_doorbells;
+    // ---- counters (below): CYCLES and NTF_LATENCY_MAX in flip-flops, the
+    // others in the counter RAM ---------------------------------------------
     reg        db_counted;      // the doorbell write on offer is counted already
-    reg [63:0] cnt_wqes;
-    reg [63:0] cnt_fetch_reads;
-    reg [63:0] cnt_rd_total;
-    reg [63:0] cnt_wr_total;
-    reg [63:0] cnt_cqes;
-    reg [63:0] cnt_ntf;
-    reg [63:0] cnt_drops;
-    reg [63:0] cnt_rnrs;
     reg [63:0] cnt_cycles;
-    reg [63:0] cnt_lat_sum;
     reg [31:0] cnt_lat_max;
+    // A counter's slot in the counter RAM: its _LO's distance from the first
+    // counter's, in counters (each is a _LO and a _HI).
+    // CNT_SLOTS = 2^CNT_AW slots; a _LO at CNT_BASE + 8 * s is slot s.
+    localparam integer CNT_AW    = 4;
+    localparam [15:0]  CNT_BASE  = `QPNIC_REG_CNT_DOORBELLS_LO;
+    localparam [CNT_AW-1:0] SLOT_BASE = CNT_BASE[CNT_AW+2:3];
+    // A _LO's slot. Waived: an address's bits below a counter's 8 bytes and
+    // above the counter block are not part of its slot.
+    /* verilator lint_off UNUSEDSIGNAL */
+    function [CNT_AW-1:0] slot_of;
+        input [15:0] lo;
+        slot_of = lo[CNT_AW+2:3] - SLOT_BASE;
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    localparam [CNT_AW-1:0] S_DOORBELLS   = slot_of(`QPNIC_REG_CNT_DOORBELLS_LO);
+    localparam [CNT_AW-1:0] S_WQES        = slot_of(`QPNIC_REG_CNT_WQES_FETCHED_LO);
+    localparam [CNT_AW-1:0] S_FETCH_READS = slot_of(`QPNIC_REG_CNT_WQE_FETCH_READS_LO);
+    localparam [CNT_AW-1:0] S_RD_BYTES    = slot_of(`QPNIC_REG_CNT_DMA_READ_BYTES_LO);
+    localparam [CNT_AW-1:0] S_WR_BYTES    = slot_of(`QPNIC_REG_CNT_DMA_WRITE_BYTES_LO);
+    localparam [CNT_AW-1:0] S_CQES        = slot_of(`QPNIC_REG_CNT_CQES_WRITTEN_LO);
+    localparam [CNT_AW-1:0] S_NTF         = slot_of(`QPNIC_REG_CNT_NOTIFICATIONS_LO);
+    localparam [CNT_AW-1:0] S_LAT_SUM     = slot_of(`QPNIC_REG_CNT_NTF_LATENCY_SUM_LO);
+    localparam [CNT_AW-1:0] S_DROPS       = slot_of(`QPNIC_REG_CNT_PKTS_DROPPED_LO);
+    localparam [CNT_AW-1:0] S_RNRS        = slot_of(`QPNIC_REG_CNT_RNR_RETRIES_LO);
+    reg        cnt_rd_pending;  // a counter _LO read waits for its flush
+    reg [CNT_AW-1:0] cnt_rd_slot;
+    wire       cnt_reply;       // its flush: answer with cnt_sum
+    wire [63:0] cnt_sum;
     reg [31:0] hi_latch;
     reg [31:0] scratch;
 
@@ -302,13 +332,15 @@ module qpnic_csr #(
 
     // ---- read mux ----------------------------------------------------------
     reg [31:0] rd_word;
-    reg        rd_latch;      // this read is a counter _LO: latch rd_hi
+    reg        rd_latch;      // this read is a flip-flop counter's _LO: latch rd_hi
     reg [31:0] rd_hi;
+    reg        rd_ram;        // this read is a RAM counter's _LO
 
     always @* begin
         rd_word  = 32'd0;
         rd_latch = 1'b0;
         rd_hi    = 32'd0;
+        rd_ram   = 1'b0;
         if (!qp_hit && !cq_hit) begin   // the blocks are answered by their tables
             case (mmio_addr)
             `QPNIC_REG_ID:      rd_word = `QPNIC_ID_VALUE;
@@ -334,18 +366,14 @@ module qpnic_csr #(
                 rd_word[`QPNIC_STATUS_MR_FENCE] = mr_fence;
             end
             `QPNIC_REG_SCRATCH: rd_word = scratch;
-            `QPNIC_REG_CNT_DOORBELLS_LO:       begin rd_word = cnt_doorbells[31:0];   rd_latch = 1'b1; rd_hi = cnt_doorbells[63:32];   end
-            `QPNIC_REG_CNT_WQES_FETCHED_LO:    begin rd_word = cnt_wqes[31:0];        rd_latch = 1'b1; rd_hi = cnt_wqes[63:32];        end
-            `QPNIC_REG_CNT_WQE_FETCH_READS_LO: begin rd_word = cnt_fetch_reads[31:0]; rd_latch = 1'b1; rd_hi = cnt_fetch_reads[63:32]; end
-            `QPNIC_REG_CNT_DMA_READ_BYTES_LO:  begin rd_word = cnt_rd_total[31:0];    rd_latch = 1'b1; rd_hi = cnt_rd_total[63:32];    end
-            `QPNIC_REG_CNT_DMA_WRITE_BYTES_LO: begin rd_word = cnt_wr_total[31:0];    rd_latch = 1'b1; rd_hi = cnt_wr_total[63:32];    end
-            `QPNIC_REG_CNT_CQES_WRITTEN_LO:    begin rd_word = cnt_cqes[31:0];        rd_latch = 1'b1; rd_hi = cnt_cqes[63:32];        end
-            `QPNIC_REG_CNT_NOTIFICATIONS_LO:   begin rd_word = cnt_ntf[31:0];         rd_latch = 1'b1; rd_hi = cnt_ntf[63:32];         end
-            `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0];      rd_latch = 1'b1; rd_hi = cnt_cycles[63:32];      end
-            `QPNIC_REG_CNT_NTF_LATENCY_SUM_LO: begin rd_word = cnt_lat_sum[31:0];     rd_latch = 1'b1; rd_hi = cnt_lat_sum[63:32];     end
-            `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;           rd_latch = 1'b1;                                 end
-            `QPNIC_REG_CNT_PKTS_DROPPED_LO:    begin rd_word = cnt_drops[31:0];       rd_latch = 1'b1; rd_hi = cnt_drops[63:32];       end
-            `QPNIC_REG_CNT_RNR_RETRIES_LO:     begin rd_word = cnt_rnrs[31:0];        rd_latch = 1'b1; rd_hi = cnt_rnrs[63:32];        end
+            `QPNIC_REG_CNT_DOORBELLS_LO, `QPNIC_REG_CNT_WQES_FETCHED_LO,
+            `QPNIC_REG_CNT_WQE_FETCH_READS_LO, `QPNIC_REG_CNT_DMA_READ_BYTES_LO,
+            `QPNIC_REG_CNT_DMA_WRITE_BYTES_LO, `QPNIC_REG_CNT_CQES_WRITTEN_LO,
+            `QPNIC_REG_CNT_NOTIFICATIONS_LO, `QPNIC_REG_CNT_NTF_LATENCY_SUM_LO,
+            `QPNIC_REG_CNT_PKTS_DROPPED_LO, `QPNIC_REG_CNT_RNR_RETRIES_LO:
+                rd_ram = 1'b1;     // answered by the counter RAM (below)
+            `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0]; rd_latch = 1'b1; rd_hi = cnt_cycles[63:32]; end
+            `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;      rd_latch = 1'b1;                            end
             `QPNIC_REG_CNT_DOORBELLS_HI, `QPNIC_REG_CNT_WQES_FETCHED_HI,
             `QPNIC_REG_CNT_WQE_FETCH_READS_HI, `QPNIC_REG_CNT_DMA_READ_BYTES_HI,
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_HI, `QPNIC_REG_CNT_CQES_WRITTEN_HI,
@@ -375,12 +403,27 @@ module qpnic_csr #(
             csr_rdata  <= 32'd0;
             hi_latch   <= 32'd0;
         end else begin
-            csr_rvalid <= own_rd;
-            if (own_rd) begin
+            csr_rvalid <= (own_rd && !rd_ram) || cnt_reply;
+            if (cnt_reply) begin
+                csr_rdata <= cnt_sum[31:0];
+                hi_latch  <= cnt_sum[63:32];
+            end else if (own_rd) begin
                 csr_rdata <= rd_word;
                 if (rd_latch) hi_latch <= rd_hi;
             end
         end
+    end
+
+    // A RAM counter's _LO: wait for its flush (counters, below).
+    assign rd_pending = tbl_rd_pending || cnt_rd_pending;
+    always @(posedge clk) begin
+        if (rst)
+            cnt_rd_pending <= 1'b0;
+        else if (own_rd && rd_ram)
+            cnt_rd_pending <= 1'b1;
+        else if (cnt_reply)
+            cnt_rd_pending <= 1'b0;
+        if (own_rd && rd_ram) cnt_rd_slot <= slot_of(mmio_addr);
     end
 
     // ---- host writes: decoded strobes -------------------------------------
@@ -393,7 +436,7 @@ module qpnic_csr #(
     // (db_counted keeps it from counting twice meanwhile), and the host's
     // next access, a counter read included, comes after the acceptance: the
     // count it reads is exact.
-    wire        db_offer = mmio_valid && mmio_we && !tbl_rd_pending && qp_hit &&
+    wire        db_offer = mmio_valid && mmio_we && !rd_pending && qp_hit &&
                            (qp_off == `QPNIC_QPREG_SQ_PI || qp_off == `QPNIC_QPREG_RQ_PI);
     always @(posedge clk) begin
         if (rst) db_counted <= 1'b0;
@@ -485,22 +528,20 @@ module qpnic_csr #(
     // ---- counters -----------------------------------------------------------
     // The events from the engines are registered first and counted a cycle
     // later: they come out of arbiters and handshakes (combinational paths
-    // across the core), and a 64-bit add behind them made the 85F's worst
-    // path. A host read lags an event by at most that cycle; the events a
-    // host waits for (a CQE, a notification) are seen in memory later
-    // than that. Doorbells are counted as they are offered (see
-    // db_offer above).
+    // across the core). A byte count is registered as zero when its request
+    // is not there. Doorbells are counted as they are offered (see db_offer
+    // above).
     reg [1:0]  ev_fetch_read;
     reg [4:0]  ev_wqes;
-    reg        ev_rd_valid, ev_wr_valid, ev_cqe, ev_notify, ev_lat_valid, ev_drop, ev_rnr;
+    reg        ev_cqe, ev_notify, ev_lat_valid, ev_drop, ev_rnr;
     reg [15:0] ev_rd_bytes, ev_wr_bytes;
     reg [31:0] ev_lat_cycles;
     always @(posedge clk) begin
         if (rst) begin
             ev_fetch_read <= 2'd0;
             ev_wqes       <= 5'd0;
-            ev_rd_valid   <= 1'b0;
-            ev_wr_valid   <= 1'b0;
+            ev_rd_bytes   <= 16'd0;
+            ev_wr_bytes   <= 16'd0;
             ev_cqe        <= 1'b0;
             ev_notify     <= 1'b0;
             ev_lat_valid  <= 1'b0;
@@ -509,54 +550,128 @@ module qpnic_csr #(
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
-            ev_rd_valid   <= cnt_rd_valid;
-            ev_wr_valid   <= cnt_wr_valid;
+            ev_rd_bytes   <= cnt_rd_valid ? cnt_rd_bytes : 16'd0;
+            ev_wr_bytes   <= cnt_wr_valid ? cnt_wr_bytes : 16'd0;
             ev_cqe        <= cnt_cqe;
             ev_notify     <= cnt_notify;
             ev_lat_valid  <= lat_valid;
             ev_drop       <= cnt_drop;
             ev_rnr        <= cnt_rnr;
         end
-        ev_rd_bytes   <= cnt_rd_bytes;
-        ev_wr_bytes   <= cnt_wr_bytes;
         ev_lat_cycles <= lat_cycles;
     end
+    wire db_event = db_offer && !db_counted;
 
+    // The counter RAM. Ten 64-bit counters in flip-flops, each with its own
+    // 64-bit adder and a place in the read multiplexer, were about 1,000
+    // LUTs; here each counter is a word of one RAM (slot (_LO - CNT_BASE) / 8),
+    // and a small accumulator in flip-flops per counter takes the events.
+    // One pointer visits the CNT_SLOTS slots round robin, one a cycle, and
+    // flushes the slot's accumulator through one 64-bit adder (Corundum's
+    // statistics counters work so):
+    //   cycle t:   the RAM reads slot fl_slot; the accumulator moves to fl_acc
+    //              and restarts from this cycle's events;
+    //   cycle t+1: the RAM word plus fl_acc is written back (cnt_sum).
+    // A slot comes round every CNT_SLOTS cycles, and after reset the RAM
+    // first clears itself for CNT_SLOTS cycles (slot k's first flush comes
+    // CNT_SLOTS + k cycles after reset), so an accumulator holds the events
+    // of at most 2 * CNT_SLOTS - 1 = 31 cycles: 5 bits more than one cycle's.
+    // A _LO read taken in cycle r is answered by its slot's first flush
+    // that starts after r (cnt_reply): the count then holds every event up
+    // to cycle r, exactly, and the read waits at most CNT_SLOTS + 2 cycles.
+    localparam integer ACC_X = CNT_AW + 1;         // log2(2 * CNT_SLOTS)
+    localparam integer ACC_W = 32 + ACC_X;          // the widest: the latency sum's
+    wire        cnt_busy;            // the RAM clears itself after reset
+    reg  [CNT_AW-1:0] fl_slot;            // the slot read this cycle
+    reg         fl_valid;            // last cycle read slot fl_wslot: write it
+    reg  [CNT_AW-1:0] fl_wslot;
+    reg  [ACC_W-1:0] fl_acc;              // its accumulator, as it was then
+    reg         fl_hit;              // and a pending _LO read waits for it
+    wire [63:0] fl_word;             // the RAM's word of slot fl_wslot
+
+    reg [1+ACC_X-1:0]  acc_db, acc_cqes, acc_ntf, acc_drops, acc_rnrs;
+    reg [5+ACC_X-1:0]  acc_wqes;
+    reg [2+ACC_X-1:0]  acc_fetch;
+    reg [16+ACC_X-1:0] acc_rd, acc_wr;
+    reg [32+ACC_X-1:0] acc_lat;
+
+    // the accumulator of slot fl_slot
+    reg [ACC_W-1:0] acc_now;
+    always @* begin
+        case (fl_slot)
+        S_DOORBELLS:   acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_db};
+        S_WQES:        acc_now = {{(ACC_W-5-ACC_X){1'b0}},  acc_wqes};
+        S_FETCH_READS: acc_now = {{(ACC_W-2-ACC_X){1'b0}},  acc_fetch};
+        S_RD_BYTES:    acc_now = {{(ACC_W-16-ACC_X){1'b0}}, acc_rd};
+        S_WR_BYTES:    acc_now = {{(ACC_W-16-ACC_X){1'b0}}, acc_wr};
+        S_CQES:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_cqes};
+        S_NTF:         acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_ntf};
+        S_LAT_SUM:     acc_now = {{(ACC_W-32-ACC_X){1'b0}}, acc_lat};
+        S_DROPS:       acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_drops};
+        S_RNRS:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_rnrs};
+        default:       acc_now = {ACC_W{1'b0}};
+        endcase
+    end
+
+    // Each accumulator adds its events, or restarts from them when flushed.
+    wire fl = !cnt_busy;             // a flush starts this cycle
+    wire [31:0] ev_lat = ev_lat_valid ? ev_lat_cycles : 32'd0;
     always @(posedge clk) begin
         if (rst) begin
-            cnt_doorbells   <= 64'd0;
-            cnt_wqes        <= 64'd0;
-            cnt_fetch_reads <= 64'd0;
-            cnt_rd_total    <= 64'd0;
-            cnt_wr_total    <= 64'd0;
-            cnt_cqes        <= 64'd0;
-            cnt_ntf         <= 64'd0;
-            cnt_drops       <= 64'd0;
-            cnt_rnrs        <= 64'd0;
-            cnt_cycles      <= 64'd0;
+            acc_db <= 0; acc_wqes <= 0; acc_fetch <= 0; acc_rd <= 0; acc_wr <= 0;
+            acc_cqes <= 0; acc_ntf <= 0; acc_lat <= 0; acc_drops <= 0; acc_rnrs <= 0;
         end else begin
-            cnt_cycles <= cnt_cycles + 64'd1;
-            if (db_offer && !db_counted) cnt_doorbells <= cnt_doorbells + 64'd1;
-            cnt_fetch_reads <= cnt_fetch_reads + {62'd0, ev_fetch_read};
-            cnt_wqes        <= cnt_wqes + {59'd0, ev_wqes};
-            if (ev_rd_valid)    cnt_rd_total    <= cnt_rd_total + {48'd0, ev_rd_bytes};
-            if (ev_wr_valid)    cnt_wr_total    <= cnt_wr_total + {48'd0, ev_wr_bytes};
-            if (ev_cqe)         cnt_cqes        <= cnt_cqes + 64'd1;
-            if (ev_notify)      cnt_ntf         <= cnt_ntf + 64'd1;
-            if (ev_drop)        cnt_drops       <= cnt_drops + 64'd1;
-            if (ev_rnr)         cnt_rnrs        <= cnt_rnrs + 64'd1;
+            acc_db    <= (fl && fl_slot == S_DOORBELLS   ? 0 : acc_db)    + {{ACC_X{1'b0}}, db_event};
+            acc_wqes  <= (fl && fl_slot == S_WQES        ? 0 : acc_wqes)  + {{ACC_X{1'b0}}, ev_wqes};
+            acc_fetch <= (fl && fl_slot == S_FETCH_READS ? 0 : acc_fetch) + {{ACC_X{1'b0}}, ev_fetch_read};
+            acc_rd    <= (fl && fl_slot == S_RD_BYTES    ? 0 : acc_rd)    + {{ACC_X{1'b0}}, ev_rd_bytes};
+            acc_wr    <= (fl && fl_slot == S_WR_BYTES    ? 0 : acc_wr)    + {{ACC_X{1'b0}}, ev_wr_bytes};
+            acc_cqes  <= (fl && fl_slot == S_CQES        ? 0 : acc_cqes)  + {{ACC_X{1'b0}}, ev_cqe};
+            acc_ntf   <= (fl && fl_slot == S_NTF         ? 0 : acc_ntf)   + {{ACC_X{1'b0}}, ev_notify};
+            acc_lat   <= (fl && fl_slot == S_LAT_SUM     ? 0 : acc_lat)   + {{ACC_X{1'b0}}, ev_lat};
+            acc_drops <= (fl && fl_slot == S_DROPS       ? 0 : acc_drops) + {{ACC_X{1'b0}}, ev_drop};
+            acc_rnrs  <= (fl && fl_slot == S_RNRS        ? 0 : acc_rnrs)  + {{ACC_X{1'b0}}, ev_rnr};
         end
     end
 
-    // ---- notification latency ------------------------------------------------
     always @(posedge clk) begin
         if (rst) begin
-            cnt_lat_sum <= 64'd0;
-            cnt_lat_max <= 32'd0;
-        end else if (ev_lat_valid) begin
-            cnt_lat_sum <= cnt_lat_sum + {32'd0, ev_lat_cycles};
-            if (ev_lat_cycles > cnt_lat_max) cnt_lat_max <= ev_lat_cycles;
+            fl_slot  <= 0;
+            fl_valid <= 1'b0;
+            fl_hit   <= 1'b0;
+        end else begin
+            if (fl) fl_slot <= fl_slot + 1'b1;
+            fl_valid <= fl;
+            fl_hit   <= fl && cnt_rd_pending && fl_slot == cnt_rd_slot;
         end
+        fl_wslot <= fl_slot;
+        fl_acc   <= acc_now;
+    end
+    assign cnt_sum = fl_word + {{(64-ACC_W){1'b0}}, fl_acc};
+    assign cnt_reply = fl_hit;
+
+    // The counters' words; every word is used only after its flush has read
+    // it, never in the cycle it is written (RDW_OLD 0). Block RAM: on the
+    // 25F LUTs are scarcer than RAM blocks.
+    qpnic_ram_sdp #(.WIDTH(64), .AW(CNT_AW), .CLEAR(1), .RDW_OLD(0), .STYLE("block")) u_cnt_ram (
+        .clk(clk), .rst(rst), .busy(cnt_busy),
+        .wr_en(fl_valid), .wr_addr(fl_wslot), .wr_data(cnt_sum),
+        .rd_en(fl), .rd_addr(fl_slot), .rd_data(fl_word)
+    );
+
+    always @(posedge clk) begin
+        if (rst)
+            cnt_cycles <= 64'd0;
+        else
+            cnt_cycles <= cnt_cycles + 64'd1;
+    end
+
+    // ---- notification latency: the sum is a RAM counter, the max a register
+    always @(posedge clk) begin
+        if (rst)
+            cnt_lat_max <= 32'd0;
+        else if (ev_lat_valid && ev_lat_cycles > cnt_lat_max)
+            cnt_lat_max <= ev_lat_cycles;
     end
 endmodule
 

@@ -2,6 +2,8 @@
 //
 // Checks, through MMIO alone plus the flat outputs: the fixed registers,
 // SCRATCH, counters (doorbells, every strobe-fed counter, _LO latching _HI,
+// the counter RAM against a model under random events and reads, seed
+// printed, TB_SEED=N repeats it,
 // the notification latency sum and max of the latencies the CQ table hands
 // over), the QP block routed to the QP table's host port (fields, stalls,
 // a read's answer whenever the table gives it, no other access meanwhile,
@@ -15,7 +17,10 @@
 // table read is pending. The testbench plays the CQ table.
 // Not for: the CQ registers' meaning (tb_qpnic_cq_table), the CQE writer or
 // the firmware side (their own testbenches).
+#include <array>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -126,7 +131,9 @@ struct Tb {
     }
 
     // One read, accepted at once; *after is how many cycles after its
-    // acceptance the reply came (1 for the csr's own registers).
+    // acceptance the reply came (1 for the csr's own registers; up to
+    // CNT_WAIT for a counter kept in the counter RAM).
+    static constexpr int CNT_WAIT = 16 + 2;
     uint32_t read(uint32_t addr, int *after = nullptr) {
         m->mmio_valid = 1;
         m->mmio_we = 0;
@@ -135,7 +142,7 @@ struct Tb {
         CHECK(m->mmio_ready, "read 0x%04x not accepted at once", addr);
         high();
         m->mmio_valid = 0;
-        for (int i = 1; i < 12; i++) {
+        for (int i = 1; i <= CNT_WAIT + 1; i++) {
             low();
             if (m->mmio_rvalid) {
                 uint32_t d = m->mmio_rdata;
@@ -153,8 +160,17 @@ struct Tb {
         return 0;
     }
 
+    // A counter's _LO (answered from the counter RAM within CNT_WAIT
+    // cycles, or the cycle after for the ones in flip-flops), then its _HI.
+    uint32_t counter_lo(uint32_t lo) {
+        int after = 0;
+        uint32_t l = read(lo, &after);
+        CHECK(after >= 1 && after <= CNT_WAIT, "counter 0x%04x answered %d cycles after the read, want 1..%d",
+              lo, after, CNT_WAIT);
+        return l;
+    }
     uint64_t counter(uint32_t lo) {
-        uint64_t l = read(lo);
+        uint64_t l = counter_lo(lo);
         uint64_t h = read(lo + 4);
         return (h << 32) | l;
     }
@@ -550,7 +566,7 @@ void test_counters(Tb &t) {
     }
     m->cnt_rd_valid = 0;
     t.tick();   // an event is counted the cycle after it (qpnic_csr: registered)
-    uint32_t lo = t.read(QPNIC_REG_CNT_DMA_READ_BYTES_LO);
+    uint32_t lo = t.counter_lo(QPNIC_REG_CNT_DMA_READ_BYTES_LO);
     CHECK(lo == (uint32_t)model, "DMA_READ_BYTES_LO 0x%08x, want 0x%08x", lo, (uint32_t)model);
     // now push the counter over 2^33: its live _HI becomes 2, the latch keeps 1
     m->cnt_rd_valid = 1;
@@ -563,6 +579,115 @@ void test_counters(Tb &t) {
     CHECK(hi == 1, "_HI read %u, want the value latched by the _LO read (1)", hi);
     CHECK(t.counter(QPNIC_REG_CNT_DMA_READ_BYTES_LO) == model, "DMA_READ_BYTES 64-bit value wrong");
     PASS("csr_counters_and_lo_latches_hi");
+}
+
+// The counter RAM against a model, with events on every input in random
+// cycles and reads of random counters: every read must count each event
+// that came to the inputs before the read was taken, and none that came
+// after its reply. Starts with a reset: every counter reads 0, the first
+// read waiting for the RAM to clear itself.
+void test_counters_random(Tb &t, const unsigned seed) {
+    std::printf("seed %u (TB_SEED)\n", seed);
+    auto *m = t.m.get();
+    unsigned state = seed;
+    auto rnd = [&](unsigned n) { return (unsigned)(rand_r(&state) % n); };
+    t.reset();
+    enum { WQES, FETCH, RD, WR, CQE, NTF, DROP, RNR, LAT, N };
+    const uint32_t lo_of[N] = {QPNIC_REG_CNT_WQES_FETCHED_LO,   QPNIC_REG_CNT_WQE_FETCH_READS_LO,
+                               QPNIC_REG_CNT_DMA_READ_BYTES_LO, QPNIC_REG_CNT_DMA_WRITE_BYTES_LO,
+                               QPNIC_REG_CNT_CQES_WRITTEN_LO,   QPNIC_REG_CNT_NOTIFICATIONS_LO,
+                               QPNIC_REG_CNT_PKTS_DROPPED_LO,   QPNIC_REG_CNT_RNR_RETRIES_LO,
+                               QPNIC_REG_CNT_NTF_LATENCY_SUM_LO};
+    for (int k = 0; k < N; k++)
+        CHECK(t.counter(lo_of[k]) == 0, "seed %u: counter 0x%04x not 0 after reset", seed, lo_of[k]);
+
+    // before[c][k]: counter k's events that came in the cycles before c
+    std::vector<std::array<uint64_t, N>> before;
+    std::array<uint64_t, N> total{};
+    const long c0 = t.now;
+    int k_rd = 0;            // the counter being read
+    // 0 idle; 1 its _LO offered; 2 waiting for the _LO; 3 its _HI offered;
+    // 4 waiting for the _HI
+    int phase = 0;
+    long taken = 0;          // the cycle its _LO was taken
+    uint32_t lo_word = 0;
+    int reads = 0;
+    for (int cyc = 0; cyc < 20000; cyc++) {
+        before.push_back(total);
+        // events this cycle, now and then all at once
+        const bool burst = rnd(8) == 0;
+        auto ev = [&](unsigned n) { return burst || rnd(n) == 0; };
+        m->cnt_wqes_fetched = ev(3) ? rnd(17) : 0;
+        m->cnt_fetch_read = ev(3) ? rnd(3) : 0;
+        m->cnt_rd_valid = ev(2);
+        m->cnt_rd_bytes = burst ? 0xFFFF : rnd(4097);
+        m->cnt_wr_valid = ev(2);
+        m->cnt_wr_bytes = burst ? 0xFFFF : rnd(4097);
+        m->cnt_cqe = ev(3);
+        m->cnt_notify = ev(4);
+        m->cnt_drop = ev(5);
+        m->cnt_rnr = ev(5);
+        m->lat_valid = ev(4);
+        m->lat_cycles = burst ? 0xFFFFFFFFu : rnd(1000);
+        total[WQES] += m->cnt_wqes_fetched;
+        total[FETCH] += m->cnt_fetch_read;
+        total[RD] += m->cnt_rd_valid ? m->cnt_rd_bytes : 0;
+        total[WR] += m->cnt_wr_valid ? m->cnt_wr_bytes : 0;
+        total[CQE] += m->cnt_cqe;
+        total[NTF] += m->cnt_notify;
+        total[DROP] += m->cnt_drop;
+        total[RNR] += m->cnt_rnr;
+        total[LAT] += m->lat_valid ? m->lat_cycles : 0;
+
+        if (phase == 0 && rnd(4) == 0) {
+            k_rd = (int)rnd(N);
+            phase = 1;
+            m->mmio_addr = lo_of[k_rd];
+        } else if (phase == 3) {
+            m->mmio_addr = lo_of[k_rd] + 4;
+        }
+        m->mmio_valid = phase == 1 || phase == 3;
+        m->mmio_we = 0;
+        t.low();
+        const bool acc = m->mmio_valid && m->mmio_ready;
+        const bool rvalid = m->mmio_rvalid;
+        const uint32_t rdata = m->mmio_rdata;
+        t.high();
+        if (rvalid) {
+            CHECK(phase == 2 || phase == 4, "seed %u cycle %d: a reply nobody asked for", seed, cyc);
+            if (phase == 2) {
+                lo_word = rdata;
+                phase = 3;
+            } else {
+                const uint64_t got = ((uint64_t)rdata << 32) | lo_word;
+                const uint64_t lo_bound = before[taken - c0][k_rd];
+                const uint64_t hi_bound = before.back()[k_rd];
+                CHECK(got >= lo_bound && got <= hi_bound,
+                      "seed %u cycle %d: counter 0x%04x read %llu, want %llu..%llu (the events before "
+                      "its read, up to those before its reply)",
+                      seed, cyc, lo_of[k_rd], (unsigned long long)got, (unsigned long long)lo_bound,
+                      (unsigned long long)hi_bound);
+                phase = 0;
+                reads++;
+            }
+        }
+        if (acc) {
+            if (phase == 1) taken = t.now - 1;
+            phase++;
+        }
+    }
+    m->mmio_valid = 0;
+    m->cnt_wqes_fetched = 0;
+    m->cnt_fetch_read = 0;
+    m->cnt_rd_valid = 0;
+    m->cnt_wr_valid = 0;
+    m->cnt_cqe = 0;
+    m->cnt_notify = 0;
+    m->cnt_drop = 0;
+    m->cnt_rnr = 0;
+    m->lat_valid = 0;
+    CHECK(reads > 500, "seed %u: only %d counter reads completed", seed, reads);
+    PASS("csr_counter_ram_random");
 }
 
 }  // namespace
@@ -578,6 +703,8 @@ int main(int argc, char **argv) {
     test_pt(t);
     test_cq_block(t);
     test_counters(t);
+    const char *s = std::getenv("TB_SEED");
+    test_counters_random(t, s ? (unsigned)std::strtoul(s, nullptr, 0) : 12345u);
     t.m->final();
     return 0;
 }
