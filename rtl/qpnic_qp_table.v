@@ -1,7 +1,9 @@
 // qpnic_qp_table: every QP's context and its one owner. A QP's whole state
 // (layout struct qp_ctx: rings, CQs, peer, state, ring indices, the fetch
 // pointer, the PSN, the completer's error mark, the doorbell mark) is one
-// word of a block RAM; nothing outside this module holds a copy that
+// word, kept at one address of two block RAMs (the host's configuration in
+// one, written a field at a time; the rest in the other, written back
+// whole; see "the RAMs" below); nothing outside this module holds a copy that
 // outlives one request. Model: Corundum's queue_manager (one RAM word per
 // queue, a request port, a read-modify-write pipeline).
 //
@@ -204,23 +206,125 @@ module qpnic_qp_table #(
         c_off    <= b_off;
     end
 
-    // ---- the RAM; stage B registers its word --------------------------------
+    // ---- the RAMs; stage B registers their word -----------------------------
+    // The word lives in two RAMs read at the same address. What only the
+    // host configures (the rings' bases, CFG, REMOTE, PD, the QPN's
+    // generation, RNR_RETRY) is in cfg_ram, a field a lane of 9-bit byte
+    // enables: a HOST_WRITE writes its register's field from c_arg alone
+    // and no operation reads it first (no multiplexer in front of any of
+    // its bits). The rest, which the operations change, is in st_ram,
+    // written back whole.
     wire [EB-1:0] ram_q;
     // Stage C writes its QP's word back whatever the operation: where
     // nothing changes, new_word is cur. The enable is then no decision of
     // the operation's (run 48's worst path went from stage C's decisions
     // through the flush queue's mark into the RAM's write port).
     wire          wr_en = c_valid && c_in;
+    // new_word is the whole layout word; only st_ram's fields of it are
+    // written (cfg_ram's come from c_arg, the layout's gaps are zero)
+    /* verilator lint_off UNUSEDSIGNAL */
     reg  [EB-1:0] new_word;
+    /* verilator lint_on UNUSEDSIGNAL */
     reg  [EB-1:0] cur;        // the word of the operation in C
+
+    // st_ram's word: the fields the operations change, packed
+`define QPT_ST(w) {w[`QPNIC_QP_CTX_RNR_PSN_FLAT], w[`QPNIC_QP_CTX_RSP_RNR_FLAT], \
+        w[`QPNIC_QP_CTX_RNR_LEFT_FLAT], w[`QPNIC_QP_CTX_RNR_WAIT_FLAT], w[`QPNIC_QP_CTX_EPOCH_FLAT], \
+        w[`QPNIC_QP_CTX_PSN_FLAT], w[`QPNIC_QP_CTX_FETCH_PTR_FLAT], w[`QPNIC_QP_CTX_RQ_CI_FLAT], \
+        w[`QPNIC_QP_CTX_SQ_CI_FLAT], w[`QPNIC_QP_CTX_RQ_PI_FLAT], w[`QPNIC_QP_CTX_SQ_PI_FLAT], \
+        w[`QPNIC_QP_CTX_RQ_FLUSH_FLAT], w[`QPNIC_QP_CTX_COMP_ERR_FLAT], w[`QPNIC_QP_CTX_SCHED_FLAT], \
+        w[`QPNIC_QP_CTX_STATE_FLAT]}
+    localparam SB = `QPNIC_QP_CTX_RNR_PSN_WIDTH + `QPNIC_QP_CTX_RSP_RNR_WIDTH +
+                    `QPNIC_QP_CTX_RNR_LEFT_WIDTH + `QPNIC_QP_CTX_RNR_WAIT_WIDTH +
+                    `QPNIC_QP_CTX_EPOCH_WIDTH + `QPNIC_QP_CTX_PSN_WIDTH + 5 * IW +
+                    `QPNIC_QP_CTX_RQ_FLUSH_WIDTH + `QPNIC_QP_CTX_COMP_ERR_WIDTH +
+                    `QPNIC_QP_CTX_SCHED_WIDTH + `QPNIC_QP_CTX_STATE_WIDTH;
+    wire [SB-1:0] st_q;
+    wire          cfg_busy;
+
+    // register fields written into (possibly wider) context fields
+    reg [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0]    w_scq;
+    reg [`QPNIC_QP_CTX_RECV_CQ_WIDTH-1:0]    w_rcq;
+    reg [`QPNIC_QP_CTX_REMOTE_QPN_WIDTH-1:0] w_rqpn;
+    always @* begin
+        w_scq  = 0;
+        w_rcq  = 0;
+        w_rqpn = 0;
+        w_scq[`QPNIC_QP_CFG_SEND_CQ_WIDTH-1:0]   = c_arg[`QPNIC_QP_CFG_SEND_CQ];
+        w_rcq[`QPNIC_QP_CFG_RECV_CQ_WIDTH-1:0]   = c_arg[`QPNIC_QP_CFG_RECV_CQ];
+        w_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0]   = c_arg[`QPNIC_QP_REMOTE_QPN];
+    end
+
+    // cfg_ram's word: lanes of 9 bits, each register's field from lane
+    // L_<register> on (a field never shares a lane with another)
+    localparam LB = 9;
+    localparam L_SQ_LO = 0, L_SQ_HI = 4, L_RQ_LO = 8, L_RQ_HI = 12,
+               L_CFG = 16, L_REMOTE = 19, L_PD = 22, L_GEN = 24, L_RNR = 26, CL = 27;
+    wire          host_wr = c_valid && c_in && c_op == `QPNIC_QP_OP_HOST_WRITE;
+    reg  [CL-1:0]    cfg_we;
+    reg  [CL*LB-1:0] cfg_wd;
+    // the lanes' bits above their fields are written zero and never read
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [CL*LB-1:0] cfg_q;
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @* begin
+        cfg_we = {CL{1'b0}};
+        if (host_wr)
+            case (c_off)
+            `QPNIC_QPREG_SQ_BASE_LO: cfg_we[L_SQ_LO +: 4] = 4'hF;
+            `QPNIC_QPREG_SQ_BASE_HI: cfg_we[L_SQ_HI +: 4] = 4'hF;
+            `QPNIC_QPREG_RQ_BASE_LO: cfg_we[L_RQ_LO +: 4] = 4'hF;
+            `QPNIC_QPREG_RQ_BASE_HI: cfg_we[L_RQ_HI +: 4] = 4'hF;
+            `QPNIC_QPREG_CFG:        cfg_we[L_CFG +: 3]   = 3'h7;
+            `QPNIC_QPREG_REMOTE:     cfg_we[L_REMOTE +: 3] = 3'h7;
+            `QPNIC_QPREG_PD:         cfg_we[L_PD +: 2]    = 2'h3;
+            `QPNIC_QPREG_QPN:        cfg_we[L_GEN +: 2]   = 2'h3;
+            `QPNIC_QPREG_RNR_RETRY:  cfg_we[L_RNR]        = 1'b1;
+            default: ;
+            endcase
+        // every field from c_arg; only the lanes enabled above are written
+        cfg_wd = {(CL*LB){1'b0}};
+        cfg_wd[L_SQ_LO*LB +: 32] = c_arg;
+        cfg_wd[L_SQ_HI*LB +: 32] = c_arg;
+        cfg_wd[L_RQ_LO*LB +: 32] = c_arg;
+        cfg_wd[L_RQ_HI*LB +: 32] = c_arg;
+        cfg_wd[L_CFG*LB +: 26]   = {w_rcq, w_scq, c_arg[`QPNIC_QP_CFG_RQ_LOG], c_arg[`QPNIC_QP_CFG_SQ_LOG]};
+        cfg_wd[L_REMOTE*LB +: `QPNIC_QP_CTX_REMOTE_QPN_WIDTH] = w_rqpn;
+        cfg_wd[L_PD*LB +: `QPNIC_PD_BITS] = c_arg[`QPNIC_PD_BITS-1:0];
+        cfg_wd[L_GEN*LB +: `QPNIC_QP_CTX_GEN_WIDTH] = c_arg[`QPNIC_QP_NUM_GEN];
+        cfg_wd[L_RNR*LB +: `QPNIC_QP_CTX_RNR_RETRY_WIDTH] = c_arg[`QPNIC_QP_RNR_RETRY];
+    end
 
     // RDW_OLD 0: a QP being written back is never granted (g_held), so a
     // read of the word being written is never used. CLEAR 2: a small table
-    // clears by a bit per word (qpnic_ram_sdp).
-    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .CLEAR(2), .RDW_OLD(0), .STYLE("block")) ram (
+    // clears by a bit per word (qpnic_ram_sdp); cfg_ram, written a field
+    // at a time, clears by writing zeros, in the same 2^AW cycles.
+    qpnic_ram_sdp #(.WIDTH(SB), .AW(AW), .CLEAR(2), .RDW_OLD(0), .STYLE("block")) st_ram (
         .clk(clk), .rst(rst), .busy(clearing),
-        .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(new_word),
-        .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(ram_q));
+        .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(`QPT_ST(new_word)),
+        .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(st_q));
+    qpnic_ram_sdp #(.WIDTH(CL*LB), .AW(AW), .CLEAR(1), .RDW_OLD(0), .LANES(CL), .STYLE("block")) cfg_ram (
+        .clk(clk), .rst(rst), .busy(cfg_busy),
+        .wr_en(cfg_we), .wr_addr(c_qpn[AW-1:0]), .wr_data(cfg_wd),
+        .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(cfg_q));
+
+    // the word, in the layout's order (its unused bits zero)
+    reg [EB-1:0] ram_w;
+    always @* begin
+        ram_w = {EB{1'b0}};
+        `QPT_ST(ram_w) = st_q;
+        ram_w[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = cfg_q[L_SQ_LO*LB +: 32];
+        ram_w[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = cfg_q[L_SQ_HI*LB +: 32];
+        ram_w[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = cfg_q[L_RQ_LO*LB +: 32];
+        ram_w[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = cfg_q[L_RQ_HI*LB +: 32];
+        {ram_w[`QPNIC_QP_CTX_RECV_CQ_FLAT], ram_w[`QPNIC_QP_CTX_SEND_CQ_FLAT],
+         ram_w[`QPNIC_QP_CTX_RQ_LOG_FLAT], ram_w[`QPNIC_QP_CTX_SQ_LOG_FLAT]} = cfg_q[L_CFG*LB +: 26];
+        ram_w[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = cfg_q[L_REMOTE*LB +: `QPNIC_QP_CTX_REMOTE_QPN_WIDTH];
+        ram_w[`QPNIC_QP_CTX_PD_FLAT]  = cfg_q[L_PD*LB +: `QPNIC_PD_BITS];
+        ram_w[`QPNIC_QP_CTX_GEN_FLAT] = cfg_q[L_GEN*LB +: `QPNIC_QP_CTX_GEN_WIDTH];
+        ram_w[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = cfg_q[L_RNR*LB +: `QPNIC_QP_CTX_RNR_RETRY_WIDTH];
+    end
+    assign ram_q = ram_w;
 
     // A QP number the table does not have reads as an all-zero word (state
     // RESET), the answer such a request gets: a synchronous reset of cur's
@@ -319,19 +423,6 @@ module qpnic_qp_table #(
         if (!c_in) rdata = 32'd0;
     end
 
-    // register fields written into (possibly wider) context fields
-    reg [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0]    w_scq;
-    reg [`QPNIC_QP_CTX_RECV_CQ_WIDTH-1:0]    w_rcq;
-    reg [`QPNIC_QP_CTX_REMOTE_QPN_WIDTH-1:0] w_rqpn;
-    always @* begin
-        w_scq  = 0;
-        w_rcq  = 0;
-        w_rqpn = 0;
-        w_scq[`QPNIC_QP_CFG_SEND_CQ_WIDTH-1:0]   = c_arg[`QPNIC_QP_CFG_SEND_CQ];
-        w_rcq[`QPNIC_QP_CFG_RECV_CQ_WIDTH-1:0]   = c_arg[`QPNIC_QP_CFG_RECV_CQ];
-        w_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0]   = c_arg[`QPNIC_QP_REMOTE_QPN];
-    end
-
     // new_word, whether it is written, and whether the QP joins the queue
     reg        push;
     reg        fl_push;
@@ -348,18 +439,6 @@ module qpnic_qp_table #(
             case (c_op)
             `QPNIC_QP_OP_HOST_WRITE: begin
                 case (c_off)
-                `QPNIC_QPREG_SQ_BASE_LO: new_word[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = c_arg;
-                `QPNIC_QPREG_SQ_BASE_HI: new_word[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = c_arg;
-                `QPNIC_QPREG_RQ_BASE_LO: new_word[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = c_arg;
-                `QPNIC_QPREG_RQ_BASE_HI: new_word[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = c_arg;
-                `QPNIC_QPREG_CFG: begin
-                    new_word[`QPNIC_QP_CTX_SQ_LOG_FLAT]  = c_arg[`QPNIC_QP_CFG_SQ_LOG];
-                    new_word[`QPNIC_QP_CTX_RQ_LOG_FLAT]  = c_arg[`QPNIC_QP_CFG_RQ_LOG];
-                    new_word[`QPNIC_QP_CTX_SEND_CQ_FLAT] = w_scq;
-                    new_word[`QPNIC_QP_CTX_RECV_CQ_FLAT] = w_rcq;
-                end
-                `QPNIC_QPREG_REMOTE:
-                    new_word[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = w_rqpn;
                 `QPNIC_QPREG_STATE: if (host_ok) begin   // a refused write changes nothing
                     w_state = host_st;
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = w_state;
@@ -387,10 +466,7 @@ module qpnic_qp_table #(
                     new_word[`QPNIC_QP_CTX_SQ_PI_FLAT] = w_pi;
                 end
                 `QPNIC_QPREG_RQ_PI: new_word[`QPNIC_QP_CTX_RQ_PI_FLAT] = c_arg[IW-1:0];
-                `QPNIC_QPREG_QPN:   new_word[`QPNIC_QP_CTX_GEN_FLAT] = c_arg[`QPNIC_QP_NUM_GEN];
-                `QPNIC_QPREG_PD:    new_word[`QPNIC_QP_CTX_PD_FLAT]  = c_arg[`QPNIC_PD_BITS-1:0];
-                `QPNIC_QPREG_RNR_RETRY: new_word[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = c_arg[`QPNIC_QP_RNR_RETRY];
-                default: ;   // read-only or unmapped: nothing changes
+                default: ;   // cfg_ram's (above), read-only or unmapped
                 endcase
                 // a doorbell or a state out of RESET may leave WQEs to fetch
                 // (not while the RNR timer runs: RNR_WAKE queues it then)
@@ -533,8 +609,9 @@ module qpnic_qp_table #(
 
     // in_ready is always high when push_r (fl_push_r) is: each queue holds
     // a QP at most once (the sched, rq_flush bits), and is NUM_QP (rounded
-    // up) deep.
-    wire unused = &{1'b0, db_in_ready, fl_in_ready};
+    // up) deep. cfg_ram clears in the same cycles as st_ram (clearing).
+    wire unused = &{1'b0, db_in_ready, fl_in_ready, cfg_busy};
 endmodule
 
+`undef QPT_ST
 `default_nettype wire

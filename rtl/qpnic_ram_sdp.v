@@ -28,6 +28,11 @@
 //           RAM deep (cheaper where the write data has no spare input)
 //   RDW_OLD 1: a read of the address written in the same cycle gives the
 //           old word; 0: its word is never used (see above)
+//   LANES   write lanes (>= 1, dividing WIDTH): wr_en bit l writes bits
+//           [l*WIDTH/LANES +: WIDTH/LANES] of the word and leaves the others
+//           (block RAM's byte enables: on ECP5 a lane of 9 bits maps onto
+//           one; the owner then writes a field without reading it first).
+//           CLEAR 2 needs LANES 1 (its bit says a whole word was written)
 //   STYLE   Yosys's ram_style: "auto" (its choice: LUT RAM for a few
 //           words), or "block": a block RAM however few the words (the
 //           context tables; on the 25F, LUTs are scarcer than block RAMs,
@@ -35,7 +40,8 @@
 // Ports
 //   clk, rst                   clock, synchronous active-high reset
 //   busy                       clearing after reset
-//   wr_en, wr_addr, wr_data    write wr_data at wr_addr at the clock edge
+//   wr_en [LANES], wr_addr, wr_data   write wr_data's lanes whose wr_en
+//                              bit is set at wr_addr at the clock edge
 //   rd_en, rd_addr, rd_data    read (see above)
 `default_nettype none
 
@@ -44,6 +50,7 @@ module qpnic_ram_sdp #(
     parameter AW    = 4,
     parameter CLEAR = 1,
     parameter RDW_OLD = 1,
+    parameter LANES = 1,
     // STYLE is read only by Yosys, through the ram_style attributes below
     /* verilator lint_off UNUSEDPARAM */
     parameter STYLE = "auto"
@@ -52,7 +59,7 @@ module qpnic_ram_sdp #(
     input  wire             clk,
     input  wire             rst,
     output reg              busy,
-    input  wire             wr_en,
+    input  wire [LANES-1:0] wr_en,
     input  wire [AW-1:0]    wr_addr,
     input  wire [WIDTH-1:0] wr_data,
     input  wire             rd_en,
@@ -60,6 +67,7 @@ module qpnic_ram_sdp #(
     output reg  [WIDTH-1:0] rd_data
 );
     localparam DEPTH = 1 << AW;
+    localparam LW    = WIDTH / LANES;   // bits of a lane
     // a RAM that never clears is never busy: no logic for it
     wire clearing = (CLEAR != 0) && busy;
     // How the words come to read zero. CLEAR 2 on a table of at most one
@@ -88,7 +96,8 @@ module qpnic_ram_sdp #(
         end
     end
     wire             clr_wr = clearing && !WORD_BITS;   // a zero word written
-    wire             we = !rst && (clr_wr || (!(clearing && WORD_BITS) && wr_en));
+    wire [LANES-1:0] we = (rst || (clearing && WORD_BITS)) ? {LANES{1'b0}} :
+                          clr_wr ? {LANES{1'b1}} : wr_en;
     wire [AW-1:0]    wa = clr_wr ? clr_addr : wr_addr;
     wire [WIDTH-1:0] wd = clr_wr ? {WIDTH{1'b0}} : wr_data;
     wire             rd_zero;   // the word read has not been written since rst
@@ -99,7 +108,7 @@ module qpnic_ram_sdp #(
             always @(posedge clk) begin
                 if (rst)
                     written <= {DEPTH{1'b0}};
-                else if (we)
+                else if (|we)
                     written[wa] <= 1'b1;
             end
             assign rd_zero = !written[rd_addr];
@@ -108,26 +117,28 @@ module qpnic_ram_sdp #(
         end
     endgenerate
 
-    integer k;
+    integer k, l;
     generate
         if (RDW_OLD != 0) begin : old
             (* ram_style = STYLE *) reg [WIDTH-1:0] mem [0:DEPTH-1];
             initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
             always @(posedge clk) begin
-                if (we) mem[wa] <= wd;
+                for (l = 0; l < LANES; l = l + 1)
+                    if (we[l]) mem[wa][l*LW +: LW] <= wd[l*LW +: LW];
                 if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
             end
         end else begin : any
             (* no_rw_check, ram_style = STYLE *) reg [WIDTH-1:0] mem [0:DEPTH-1];
             initial for (k = 0; k < DEPTH; k = k + 1) mem[k] = {WIDTH{1'b0}};
             always @(posedge clk) begin
-                if (we) mem[wa] <= wd;
+                for (l = 0; l < LANES; l = l + 1)
+                    if (we[l]) mem[wa][l*LW +: LW] <= wd[l*LW +: LW];
                 if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
 `ifndef SYNTHESIS
                 // In simulation such a read gives the old word inverted, not
                 // the old word, so that an owner that did use it would fail
                 // its tests rather than pass by the simulator's kindness.
-                if (rd_en && we && wa == rd_addr) rd_data <= ~mem[rd_addr];
+                if (rd_en && |we && wa == rd_addr) rd_data <= ~mem[rd_addr];
 `endif
             end
         end
