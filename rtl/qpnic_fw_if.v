@@ -132,6 +132,7 @@ module qpnic_fw_if #(
     output wire                  ntf_empty
 );
     localparam CW = `QPNIC_CQN_BITS;
+    localparam GW = NUM_CQ > 1 ? $clog2(NUM_CQ) : 1;   // bits of a cq_gen index
 
     // ---- event FIFO: two sources, the older first ------------------------------------
     wire evt_in_ready;
@@ -230,19 +231,28 @@ module qpnic_fw_if #(
     // by the firmware: on PicoRV32 the table lookup cost the notification
     // path ~30 cycles. Not cleared by rst: every CQ the host uses is created
     // by a CFG write, which queues its RESET event first.
-    reg  [7:0] cq_gen [0:(1<<CW)-1];
+    // One entry per CQ the build has (NUM_CQ rounded up to a power of two),
+    // indexed by the low GW bits of the CQ number: no event names a CQ beyond
+    // NUM_CQ, so a NOTIFY of one (the firmware writes none) takes the
+    // generation of the CQ its low bits name. At NUM_CQ 16 that is 2 LUT
+    // RAMs instead of 256 entries (a block RAM, or 32 LUT RAMs and their
+    // read multiplexer).
+    reg  [7:0] cq_gen [0:(1<<GW)-1];
     wire       pop_reset = evt_pop && evt_out_data[`QPNIC_EVENT_TYPE] == `QPNIC_EVT_TYPE_RESET;
     // a RESET event's index carries the 8-bit generation in its low bits
     /* verilator lint_off UNUSEDSIGNAL */
     wire [`QPNIC_EVENT_INDEX_WIDTH-1:0] pop_index = evt_out_data[`QPNIC_EVENT_INDEX];
+    // the CQ numbers' bits above GW never index the table (see cq_gen)
+    wire [CW-1:0] pop_cqn = evt_out_data[`QPNIC_EVENT_CQN];
+    wire [CW-1:0] ntf_cqn = bus_wdata[`QPNIC_NOTIFY_CQN];
     /* verilator lint_on UNUSEDSIGNAL */
     always @(posedge clk)
         if (pop_reset)
-            cq_gen[evt_out_data[`QPNIC_EVENT_CQN]] <= pop_index[`QPNIC_NOTIFY_GEN_WIDTH-1:0];
+            cq_gen[pop_cqn[GW-1:0]] <= pop_index[`QPNIC_NOTIFY_GEN_WIDTH-1:0];
     reg [31:0] ntf_word;
     always @* begin
         ntf_word = bus_wdata;
-        ntf_word[`QPNIC_NOTIFY_GEN] = cq_gen[bus_wdata[`QPNIC_NOTIFY_CQN]];
+        ntf_word[`QPNIC_NOTIFY_GEN] = cq_gen[ntf_cqn[GW-1:0]];
     end
 
     qpnic_fifo #(.WIDTH(32), .LOG_DEPTH(NTF_LOG_DEPTH)) ntf_fifo (
