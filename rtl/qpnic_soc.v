@@ -1,7 +1,7 @@
 // qpnic_soc: the soft core. PicoRV32 (rv32i, no counters, no compressed ISA,
-// no IRQ) with FW_WORDS 32-bit words of RAM at address 0, loaded from a hex
-// image, and the firmware register window at FW_IO_BASE forwarded to
-// qpnic_fw_if.
+// no IRQ, one register read port) with FW_WORDS 32-bit words of RAM at
+// address 0, loaded from a hex image, and the firmware register window at
+// FW_IO_BASE forwarded to qpnic_fw_if.
 //
 // Memory map of the core's native bus:
 //   0 .. FW_WORDS*4-1     RAM: reads and byte-strobed writes, answered in
@@ -84,7 +84,11 @@ module qpnic_soc #(
         .ENABLE_COUNTERS(1'b0),
         .ENABLE_COUNTERS64(1'b0),
         .ENABLE_REGS_16_31(1'b1),
-        .ENABLE_REGS_DUALPORT(1'b1),
+        // One register read port: an instruction with two source registers
+        // (branches, stores, register-register ALU ops) takes a cycle more,
+        // and the register file is half as many LUT RAMs (16 TRELLIS_DPR16X4
+        // on the ECP5, not 32).
+        .ENABLE_REGS_DUALPORT(1'b0),
         // The barrel shifter costs ~157 iCE40 cells (~200 LUTs on the ECP5)
         // and cuts the notification latency from ~280 to ~220 cycles
         // (docs/performance-analysis.md).
