@@ -401,7 +401,9 @@ static void do_bind(model *m, int from, const model_op *op)
     w->off = g->off;
     w->len = g->len;
     w->flags = rights;
-    w->valid = 1;
+    /* a bind posted after this one gave the window a newer token, which
+     * opens nothing until that bind executes */
+    w->valid = op->bind_no == w->binds;
     if (!(op->flags & NDK_OP_FLAG_SILENT_SUCCESS))
         owe(&m->icq[from], NDK_STATUS_SUCCESS, NDK_OP_TYPE_BIND, 0, op->ctx);
 }
@@ -445,10 +447,21 @@ static ndk_status post_status(const model *m, int side, const model_op *op)
     return NDK_STATUS_SUCCESS;
 }
 
+/* A bind that never executes (cancelled or flushed): the window's newest
+ * token, if this bind gave it, opens nothing; the older one stays valid at
+ * the NIC, but no later request names it (ndk.h ndk_mw_remote_token: the
+ * new token from the moment ndk_bind succeeds). */
+static void bind_cancelled(model *m, const model_op *op)
+{
+    if (op->kind == M_BIND && op->bind_no == m->mw[op->bmw].binds)
+        m->mw[op->bmw].valid = 0;
+}
+
 static void execute(model *m, int from, const model_op *op)
 {
     if (m->state[from] != MODEL_RTS) {   /* flushed: CANCELLED, in SQ order */
         owe(&m->icq[from], NDK_STATUS_CANCELLED, op_type(op->kind), 0, op->ctx);
+        bind_cancelled(m, op);
         return;
     }
     switch (op->kind) {
@@ -520,6 +533,8 @@ void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
         if (op->kind == M_FREG)
             m->mr[op->fmr].reg = 1;   /* ndk.h: the entry is taken when the call is made */
         m->held[from][m->nheld[from]] = *op;
+        if (op->kind == M_BIND)   /* its token is the window's from here */
+            m->held[from][m->nheld[from]].bind_no = ++m->mw[op->bmw].binds;
         if (op->kind != M_FREG && op->kind != M_BIND)
             freeze_tokens(m, &m->held[from][m->nheld[from]]);
         m->nheld[from]++;
@@ -535,9 +550,11 @@ void model_step(model *m, int from, const model_op *recvs, unsigned nrecv,
 void model_disconnect(model *m, int side)
 {
     m->disc[side] = 1;
-    for (unsigned i = 0; i < m->nheld[side]; i++)
+    for (unsigned i = 0; i < m->nheld[side]; i++) {
         owe(&m->icq[side], NDK_STATUS_CANCELLED, op_type(m->held[side][i].kind), 0,
             m->held[side][i].ctx);
+        bind_cancelled(m, &m->held[side][i]);
+    }
     m->nheld[side] = 0;
     to_error(m, side);   /* in ERROR already: its receives were flushed then */
 }

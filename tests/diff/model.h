@@ -75,12 +75,16 @@ typedef struct {
 } model_mr;
 
 /* A window: [off, off + len) of side's buffer with remote rights (NDK_MR_FLAG_*
- * REMOTE_READ / REMOTE_WRITE), while bound and not invalidated. */
+ * REMOTE_READ / REMOTE_WRITE), while bound and not invalidated. valid says
+ * whether the token ndk_mw_remote_token returns now opens it: each bind
+ * posted gives a new token at once (binds counts them), which opens the
+ * window only once that bind has executed. */
 typedef struct {
     int side;
     uint32_t off, len;
     uint32_t flags;
     int valid;
+    uint32_t binds;
 } model_mw;
 
 /* One SGE of a request: bytes [off, off + len) of region mr's side buffer
@@ -111,6 +115,7 @@ typedef struct {
     int tmw;                     /* INVAL / SEND_INV: >= 0, the window's token instead of tmr's */
     int tremote;                 /* INVAL: 1 names the remote token, 0 the local one */
     int bmw, bmr;                /* BIND: the window, the region (sge[0]: the range) */
+    uint32_t bind_no;            /* BIND: the window's binds posted, this one included */
     uint32_t bflags;             /* BIND, FAST_REG: NDK_OP_FLAG_ALLOW_* rights */
     int fmr;                     /* FAST_REG: the MR (an FR slot) */
     uint32_t fnpages;            /* FAST_REG: page_count given (entries of fpage) */
