@@ -168,7 +168,19 @@ module qpnic_qp_table #(
 
     wire [QW-1:0] g_qpn  = req_qpn[g*QW +: QW];
     wire          g_in   = ({{(32-QW){1'b0}}, g_qpn} < NUM_QP);
-    wire          g_held = (b_valid && g_qpn == b_qpn) || (c_valid && g_qpn == c_qpn);
+    // Whether each client's QP is in B or C, compared for every client at
+    // once: the grant then selects one bit by g, instead of selecting g's
+    // QP number first and comparing it after (that chain, from rr_last
+    // through the QP number's multiplexer into the comparison, was the
+    // 85F's worst path in run 53).
+    reg  [CLIENTS-1:0] held;
+    integer h;
+    always @* begin
+        for (h = 0; h < CLIENTS; h = h + 1)
+            held[h] = (b_valid && req_qpn[h*QW +: QW] == b_qpn) ||
+                      (c_valid && req_qpn[h*QW +: QW] == c_qpn);
+    end
+    wire          g_held = held[g];
     wire          grant  = pick && !clearing && !g_held;
     always @* begin
         req_ready    = {CLIENTS{1'b0}};
