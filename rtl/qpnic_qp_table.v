@@ -189,6 +189,7 @@ module qpnic_qp_table #(
 
     // the request as it moves through B and C
     reg          b_in, c_in;
+    wire         cfg_busy;    // cfg_ram clears (the same cycles as st_ram)
     reg [CW-1:0] b_client, c_client;
     reg [3:0]    b_op, c_op;
     reg [31:0]   b_arg, c_arg;
@@ -214,7 +215,9 @@ module qpnic_qp_table #(
         c_client <= b_client;
         c_op     <= b_op;
         c_qpn    <= b_qpn;
-        c_arg    <= b_arg;
+        // zero while the RAMs clear: cfg_ram's write data, which comes from
+        // c_arg alone, is then the zero word (cfg_ram's ZERO_DATA)
+        c_arg    <= cfg_busy ? 32'd0 : b_arg;
         c_off    <= b_off;
     end
 
@@ -252,7 +255,6 @@ module qpnic_qp_table #(
                     `QPNIC_QP_CTX_RQ_FLUSH_WIDTH + `QPNIC_QP_CTX_COMP_ERR_WIDTH +
                     `QPNIC_QP_CTX_SCHED_WIDTH + `QPNIC_QP_CTX_STATE_WIDTH;
     wire [SB-1:0] st_q;
-    wire          cfg_busy;
 
     // register fields written into (possibly wider) context fields
     reg [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0]    w_scq;
@@ -315,7 +317,8 @@ module qpnic_qp_table #(
         .clk(clk), .rst(rst), .busy(clearing),
         .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(`QPT_ST(new_word)),
         .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(st_q));
-    qpnic_ram_sdp #(.WIDTH(CL*LB), .AW(AW), .CLEAR(1), .RDW_OLD(0), .LANES(CL), .STYLE("block")) cfg_ram (
+    qpnic_ram_sdp #(.WIDTH(CL*LB), .AW(AW), .CLEAR(1), .RDW_OLD(0), .LANES(CL), .ZERO_DATA(1),
+                    .STYLE("block")) cfg_ram (
         .clk(clk), .rst(rst), .busy(cfg_busy),
         .wr_en(cfg_we), .wr_addr(c_qpn[AW-1:0]), .wr_data(cfg_wd),
         .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(cfg_q));
@@ -621,8 +624,8 @@ module qpnic_qp_table #(
 
     // in_ready is always high when push_r (fl_push_r) is: each queue holds
     // a QP at most once (the sched, rq_flush bits), and is NUM_QP (rounded
-    // up) deep. cfg_ram clears in the same cycles as st_ram (clearing).
-    wire unused = &{1'b0, db_in_ready, fl_in_ready, cfg_busy};
+    // up) deep.
+    wire unused = &{1'b0, db_in_ready, fl_in_ready};
 endmodule
 
 `undef QPT_ST

@@ -33,6 +33,12 @@
 //           (block RAM's byte enables: on ECP5 a lane of 9 bits maps onto
 //           one; the owner then writes a field without reading it first).
 //           CLEAR 2 needs LANES 1 (its bit says a whole word was written)
+//   ZERO_DATA 1: the owner holds wr_data at zero while busy, and the
+//           clear writes it as it is: no multiplexer forcing zero in front
+//           of each data bit (with RDW_OLD 0 and a block RAM there is no
+//           register for Yosys to fold that zero into; a zeroed register
+//           of the owner's is a synchronous reset, free). Checked in
+//           simulation.
 //   STYLE   Yosys's ram_style: "auto" (its choice: LUT RAM for a few
 //           words), or "block": a block RAM however few the words (the
 //           context tables; on the 25F, LUTs are scarcer than block RAMs,
@@ -51,6 +57,7 @@ module qpnic_ram_sdp #(
     parameter CLEAR = 1,
     parameter RDW_OLD = 1,
     parameter LANES = 1,
+    parameter ZERO_DATA = 0,
     // STYLE is read only by Yosys, through the ram_style attributes below
     /* verilator lint_off UNUSEDPARAM */
     parameter STYLE = "auto"
@@ -99,7 +106,12 @@ module qpnic_ram_sdp #(
     wire [LANES-1:0] we = (rst || (clearing && WORD_BITS)) ? {LANES{1'b0}} :
                           clr_wr ? {LANES{1'b1}} : wr_en;
     wire [AW-1:0]    wa = clr_wr ? clr_addr : wr_addr;
-    wire [WIDTH-1:0] wd = clr_wr ? {WIDTH{1'b0}} : wr_data;
+    wire [WIDTH-1:0] wd = (clr_wr && ZERO_DATA == 0) ? {WIDTH{1'b0}} : wr_data;
+`ifndef SYNTHESIS
+    always @(posedge clk)
+        if (ZERO_DATA != 0 && clr_wr && wr_data != {WIDTH{1'b0}})
+            $fatal(1, "qpnic_ram_sdp: ZERO_DATA, but wr_data is not zero while clearing");
+`endif
     wire             rd_zero;   // the word read has not been written since rst
     generate
         if (WORD_BITS) begin : words
