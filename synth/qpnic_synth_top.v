@@ -11,18 +11,20 @@
 //   - the inputs: one pin, `din`, feeds a shift register as long as all
 //     core inputs together (reset included); each core input is one bit of
 //     it. Nothing is constant, so nothing folds away.
-//   - the outputs: every core output is registered once (out_q), then all of
-//     them are folded into a signature register (a MISR: each bit is the
-//     previous bit XOR one output bit, the last bit wraps to the first),
-//     whose last bit is the pin `dout`. Every output bit reaches `dout`
-//     after a number of cycles, so none of the logic behind it is dead.
+//   - the outputs: every core output is registered once (out_q), and each
+//     registered bit is the synchronous reset of one stage of a shift
+//     register (sig) whose last bit is the pin `dout`: a stage passes the
+//     bit before it on, or 0 while its output bit is 1. Every output bit
+//     can change `dout`, so none of the logic behind it is dead.
 //   - the clock: `clk`, the only pin with a timing constraint.
-// Every wrapper path is one flip-flop to the next through at most one 2-input
-// XOR, and the core's inputs come straight from flip-flops and its outputs
-// go straight into flip-flops, so the wrapper adds no logic level in front
-// of or behind the core: the critical path nextpnr reports is the core's.
-// The price is about 90 + 2 x 270 flip-flops and 270 LUTs of wrapper,
-// counted in the figures (docs/synthesis.md says how much).
+// Every wrapper path is one flip-flop to the next with no logic between
+// (a reset input is a flip-flop's own), and the core's inputs come straight
+// from flip-flops and its outputs go straight into flip-flops, so the
+// wrapper adds no logic level in front of or behind the core: the critical
+// path nextpnr reports is the core's. The price is about 90 + 2 x 270
+// flip-flops and no LUT, counted in the figures (docs/synthesis.md). (An
+// earlier wrapper folded the outputs into a signature through 270 XORs,
+// 270 LUTs that were not the core's.)
 //
 // Parameters: those of qpnic_core, passed through (the flow sets them per
 // target from synth/targets.toml; FW_HEX is always an absolute path there).
@@ -117,11 +119,22 @@ module qpnic_synth_top #(
         ntf_valid, ntf_data,
         idle};
 
+    // Each output bit, registered (out_q), is the synchronous reset of its
+    // own stage of a shift register that the input shift register's last
+    // bit feeds: a stage passes its neighbour's bit on, or 0 while its
+    // output bit is 1. A flip-flop's reset input needs no LUT (ECP5: the
+    // slice's LSR; iCE40: SB_DFFSR), so the wrapper adds no LUT to the
+    // figures, and every output bit can still change dout.
     reg [OUT_W-1:0] out_q;
     reg [OUT_W-1:0] sig;
+    integer i;
     always @(posedge clk) begin
         out_q <= out_all;
-        sig   <= {sig[OUT_W-2:0], sig[OUT_W-1]} ^ out_q;
+        for (i = 0; i < OUT_W; i = i + 1)
+            if (out_q[i])
+                sig[i] <= 1'b0;
+            else
+                sig[i] <= (i == 0) ? in_sr[IN_W-1] : sig[i-1];
     end
 
     assign dout = sig[OUT_W-1];
