@@ -63,7 +63,8 @@
 //   fl_valid/ready, fl_qpn   the table's flush queue
 //   chk_*, res_*     check port of qpnic_mr_table (request in, answer a
 //                    fixed number of cycles later)
-//   in_*             packets from the requester's port FIFO
+//   in_*             packets from the requester's port FIFO, each with its
+//                    whole header (the RETH's check relies on it)
 //   out_*            responses to the completer's port FIFO; out_count is
 //                    the words in it now (deadlock rule)
 //   rd_req_*, rd_rsp_*   DMA read master (index 2): RQ WQEs and READ data
@@ -250,19 +251,20 @@ module qpnic_responder #(
     wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
     wire [31:0] h_dlen = hdr[32*(EXT_AT + `QPNIC_RETH_DMA_LEN_WORD) +: 32];
     wire [31:0] h_ieth = hdr[32*(EXT_AT + `QPNIC_IETH_RKEY_WORD) +: 32];
-    // The header words as they are once this cycle's word is in (word k is
-    // in_data if it arrives now): the RETH's check goes out in the cycle its
-    // last word arrives. Only the words needed are formed.
-    localparam [3:0] OP_AT   = BTH_AT + `QPNIC_BTH_OPCODE_WORD;
+    // The RETH's words as they are in the cycle its last word arrives, when
+    // its check goes out: that word is in_data, the ones before it are in
+    // hdr. The responder's packets are the requester's, whose headers are
+    // always whole (a RETH, then its payload or last), so only the RETH's
+    // last word needs in_data, and the BTH (the opcode) is in hdr by then.
     localparam [3:0] VAHI_AT = EXT_AT + `QPNIC_RETH_VA_HI_WORD;
     localparam [3:0] VALO_AT = EXT_AT + `QPNIC_RETH_VA_LO_WORD;
     localparam [3:0] RKEY_AT = EXT_AT + `QPNIC_RETH_RKEY_WORD;
     localparam [3:0] DLEN_AT = EXT_AT + `QPNIC_RETH_DMA_LEN_WORD;
-    wire [31:0] n_op   = (hdr_i == OP_AT)   ? in_data : hdr[32*OP_AT +: 32];
-    wire [31:0] n_vahi = (hdr_i == VAHI_AT) ? in_data : hdr[32*VAHI_AT +: 32];
-    wire [31:0] n_valo = (hdr_i == VALO_AT) ? in_data : hdr[32*VALO_AT +: 32];
-    wire [31:0] n_rkey = (hdr_i == RKEY_AT) ? in_data : hdr[32*RKEY_AT +: 32];
-    wire [31:0] n_dlen = (hdr_i == DLEN_AT) ? in_data : hdr[32*DLEN_AT +: 32];
+    localparam [3:0] RETH_LAST = HDR_RETH - 4'd1;
+    wire [31:0] n_vahi = (VAHI_AT == RETH_LAST && hdr_i == VAHI_AT) ? in_data : hdr[32*VAHI_AT +: 32];
+    wire [31:0] n_valo = (VALO_AT == RETH_LAST && hdr_i == VALO_AT) ? in_data : hdr[32*VALO_AT +: 32];
+    wire [31:0] n_rkey = (RKEY_AT == RETH_LAST && hdr_i == RKEY_AT) ? in_data : hdr[32*RKEY_AT +: 32];
+    wire [31:0] n_dlen = (DLEN_AT == RETH_LAST && hdr_i == DLEN_AT) ? in_data : hdr[32*DLEN_AT +: 32];
     wire [31:0] rq_w0  = rqwqe[32*`QPNIC_WQE_OPCODE_WORD +: 32];
     wire [31:0] rq_w0n = rqwqe[32*`QPNIC_WQE_NSGE_WORD +: 32];
     /* verilator lint_on UNUSEDSIGNAL */
@@ -277,9 +279,6 @@ module qpnic_responder #(
     wire is_read  = (opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
     wire is_sinv  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
     wire [31:0] inv_rkey = h_ieth[`QPNIC_IETH_RKEY];
-    wire [7:0] n_opcode = n_op[`QPNIC_BTH_OPCODE];
-    wire n_write  = (n_opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
-    wire n_read   = (n_opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
 
     // Header length: LRH + BTH, plus a RETH. Compared only once the BTH is
     // in (the LRH + BTH count is past the BTH).
@@ -339,7 +338,7 @@ module qpnic_responder #(
     // goes out as the last header word arrives when the context is in (the
     // usual case: the READ went out at the dest_qp word), else from
     // S_DISPATCH once it is.
-    wire reth_want = hdr_done && (n_write || n_read);
+    wire reth_want = hdr_done && (is_write || is_read);
     wire reth_now  = reth_want && !ctx_wait;
     wire reth_late_iss = (state == S_DISPATCH) && reth_late && !ctx_wait;
     wire reth_iss  = reth_now || reth_late_iss;
@@ -371,7 +370,7 @@ module qpnic_responder #(
     assign chk_len    = sg_busy ? sg_chk_len : n_dlen[`QPNIC_RETH_DMA_LEN];
     assign chk_remote = !sg_busy;
     assign chk_need   = sg_busy ? sg_chk_need :
-                        n_write ? `QPNIC_MR_ACCESS_REMOTE_WRITE : `QPNIC_MR_ACCESS_REMOTE_READ;
+                        is_write ? `QPNIC_MR_ACCESS_REMOTE_WRITE : `QPNIC_MR_ACCESS_REMOTE_READ;
     // S_DISPATCH acts in the cycle the RETH's answer arrives. The check goes
     // out only once the destination QP's context is in (reth_now, or
     // reth_late from S_DISPATCH), and no table request follows it, so the
