@@ -214,18 +214,13 @@ module qpnic_responder #(
     reg [3:0]    rq_word;
     reg          sge_phase;    // S_RQ_CHECK: opcode and nsge passed, SGEs in check
     reg          reth_chk;     // the RETH's check is out; S_DISPATCH waits
-    // segments: the RETH's (WRITE, READ), else the RQ WQE's checked SGEs
-    reg          reth_seg;
+    // segments: the RQ WQE's checked SGEs (a receive's), or the RETH's one
+    // (a WRITE's, a READ's: reth_dev is its checked device address)
     reg [63:0]   reth_dev;
     wire         sg_busy, sg_done, sg_fail;
     wire [33:0]  sge_sum;
     wire [MAX_SGE*64-1:0] sg_addr;
     wire [MAX_SGE*32-1:0] sg_len;
-    // The RETH's is segment 0; its later segments are empty (zero lengths),
-    // and an empty segment's address is never used (the gather and the
-    // scatter skip it), so the addresses need no zeros.
-    wire [MAX_SGE*64-1:0] seg_addr = {sg_addr[MAX_SGE*64-1:64], reth_seg ? reth_dev : sg_addr[63:0]};
-    wire [MAX_SGE*32-1:0] seg_len  = reth_seg ? {{(MAX_SGE*32-32){1'b0}}, reth_len} : sg_len;
     reg [31:0]   scat_total;   // bytes to write
     reg          need_cqe;     // an RQ WQE was consumed
     reg [7:0]    rq_status;
@@ -382,7 +377,11 @@ module qpnic_responder #(
 
     // --- scatter (write master) and gather (READ data) ---
     // A WRITE with an accepted, non-empty payload starts the scatter from
-    // S_DISPATCH, with the checked RETH as its one segment.
+    // S_DISPATCH, with the checked RETH as its one segment; a receive's
+    // payload starts it from S_DATA, with the checked SGEs. The scatter is
+    // idle whenever the FSM is outside S_SCAT (S_SCAT waits for its done),
+    // so a WRITE never needs the second way: S_DATA drains the payload of
+    // any other WRITE (none, empty, or refused).
     wire        s_start_ready, s_done, s_idle;
     wire        s_in_ready;
     // w_total, the bytes a WRITE puts down, is registered while S_DISPATCH
@@ -398,18 +397,18 @@ module qpnic_responder #(
     wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts && !seq_drop &&
                             is_write && reth_ok &&
                             has_payload && w_total_nz && s_start_ready;
-    // Its one segment is segment 0; the later ones are seg_addr's and
-    // seg_len's as they are, not zeros: the scatter never reaches them,
-    // since w_total <= reth_len (its bytes run out with segment 0 at the
-    // latest), so segment 0 alone needs a multiplexer.
-    wire [MAX_SGE*64-1:0] wf_addr = {seg_addr[MAX_SGE*64-1:64], mr_dev};
-    wire [MAX_SGE*32-1:0] wf_len  = {seg_len[MAX_SGE*32-1:32], reth_len};
+    // Its one segment is segment 0; the later ones are the SGE check's as
+    // they are, not zeros: the scatter never reaches them, since w_total <=
+    // reth_len (its bytes run out with segment 0 at the latest), so segment
+    // 0 alone needs a multiplexer.
+    wire [MAX_SGE*64-1:0] wf_addr = {sg_addr[MAX_SGE*64-1:64], mr_dev};
+    wire [MAX_SGE*32-1:0] wf_len  = {sg_len[MAX_SGE*32-1:32], reth_len};
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
         .start_valid(w_fast || (state == S_DATA && scat_total != 32'd0 && has_payload)),
         .start_ready(s_start_ready),
-        .start_addr(w_fast ? wf_addr : seg_addr),
-        .start_len(w_fast ? wf_len : seg_len),
+        .start_addr(w_fast ? wf_addr : sg_addr),
+        .start_len(w_fast ? wf_len : sg_len),
         .start_total(w_fast ? w_total : scat_total),
         .in_valid(in_valid && state == S_SCAT), .in_ready(s_in_ready),
         .in_data(in_data), .in_keep(in_keep), .in_last(in_last),
@@ -426,10 +425,12 @@ module qpnic_responder #(
     wire        g_out_valid, g_out_last;
     wire [31:0] g_out_data;
     wire [3:0]  g_out_keep;
+    // A READ's one segment, the RETH's; its later segments are empty.
     qpnic_gather #(.SINK_WORDS(OUT_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
         .start_valid(state == S_GSTART), .start_ready(g_start_ready),
-        .start_addr(seg_addr), .start_len(seg_len), .sink_count(out_count),
+        .start_addr({{(MAX_SGE*64-64){1'b0}}, reth_dev}),
+        .start_len({{(MAX_SGE*32-32){1'b0}}, reth_len}), .sink_count(out_count),
         .rd_req_valid(g_rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(g_rd_req_addr), .rd_req_len(g_rd_req_len),
         .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(g_rd_rsp_ready),
@@ -563,7 +564,6 @@ module qpnic_responder #(
             rq_word     <= 4'd0;
             sge_phase   <= 1'b0;
             reth_chk    <= 1'b0;
-            reth_seg    <= 1'b0;
             reth_dev    <= 64'd0;
             scat_total  <= 32'd0;
             need_cqe    <= 1'b0;
@@ -641,7 +641,6 @@ module qpnic_responder #(
             end else if (!reth_wait && !ctx_wait) begin
                 reth_chk   <= 1'b0;
                 hdr_i      <= 4'd0;
-                reth_seg   <= 1'b0;
                 scat_total <= 32'd0;
                 sge_phase  <= 1'b0;
                 inv_sent   <= 1'b0;
@@ -672,10 +671,8 @@ module qpnic_responder #(
                     state   <= S_RNR;
                 end
                 else begin
-                    reth_seg <= 1'b1;
                     reth_dev <= mr_dev;
                     if (is_write) begin
-                        scat_total <= w_total;
                         if (w_fast) state <= S_SCAT;  // the scatter took it
                     end else
                         read_resp <= 1'b1;
@@ -720,7 +717,7 @@ module qpnic_responder #(
                     end
                 end
             S_DATA:
-                // scat_total is non-zero only for an accepted write or receive
+                // scat_total is non-zero only for an accepted receive
                 if (has_payload && scat_total != 32'd0) begin
                     if (s_start_ready) state <= S_SCAT;
                 end else if (has_payload)
