@@ -304,12 +304,18 @@ module qpnic_datapath #(
     wire [31:0] rs_in_data;
     wire [3:0]  rs_in_keep;
 
-    qpnic_fifo #(.WIDTH(37), .LOG_DEPTH(REQ_PORT_LOG_DEPTH)) u_port_req (
+    // The port FIFOs hold a beat in 36 bits, one block RAM wide: a port
+    // beat's keep always has lane 0 (its bytes are packed from lane 0, as
+    // the DMA read data they come from; docs/internals.md), so keep[0] is
+    // not stored.
+    wire [2:0]  rs_in_keep_hi;
+    assign rs_in_keep = {rs_in_keep_hi, 1'b1};
+    qpnic_fifo #(.WIDTH(36), .LOG_DEPTH(REQ_PORT_LOG_DEPTH), .STYLE("block")) u_port_req (
         .clk(clk), .rst(rst),
         .in_valid(rq_out_valid), .in_ready(rq_out_ready),
-        .in_data({rq_out_last, rq_out_keep, rq_out_data}),
+        .in_data({rq_out_last, rq_out_keep[3:1], rq_out_data}),
         .out_valid(rs_in_valid), .out_ready(rs_in_ready),
-        .out_data({rs_in_last, rs_in_keep, rs_in_data}),
+        .out_data({rs_in_last, rs_in_keep_hi, rs_in_data}),
         .count(req_port_count));
 
     qpnic_fifo #(.WIDTH(OST_W), .LOG_DEPTH(OST_LOG_DEPTH)) u_ost (
@@ -364,13 +370,21 @@ module qpnic_datapath #(
     wire [31:0] cp_in_data;
     wire [3:0]  cp_in_keep;
 
-    qpnic_fifo #(.WIDTH(37), .LOG_DEPTH(PORT_LOG_DEPTH)) u_port_rsp (
+    // (36 bits a beat, keep[0] always set: see u_port_req)
+    wire [2:0]  cp_in_keep_hi;
+    assign cp_in_keep = {cp_in_keep_hi, 1'b1};
+    qpnic_fifo #(.WIDTH(36), .LOG_DEPTH(PORT_LOG_DEPTH), .STYLE("block")) u_port_rsp (
         .clk(clk), .rst(rst),
         .in_valid(rs_out_valid), .in_ready(rs_out_ready),
-        .in_data({rs_out_last, rs_out_keep, rs_out_data}),
+        .in_data({rs_out_last, rs_out_keep[3:1], rs_out_data}),
         .out_valid(cp_in_valid), .out_ready(cp_in_ready),
-        .out_data({cp_in_last, cp_in_keep, cp_in_data}),
+        .out_data({cp_in_last, cp_in_keep_hi, cp_in_data}),
         .count(rsp_port_count));
+`ifndef SYNTHESIS
+    always @(posedge clk)
+        if (!rst && ((rq_out_valid && !rq_out_keep[0]) || (rs_out_valid && !rs_out_keep[0])))
+            $error("qpnic_datapath: a port beat without keep[0]");
+`endif
 
     // ------------------------------------------------------------ completer
     wire        cp_cqe_valid, cp_cqe_ready;

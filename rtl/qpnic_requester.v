@@ -570,15 +570,23 @@ module qpnic_requester #(
 
     wire        st_valid, st_last;
     wire [31:0] st_data;
-    wire [3:0]  st_keep;
+    wire [2:0]  st_keep_hi;
+    wire [3:0]  st_keep = {st_keep_hi, 1'b1};
     wire        st_ready = (bstate == B_DATA) && out_ready;
-    qpnic_fifo #(.WIDTH(37), .LOG_DEPTH(STAGE_LOG_DEPTH)) u_stage (
+    // 36 bits a beat, one block RAM wide: the gather's keep is the DMA read
+    // data's, packed from lane 0, so keep[0] is always set and not stored
+    qpnic_fifo #(.WIDTH(36), .LOG_DEPTH(STAGE_LOG_DEPTH), .STYLE("block")) u_stage (
         .clk(clk), .rst(rst),
         .in_valid(g_out_valid), .in_ready(g_out_ready),
-        .in_data({g_out_last, g_out_keep, g_out_data}),
+        .in_data({g_out_last, g_out_keep[3:1], g_out_data}),
         .out_valid(st_valid), .out_ready(st_ready),
-        .out_data({st_last, st_keep, st_data}),
+        .out_data({st_last, st_keep_hi, st_data}),
         .count(st_count));
+`ifndef SYNTHESIS
+    always @(posedge clk)
+        if (!rst && g_out_valid && !g_out_keep[0])
+            $error("qpnic_requester: a gathered beat without keep[0]");
+`endif
 
     // --- the back end: header, then the staged payload ---
     wire hdr_final = (hdr_i == hdr_words - 4'd1);

@@ -50,7 +50,7 @@ module qpnic_rnr_timer #(
     /* verilator lint_on UNUSEDSIGNAL */
     wire [QW:0] count;
     wire        in_ready;
-    qpnic_fifo #(.WIDTH(24 + QW), .LOG_DEPTH(QW)) u_q (
+    qpnic_fifo #(.WIDTH(24 + QW), .LOG_DEPTH(QW), .STYLE("block")) u_q (
         .clk(clk), .rst(rst),
         .in_valid(in_valid), .in_ready(in_ready), .in_data({now + WAIT, in_qpn}),
         .out_valid(head_valid), .out_ready(due_ready && due_valid),

@@ -151,7 +151,7 @@ module qpnic_wqe_fetch #(
 
     // A pair goes in as its odd word arrives (WQE reads are whole WQEs, so
     // pairs never straddle reads).
-    qpnic_fifo #(.WIDTH(64), .LOG_DEPTH(LOG_PAIRS)) u_words (
+    qpnic_fifo #(.WIDTH(64), .LOG_DEPTH(LOG_PAIRS), .STYLE("block")) u_words (
         .clk(clk), .rst(rst),
         .in_valid(rsp_fire && in_word[0]), .in_ready(words_in_ready),
         .in_data({rd_rsp_data, even_word}),
