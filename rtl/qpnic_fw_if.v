@@ -255,7 +255,10 @@ module qpnic_fw_if #(
         ntf_word[`QPNIC_NOTIFY_GEN] = cq_gen[ntf_cqn[GW-1:0]];
     end
 
-    qpnic_fifo #(.WIDTH(32), .LOG_DEPTH(NTF_LOG_DEPTH)) ntf_fifo (
+    // a block RAM (STYLE "block"): a notification leaves from the second
+    // cycle after its write. (The event FIFO stays in LUT RAM: an event
+    // pops the cycle after its push.)
+    qpnic_fifo #(.WIDTH(32), .LOG_DEPTH(NTF_LOG_DEPTH), .STYLE("block")) ntf_fifo (
         .clk(clk), .rst(rst),
         .in_valid(ntf_push), .in_ready(ntf_in_ready), .in_data(ntf_word),
         .out_valid(ntf_valid), .out_ready(ntf_ready), .out_data(ntf_data),

@@ -158,7 +158,7 @@ module qpnic_wqe_fetch #(
         .out_valid(wqe_valid), .out_ready(wqe_ready), .out_data(wqe_data),
         .count(words_count));
 
-    qpnic_fifo #(.WIDTH(1 + `QPNIC_INDEX_BITS + QW), .LOG_DEPTH(LOG_SLOTS)) u_meta (
+    qpnic_fifo #(.WIDTH(1 + `QPNIC_INDEX_BITS + QW), .LOG_DEPTH(LOG_SLOTS), .STYLE("block")) u_meta (
         .clk(clk), .rst(rst),
         .in_valid(rsp_fire && in_word == 4'd0), .in_ready(meta_in_ready),
         .in_data({cur_epoch, cur_index, cur_qpn}),
