@@ -589,35 +589,47 @@ module qpnic_qp_table #(
     // write is not at the end of the read-modify-write's path (the QP joins
     // the queue a cycle after its sched mark is written; nothing looks at
     // the queue in between).
+    // The queues hold a QP's low AW bits: only a QP of the table (c_in,
+    // below NUM_QP) is pushed, so the bits above are zero.
     reg            push_r, fl_push_r;
-    reg  [QW-1:0]  push_qpn;
+    reg  [AW-1:0]  push_qpn;
     always @(posedge clk) begin
         if (rst) begin
             push_r    <= 1'b0;
             fl_push_r <= 1'b0;
-            push_qpn  <= {QW{1'b0}};
+            push_qpn  <= {AW{1'b0}};
         end else begin
             push_r    <= push;
             fl_push_r <= fl_push;
-            push_qpn  <= c_qpn;
+            push_qpn  <= c_qpn[AW-1:0];
         end
     end
 
     wire [LOG_Q:0] db_count;
     wire           db_in_ready;
-    qpnic_fifo #(.WIDTH(QW), .LOG_DEPTH(LOG_Q)) u_db (
+    wire [AW-1:0]  db_q, fl_q;
+    qpnic_fifo #(.WIDTH(AW), .LOG_DEPTH(LOG_Q)) u_db (
         .clk(clk), .rst(rst),
         .in_valid(push_r), .in_ready(db_in_ready), .in_data(push_qpn),
-        .out_valid(db_valid), .out_ready(db_ready), .out_data(db_qpn),
+        .out_valid(db_valid), .out_ready(db_ready), .out_data(db_q),
         .count(db_count));
 
     wire [LOG_Q:0] fl_count;
     wire           fl_in_ready;
-    qpnic_fifo #(.WIDTH(QW), .LOG_DEPTH(LOG_Q)) u_fl (
+    qpnic_fifo #(.WIDTH(AW), .LOG_DEPTH(LOG_Q)) u_fl (
         .clk(clk), .rst(rst),
         .in_valid(fl_push_r), .in_ready(fl_in_ready), .in_data(push_qpn),
-        .out_valid(fl_valid), .out_ready(fl_ready), .out_data(fl_qpn),
+        .out_valid(fl_valid), .out_ready(fl_ready), .out_data(fl_q),
         .count(fl_count));
+    generate
+        if (AW < QW) begin : qpn_ext
+            assign db_qpn = {{(QW - AW){1'b0}}, db_q};
+            assign fl_qpn = {{(QW - AW){1'b0}}, fl_q};
+        end else begin : qpn_all
+            assign db_qpn = db_q;
+            assign fl_qpn = fl_q;
+        end
+    endgenerate
 
     assign idle = !b_valid && !c_valid && !push_r && !fl_push_r && (db_count == 0) &&
                   (fl_count == 0) && !clearing;
