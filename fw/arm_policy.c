@@ -112,6 +112,12 @@ static enum arm_action fire(struct arm_cq *cq, uint16_t pi)
     return ARM_ACT_NOTIFY;
 }
 
+/* N6: the trigger an arm waits with, merged into a pending arm's. */
+static uint8_t arm_merged(const struct arm_cq *cq, uint8_t trigger)
+{
+    return cq->pending ? arm_merge(cq->trigger, trigger) : trigger_norm(trigger);
+}
+
 bool arm_needs_view(const struct arm_cq *cq, uint16_t pi_at_arm)
 {
     /* A dead CQ at index 0 may have been re-enabled: only the view tells. */
@@ -132,7 +138,7 @@ enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
     if (cq->dead)
         return ARM_ACT_DISARM; /* N8: an overrun CQ completes nothing again */
 
-    merged = cq->pending ? arm_merge(cq->trigger, trigger) : trigger_norm(trigger);
+    merged = arm_merged(cq, trigger);
     /* N3 can only hold when a CQE came after the last callback: most arms
      * (made right after a callback) skip the window arithmetic: it is on
      * the notification latency's path when an arm and its completion come
@@ -148,6 +154,18 @@ enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
     }
     cq->pending = true;
     cq->trigger = merged;
+    return ARM_ACT_NONE;
+}
+
+enum arm_action arm_on_arm_no_view(struct arm_cq *cq, uint8_t trigger)
+{
+    /* arm_on_arm with an empty window: a CQ that needs no view at index 0 is
+     * alive with its last callback at 0, so there is no fresh CQ to forget,
+     * and N3 cannot hold. */
+    if (cq->dead)
+        return ARM_ACT_DISARM; /* N8 */
+    cq->trigger = arm_merged(cq, trigger);
+    cq->pending = true;
     return ARM_ACT_NONE;
 }
 

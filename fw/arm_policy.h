@@ -123,6 +123,13 @@ bool arm_needs_view(const struct arm_cq *cq, uint16_t pi_at_arm);
 enum arm_action arm_on_arm(struct arm_cq *cq, uint8_t trigger,
                            const struct arm_cq_view *view);
 
+/* An ARM event for which arm_needs_view said no: what arm_on_arm does then
+ * with any view (its window is empty), without one and in fewer steps, for
+ * the common arm on the notification latency's path: ARM_ACT_DISARM if the
+ * CQ is dead (N8), else the arm is merged into a pending one (N6) and waits
+ * (ARM_ACT_NONE). */
+enum arm_action arm_on_arm_no_view(struct arm_cq *cq, uint8_t trigger);
+
 /* A CQE event for a completion with the given flags, written at CQ index
  * `index`. Returns ARM_ACT_NOTIFY if a pending arm fires (N2, N7; the arm is
  * cleared, N1, and index + 1 recorded as the last callback's index: the

@@ -124,7 +124,11 @@ def c_common(d, structs, guard, what):
          "    ((words)[F##_WORD] = ((uint32_t)(words)[F##_WORD] & ~((uint32_t)F##_MASK << F##_SHIFT)) | \\",
          "                         (((uint32_t)(v) & F##_MASK) << F##_SHIFT))",
          "/* The value of field F placed in its word, for building a word at once. */",
-         "#define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)", ""]
+         "#define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)",
+         "/* Whether field F holds v, compared in place: no shift at run time (a soft",
+         "   core without a barrel shifter shifts 4 bits a cycle). */",
+         "#define QPNIC_FIELD_IS(words, F, v) \\",
+         "    (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))", ""]
     for name, c in d["consts"].items():
         o.append(f"#define QPNIC_{name} {c['value']}u /* {c['doc']} */")
     for ename, e in d["enums"].items():

@@ -357,36 +357,36 @@
 `define QPNIC_CQE_PHASE 31:31  // owner bit: 1 on the first pass through the ring, 0 on the second, and so on
 `define QPNIC_CQE_PHASE_FLAT 127:127
 
-// struct event (1 words): One event as the firmware reads it from EVT_POP.
+// struct event (1 words): One event as the firmware reads it from EVT_POP. The fields the firmware needs as numbers sit where a soft core without a barrel shifter (PicoRV32 then takes a cycle per 4 bits of a shift) gets them cheaply: cqn in the low byte (a mask), index in the high half (one shift by 16), trigger above cqn (a shift by 8); type, error, solicited and valid are tested in place (QPNIC_FIELD_IS).
 `define QPNIC_EVENT_WORDS 1
-`define QPNIC_EVENT_INDEX_WORD 0
-`define QPNIC_EVENT_INDEX_WIDTH 16
-`define QPNIC_EVENT_INDEX 15:0  // CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md)
-`define QPNIC_EVENT_INDEX_FLAT 15:0
 `define QPNIC_EVENT_CQN_WORD 0
 `define QPNIC_EVENT_CQN_WIDTH 8
-`define QPNIC_EVENT_CQN 23:16  // the CQ it concerns (CQN_BITS)
-`define QPNIC_EVENT_CQN_FLAT 23:16
-`define QPNIC_EVENT_TYPE_WORD 0
-`define QPNIC_EVENT_TYPE_WIDTH 3
-`define QPNIC_EVENT_TYPE 26:24  // enum evt_type
-`define QPNIC_EVENT_TYPE_FLAT 26:24
-`define QPNIC_EVENT_ERROR_WORD 0
-`define QPNIC_EVENT_ERROR_WIDTH 1
-`define QPNIC_EVENT_ERROR 27:27  // CQE: its status is not SUCCESS
-`define QPNIC_EVENT_ERROR_FLAT 27:27
-`define QPNIC_EVENT_SOLICITED_WORD 0
-`define QPNIC_EVENT_SOLICITED_WIDTH 1
-`define QPNIC_EVENT_SOLICITED 28:28  // CQE: a solicited receive
-`define QPNIC_EVENT_SOLICITED_FLAT 28:28
+`define QPNIC_EVENT_CQN 7:0  // the CQ it concerns (CQN_BITS)
+`define QPNIC_EVENT_CQN_FLAT 7:0
 `define QPNIC_EVENT_TRIGGER_WORD 0
 `define QPNIC_EVENT_TRIGGER_WIDTH 2
-`define QPNIC_EVENT_TRIGGER 30:29  // ARM: enum cq_trigger
-`define QPNIC_EVENT_TRIGGER_FLAT 30:29
+`define QPNIC_EVENT_TRIGGER 9:8  // ARM: enum cq_trigger
+`define QPNIC_EVENT_TRIGGER_FLAT 9:8
+`define QPNIC_EVENT_TYPE_WORD 0
+`define QPNIC_EVENT_TYPE_WIDTH 3
+`define QPNIC_EVENT_TYPE 12:10  // enum evt_type
+`define QPNIC_EVENT_TYPE_FLAT 12:10
+`define QPNIC_EVENT_ERROR_WORD 0
+`define QPNIC_EVENT_ERROR_WIDTH 1
+`define QPNIC_EVENT_ERROR 13:13  // CQE: its status is not SUCCESS
+`define QPNIC_EVENT_ERROR_FLAT 13:13
+`define QPNIC_EVENT_SOLICITED_WORD 0
+`define QPNIC_EVENT_SOLICITED_WIDTH 1
+`define QPNIC_EVENT_SOLICITED 14:14  // CQE: a solicited receive
+`define QPNIC_EVENT_SOLICITED_FLAT 14:14
 `define QPNIC_EVENT_VALID_WORD 0
 `define QPNIC_EVENT_VALID_WIDTH 1
-`define QPNIC_EVENT_VALID 31:31  // 1 when an event was popped
-`define QPNIC_EVENT_VALID_FLAT 31:31
+`define QPNIC_EVENT_VALID 15:15  // 1 when an event was popped
+`define QPNIC_EVENT_VALID_FLAT 15:15
+`define QPNIC_EVENT_INDEX_WORD 0
+`define QPNIC_EVENT_INDEX_WIDTH 16
+`define QPNIC_EVENT_INDEX 31:16  // CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md)
+`define QPNIC_EVENT_INDEX_FLAT 31:16
 
 // struct notify (1 words): One notification, as the firmware writes it to NOTIFY and as the host receives it.
 `define QPNIC_NOTIFY_WORDS 1
@@ -403,16 +403,16 @@
 `define QPNIC_NOTIFY_GEN 23:16  // the CQ's generation (CFG.gen) as of the firmware's last RESET event of it: the host drops a notification whose CQ number now names a newer CQ
 `define QPNIC_NOTIFY_GEN_FLAT 23:16
 
-// struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went.
+// struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went. Laid out for a soft core without a barrel shifter: valid a mask, index one shift by 16.
 `define QPNIC_CQ_MARK_WORDS 1
-`define QPNIC_CQ_MARK_INDEX_WORD 0
-`define QPNIC_CQ_MARK_INDEX_WIDTH 16
-`define QPNIC_CQ_MARK_INDEX 15:0  // free-running CQ index the CQE was written at
-`define QPNIC_CQ_MARK_INDEX_FLAT 15:0
 `define QPNIC_CQ_MARK_VALID_WORD 0
 `define QPNIC_CQ_MARK_VALID_WIDTH 1
-`define QPNIC_CQ_MARK_VALID 31:31  // such a CQE has been written since the CQ was enabled
-`define QPNIC_CQ_MARK_VALID_FLAT 31:31
+`define QPNIC_CQ_MARK_VALID 0:0  // such a CQE has been written since the CQ was enabled
+`define QPNIC_CQ_MARK_VALID_FLAT 0:0
+`define QPNIC_CQ_MARK_INDEX_WORD 0
+`define QPNIC_CQ_MARK_INDEX_WIDTH 16
+`define QPNIC_CQ_MARK_INDEX 31:16  // free-running CQ index the CQE was written at
+`define QPNIC_CQ_MARK_INDEX_FLAT 31:16
 
 // struct mr_ctx (8 words): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i.
 `define QPNIC_MR_CTX_WORDS 8

@@ -194,6 +194,15 @@ module tb_fw_on_core;
         end
     endfunction
 
+    function [31:0] mark_word;   // struct cq_mark of a CQE at index
+        input [15:0] index;
+        begin
+            mark_word = 32'd0;
+            mark_word[`QPNIC_CQ_MARK_VALID] = 1'b1;
+            mark_word[`QPNIC_CQ_MARK_INDEX] = index;
+        end
+    endfunction
+
     // Queue an event in this time step (call between clock edges). An ARM
     // sets its CQ's armed bit as it enters, as qpnic_fw_if does.
     task push_now;
@@ -236,8 +245,8 @@ module tb_fw_on_core;
         reg [15:0] idx;
         begin
             idx = cq_pi[cqn[2:0]];
-            if (err) cq_err[cqn[2:0]] = {1'b1, 15'd0, idx};
-            if (sol) cq_sol[cqn[2:0]] = {1'b1, 15'd0, idx};
+            if (err) cq_err[cqn[2:0]] = mark_word(idx);
+            if (sol) cq_sol[cqn[2:0]] = mark_word(idx);
             cq_pi[cqn[2:0]] = idx + 16'd1;
             if (armed[cqn[2:0]])
                 push_now(ev_word(`QPNIC_EVT_TYPE_CQE, cqn, err, sol, 2'd0, idx));

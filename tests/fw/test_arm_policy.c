@@ -634,15 +634,16 @@ static bool model_in_limits(const struct model *m)
            (!m->has_sol || m->pi - m->last_sol < 65536 - MODEL_DEPTH);
 }
 
-/* arm_needs_view: when it says no, the shortcut view main.c builds (ci = pi,
- * no marks) must give the same action and state as any real view would. */
+/* arm_needs_view: when it says no, an empty view (ci = pi, no marks) and
+ * arm_on_arm_no_view, which main.c calls then, must give the same action and
+ * state as any real view would. */
 static void N3_view_shortcut_changes_nothing(void)
 {
     int tried = 0;
 
     rng_state = 12345;
     for (int k = 0; k < 200000; k++) {
-        struct arm_cq a, b;
+        struct arm_cq a, b, c;
         uint16_t pi = (uint16_t)rnd();
         cq_fresh(&a);
         a.pending = rnd_below(2);
@@ -653,6 +654,7 @@ static void N3_view_shortcut_changes_nothing(void)
             continue;
         tried++;
         b = a;
+        c = a;
         struct arm_cq_view real = mkview(pi, (uint16_t)(pi - rnd_below(64)),
                                          rnd_below(2) ? (long)(uint16_t)(pi - rnd_below(64)) : -1,
                                          rnd_below(2) ? (long)(uint16_t)(pi - rnd_below(64)) : -1);
@@ -664,6 +666,11 @@ static void N3_view_shortcut_changes_nothing(void)
                   a.dead == b.dead && a.pi_at_cb == b.pi_at_cb,
               "case %d: the view shortcut changed the outcome (%s vs %s)", k, act_str(ra),
               act_str(rb));
+        enum arm_action rc = arm_on_arm_no_view(&c, t);
+        CHECK(ra == rc && a.pending == c.pending && a.trigger == c.trigger &&
+                  a.dead == c.dead && a.pi_at_cb == c.pi_at_cb,
+              "case %d: arm_on_arm_no_view changed the outcome (%s vs %s)", k, act_str(ra),
+              act_str(rc));
     }
     CHECK(tried > 1000, "only %d cases took the shortcut", tried);
 }

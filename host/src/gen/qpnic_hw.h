@@ -14,6 +14,10 @@
                          (((uint32_t)(v) & F##_MASK) << F##_SHIFT))
 /* The value of field F placed in its word, for building a word at once. */
 #define QPNIC_FIELD(F, v) (((uint32_t)(v) & F##_MASK) << F##_SHIFT)
+/* Whether field F holds v, compared in place: no shift at run time (a soft
+   core without a barrel shifter shifts 4 bits a cycle). */
+#define QPNIC_FIELD_IS(words, F, v) \
+    (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
 #define QPNIC_VERSION_VALUE 518u /* layout version 2.6 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those */
@@ -365,43 +369,43 @@
 #define QPNIC_CQE_PHASE_WIDTH 1u
 #define QPNIC_CQE_PHASE_MASK 0x1u
 
-/* struct event (1 words): One event as the firmware reads it from EVT_POP. */
+/* struct event (1 words): One event as the firmware reads it from EVT_POP. The fields the firmware needs as numbers sit where a soft core without a barrel shifter (PicoRV32 then takes a cycle per 4 bits of a shift) gets them cheaply: cqn in the low byte (a mask), index in the high half (one shift by 16), trigger above cqn (a shift by 8); type, error, solicited and valid are tested in place (QPNIC_FIELD_IS). */
 #define QPNIC_EVENT_WORDS 1u
-/* index: CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md) */
-#define QPNIC_EVENT_INDEX_WORD 0u
-#define QPNIC_EVENT_INDEX_SHIFT 0u
-#define QPNIC_EVENT_INDEX_WIDTH 16u
-#define QPNIC_EVENT_INDEX_MASK 0xFFFFu
 /* cqn: the CQ it concerns (CQN_BITS) */
 #define QPNIC_EVENT_CQN_WORD 0u
-#define QPNIC_EVENT_CQN_SHIFT 16u
+#define QPNIC_EVENT_CQN_SHIFT 0u
 #define QPNIC_EVENT_CQN_WIDTH 8u
 #define QPNIC_EVENT_CQN_MASK 0xFFu
+/* trigger: ARM: enum cq_trigger */
+#define QPNIC_EVENT_TRIGGER_WORD 0u
+#define QPNIC_EVENT_TRIGGER_SHIFT 8u
+#define QPNIC_EVENT_TRIGGER_WIDTH 2u
+#define QPNIC_EVENT_TRIGGER_MASK 0x3u
 /* type: enum evt_type */
 #define QPNIC_EVENT_TYPE_WORD 0u
-#define QPNIC_EVENT_TYPE_SHIFT 24u
+#define QPNIC_EVENT_TYPE_SHIFT 10u
 #define QPNIC_EVENT_TYPE_WIDTH 3u
 #define QPNIC_EVENT_TYPE_MASK 0x7u
 /* error: CQE: its status is not SUCCESS */
 #define QPNIC_EVENT_ERROR_WORD 0u
-#define QPNIC_EVENT_ERROR_SHIFT 27u
+#define QPNIC_EVENT_ERROR_SHIFT 13u
 #define QPNIC_EVENT_ERROR_WIDTH 1u
 #define QPNIC_EVENT_ERROR_MASK 0x1u
 /* solicited: CQE: a solicited receive */
 #define QPNIC_EVENT_SOLICITED_WORD 0u
-#define QPNIC_EVENT_SOLICITED_SHIFT 28u
+#define QPNIC_EVENT_SOLICITED_SHIFT 14u
 #define QPNIC_EVENT_SOLICITED_WIDTH 1u
 #define QPNIC_EVENT_SOLICITED_MASK 0x1u
-/* trigger: ARM: enum cq_trigger */
-#define QPNIC_EVENT_TRIGGER_WORD 0u
-#define QPNIC_EVENT_TRIGGER_SHIFT 29u
-#define QPNIC_EVENT_TRIGGER_WIDTH 2u
-#define QPNIC_EVENT_TRIGGER_MASK 0x3u
 /* valid: 1 when an event was popped */
 #define QPNIC_EVENT_VALID_WORD 0u
-#define QPNIC_EVENT_VALID_SHIFT 31u
+#define QPNIC_EVENT_VALID_SHIFT 15u
 #define QPNIC_EVENT_VALID_WIDTH 1u
 #define QPNIC_EVENT_VALID_MASK 0x1u
+/* index: CQE: the CQ index it was written at; ARM: the CQ's producer index when the doorbell came. The firmware judges each event as of that moment (docs/internals.md) */
+#define QPNIC_EVENT_INDEX_WORD 0u
+#define QPNIC_EVENT_INDEX_SHIFT 16u
+#define QPNIC_EVENT_INDEX_WIDTH 16u
+#define QPNIC_EVENT_INDEX_MASK 0xFFFFu
 
 /* struct notify (1 words): One notification, as the firmware writes it to NOTIFY and as the host receives it. */
 #define QPNIC_NOTIFY_WORDS 1u
@@ -421,18 +425,18 @@
 #define QPNIC_NOTIFY_GEN_WIDTH 8u
 #define QPNIC_NOTIFY_GEN_MASK 0xFFu
 
-/* struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went. */
+/* struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went. Laid out for a soft core without a barrel shifter: valid a mask, index one shift by 16. */
 #define QPNIC_CQ_MARK_WORDS 1u
-/* index: free-running CQ index the CQE was written at */
-#define QPNIC_CQ_MARK_INDEX_WORD 0u
-#define QPNIC_CQ_MARK_INDEX_SHIFT 0u
-#define QPNIC_CQ_MARK_INDEX_WIDTH 16u
-#define QPNIC_CQ_MARK_INDEX_MASK 0xFFFFu
 /* valid: such a CQE has been written since the CQ was enabled */
 #define QPNIC_CQ_MARK_VALID_WORD 0u
-#define QPNIC_CQ_MARK_VALID_SHIFT 31u
+#define QPNIC_CQ_MARK_VALID_SHIFT 0u
 #define QPNIC_CQ_MARK_VALID_WIDTH 1u
 #define QPNIC_CQ_MARK_VALID_MASK 0x1u
+/* index: free-running CQ index the CQE was written at */
+#define QPNIC_CQ_MARK_INDEX_WORD 0u
+#define QPNIC_CQ_MARK_INDEX_SHIFT 16u
+#define QPNIC_CQ_MARK_INDEX_WIDTH 16u
+#define QPNIC_CQ_MARK_INDEX_MASK 0xFFFFu
 
 /* struct caps0 (1 words): Host register CAPS0: the QPs and CQs of this build. */
 #define QPNIC_CAPS0_WORDS 1u
