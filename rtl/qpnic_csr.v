@@ -645,7 +645,10 @@ module qpnic_csr #(
             fl_hit   <= fl && cnt_rd_pending && fl_slot == cnt_rd_slot;
         end
         fl_wslot <= fl_slot;
-        fl_acc   <= acc_now;
+        // zero while the RAM clears (a synchronous reset): with fl_word,
+        // zero from reset until the first flush reads (RD_RST), cnt_sum
+        // is then zero, which the clear writes as it is (ZERO_DATA)
+        fl_acc   <= fl ? acc_now : {ACC_W{1'b0}};
     end
     assign cnt_sum = fl_word + {{(64-ACC_W){1'b0}}, fl_acc};
     assign cnt_reply = fl_hit;
@@ -653,7 +656,8 @@ module qpnic_csr #(
     // The counters' words; every word is used only after its flush has read
     // it, never in the cycle it is written (RDW_OLD 0). Block RAM: on the
     // 25F LUTs are scarcer than RAM blocks.
-    qpnic_ram_sdp #(.WIDTH(64), .AW(CNT_AW), .CLEAR(1), .RDW_OLD(0), .STYLE("block")) u_cnt_ram (
+    qpnic_ram_sdp #(.WIDTH(64), .AW(CNT_AW), .CLEAR(1), .RDW_OLD(0), .ZERO_DATA(1), .RD_RST(1),
+                    .STYLE("block")) u_cnt_ram (
         .clk(clk), .rst(rst), .busy(cnt_busy),
         .wr_en(fl_valid), .wr_addr(fl_wslot), .wr_data(cnt_sum),
         .rd_en(fl), .rd_addr(fl_slot), .rd_data(fl_word)

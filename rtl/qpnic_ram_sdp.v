@@ -39,6 +39,8 @@
 //           register for Yosys to fold that zero into; a zeroed register
 //           of the owner's is a synchronous reset, free). Checked in
 //           simulation.
+//   RD_RST  1: rd_data is zero after rst (until the next rd_en): the block
+//           RAM's own output reset (DP16KD RSTB), no LUT
 //   STYLE   Yosys's ram_style: "auto" (its choice: LUT RAM for a few
 //           words), or "block": a block RAM however few the words (the
 //           context tables; on the 25F, LUTs are scarcer than block RAMs,
@@ -58,6 +60,7 @@ module qpnic_ram_sdp #(
     parameter RDW_OLD = 1,
     parameter LANES = 1,
     parameter ZERO_DATA = 0,
+    parameter RD_RST = 0,
     // STYLE is read only by Yosys, through the ram_style attributes below
     /* verilator lint_off UNUSEDPARAM */
     parameter STYLE = "auto"
@@ -137,7 +140,8 @@ module qpnic_ram_sdp #(
             always @(posedge clk) begin
                 for (l = 0; l < LANES; l = l + 1)
                     if (we[l]) mem[wa][l*LW +: LW] <= wd[l*LW +: LW];
-                if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
+                if (RD_RST != 0 && rst) rd_data <= {WIDTH{1'b0}};
+                else if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
             end
         end else begin : any
             (* no_rw_check, ram_style = STYLE *) reg [WIDTH-1:0] mem [0:DEPTH-1];
@@ -145,7 +149,8 @@ module qpnic_ram_sdp #(
             always @(posedge clk) begin
                 for (l = 0; l < LANES; l = l + 1)
                     if (we[l]) mem[wa][l*LW +: LW] <= wd[l*LW +: LW];
-                if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
+                if (RD_RST != 0 && rst) rd_data <= {WIDTH{1'b0}};
+                else if (rd_en) rd_data <= rd_zero ? {WIDTH{1'b0}} : mem[rd_addr];
 `ifndef SYNTHESIS
                 // In simulation such a read gives the old word inverted, not
                 // the old word, so that an owner that did use it would fail
