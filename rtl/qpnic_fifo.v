@@ -85,28 +85,20 @@ module qpnic_fifo #(
         if (BLOCK) begin : g_block
             // The RAM reads every cycle, at the entry that is the oldest
             // next cycle (rd_next if this one is taken), into out_data.
-            // A read of the entry being written gives no use: the entry
-            // counts for out_valid (shown) a cycle after its write, when a
-            // read of it has its new word, and out_valid never shows an
-            // entry the last read did not see written.
-            (* no_rw_check, ram_style = "block" *) reg [WIDTH-1:0] mem [0:DEPTH-1];
-            reg [WIDTH-1:0]     rd_data;
+            // A read of the entry being written gives no use (RDW_OLD 0):
+            // the entry counts for out_valid (shown) a cycle after its
+            // write, when a read of it has its new word, and out_valid
+            // never shows an entry the last read did not see written.
             reg                 wrote;     // an entry was written last cycle
             reg [LOG_DEPTH:0]   shown;     // entries out_valid may show
             wire [LOG_DEPTH-1:0] rd_addr = do_read ? rd_next : rd_ptr;
+            wire                unused_busy;   // CLEAR 0: never busy
             assign out_valid = (shown != 0);
-            assign out_data  = rd_data;
-            always @(posedge clk) begin
-                if (do_write)
-                    mem[wr_ptr] <= in_data;
-                rd_data <= mem[rd_addr];
-`ifndef SYNTHESIS
-                // the block RAM's word of such a read is undefined: in
-                // simulation it is the old word inverted, so that a use of
-                // it fails the tests
-                if (do_write && wr_ptr == rd_addr) rd_data <= ~mem[rd_addr];
-`endif
-            end
+            qpnic_ram_sdp #(.WIDTH(WIDTH), .AW(LOG_DEPTH), .CLEAR(0), .RDW_OLD(0),
+                            .STYLE("block")) ram (
+                .clk(clk), .rst(rst), .busy(unused_busy),
+                .wr_en(do_write), .wr_addr(wr_ptr), .wr_data(in_data),
+                .rd_en(1'b1), .rd_addr(rd_addr), .rd_data(out_data));
             always @(posedge clk) begin
                 if (rst) begin
                     wrote <= 1'b0;

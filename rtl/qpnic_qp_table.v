@@ -271,9 +271,23 @@ module qpnic_qp_table #(
 
     // cfg_ram's word: lanes of 9 bits, each register's field from lane
     // L_<register> on (a field never shares a lane with another)
+    // (each field's lanes: its width from the layout, rounded up to lanes)
     localparam LB = 9;
-    localparam L_SQ_LO = 0, L_SQ_HI = 4, L_RQ_LO = 8, L_RQ_HI = 12,
-               L_CFG = 16, L_REMOTE = 19, L_PD = 22, L_GEN = 24, L_RNR = 26, CL = 27;
+    localparam W_BASE = `QPNIC_QP_CTX_SQ_BASE_LO_WIDTH;   // each ring base word
+    localparam W_CFG  = `QPNIC_QP_CTX_RECV_CQ_WIDTH + `QPNIC_QP_CTX_SEND_CQ_WIDTH +
+                        `QPNIC_QP_CTX_RQ_LOG_WIDTH + `QPNIC_QP_CTX_SQ_LOG_WIDTH;
+    localparam W_REM  = `QPNIC_QP_CTX_REMOTE_QPN_WIDTH;
+    localparam W_PD   = `QPNIC_PD_BITS;
+    localparam W_GEN  = `QPNIC_QP_CTX_GEN_WIDTH;
+    localparam W_RNR  = `QPNIC_QP_CTX_RNR_RETRY_WIDTH;
+    localparam N_BASE = (W_BASE + LB - 1) / LB, N_CFG = (W_CFG + LB - 1) / LB,
+               N_REM  = (W_REM + LB - 1) / LB,  N_PD  = (W_PD + LB - 1) / LB,
+               N_GEN  = (W_GEN + LB - 1) / LB,  N_RNR = (W_RNR + LB - 1) / LB;
+    localparam L_SQ_LO = 0,                L_SQ_HI  = L_SQ_LO + N_BASE,
+               L_RQ_LO = L_SQ_HI + N_BASE, L_RQ_HI  = L_RQ_LO + N_BASE,
+               L_CFG   = L_RQ_HI + N_BASE, L_REMOTE = L_CFG + N_CFG,
+               L_PD    = L_REMOTE + N_REM, L_GEN    = L_PD + N_PD,
+               L_RNR   = L_GEN + N_GEN,    CL       = L_RNR + N_RNR;
     wire          host_wr = c_valid && c_in && c_op == `QPNIC_QP_OP_HOST_WRITE;
     reg  [CL-1:0]    cfg_we;
     reg  [CL*LB-1:0] cfg_wd;
@@ -285,28 +299,28 @@ module qpnic_qp_table #(
         cfg_we = {CL{1'b0}};
         if (host_wr)
             case (c_off)
-            `QPNIC_QPREG_SQ_BASE_LO: cfg_we[L_SQ_LO +: 4] = 4'hF;
-            `QPNIC_QPREG_SQ_BASE_HI: cfg_we[L_SQ_HI +: 4] = 4'hF;
-            `QPNIC_QPREG_RQ_BASE_LO: cfg_we[L_RQ_LO +: 4] = 4'hF;
-            `QPNIC_QPREG_RQ_BASE_HI: cfg_we[L_RQ_HI +: 4] = 4'hF;
-            `QPNIC_QPREG_CFG:        cfg_we[L_CFG +: 3]   = 3'h7;
-            `QPNIC_QPREG_REMOTE:     cfg_we[L_REMOTE +: 3] = 3'h7;
-            `QPNIC_QPREG_PD:         cfg_we[L_PD +: 2]    = 2'h3;
-            `QPNIC_QPREG_QPN:        cfg_we[L_GEN +: 2]   = 2'h3;
-            `QPNIC_QPREG_RNR_RETRY:  cfg_we[L_RNR]        = 1'b1;
+            `QPNIC_QPREG_SQ_BASE_LO: cfg_we[L_SQ_LO +: N_BASE] = {N_BASE{1'b1}};
+            `QPNIC_QPREG_SQ_BASE_HI: cfg_we[L_SQ_HI +: N_BASE] = {N_BASE{1'b1}};
+            `QPNIC_QPREG_RQ_BASE_LO: cfg_we[L_RQ_LO +: N_BASE] = {N_BASE{1'b1}};
+            `QPNIC_QPREG_RQ_BASE_HI: cfg_we[L_RQ_HI +: N_BASE] = {N_BASE{1'b1}};
+            `QPNIC_QPREG_CFG:        cfg_we[L_CFG +: N_CFG]     = {N_CFG{1'b1}};
+            `QPNIC_QPREG_REMOTE:     cfg_we[L_REMOTE +: N_REM]  = {N_REM{1'b1}};
+            `QPNIC_QPREG_PD:         cfg_we[L_PD +: N_PD]       = {N_PD{1'b1}};
+            `QPNIC_QPREG_QPN:        cfg_we[L_GEN +: N_GEN]     = {N_GEN{1'b1}};
+            `QPNIC_QPREG_RNR_RETRY:  cfg_we[L_RNR +: N_RNR]     = {N_RNR{1'b1}};
             default: ;
             endcase
         // every field from c_arg; only the lanes enabled above are written
         cfg_wd = {(CL*LB){1'b0}};
-        cfg_wd[L_SQ_LO*LB +: 32] = c_arg;
-        cfg_wd[L_SQ_HI*LB +: 32] = c_arg;
-        cfg_wd[L_RQ_LO*LB +: 32] = c_arg;
-        cfg_wd[L_RQ_HI*LB +: 32] = c_arg;
-        cfg_wd[L_CFG*LB +: 26]   = {w_rcq, w_scq, c_arg[`QPNIC_QP_CFG_RQ_LOG], c_arg[`QPNIC_QP_CFG_SQ_LOG]};
-        cfg_wd[L_REMOTE*LB +: `QPNIC_QP_CTX_REMOTE_QPN_WIDTH] = w_rqpn;
-        cfg_wd[L_PD*LB +: `QPNIC_PD_BITS] = c_arg[`QPNIC_PD_BITS-1:0];
-        cfg_wd[L_GEN*LB +: `QPNIC_QP_CTX_GEN_WIDTH] = c_arg[`QPNIC_QP_NUM_GEN];
-        cfg_wd[L_RNR*LB +: `QPNIC_QP_CTX_RNR_RETRY_WIDTH] = c_arg[`QPNIC_QP_RNR_RETRY];
+        cfg_wd[L_SQ_LO*LB +: W_BASE]  = c_arg;
+        cfg_wd[L_SQ_HI*LB +: W_BASE]  = c_arg;
+        cfg_wd[L_RQ_LO*LB +: W_BASE]  = c_arg;
+        cfg_wd[L_RQ_HI*LB +: W_BASE]  = c_arg;
+        cfg_wd[L_CFG*LB +: W_CFG]     = {w_rcq, w_scq, c_arg[`QPNIC_QP_CFG_RQ_LOG], c_arg[`QPNIC_QP_CFG_SQ_LOG]};
+        cfg_wd[L_REMOTE*LB +: W_REM]  = w_rqpn;
+        cfg_wd[L_PD*LB +: W_PD]       = c_arg[`QPNIC_PD_BITS-1:0];
+        cfg_wd[L_GEN*LB +: W_GEN]     = c_arg[`QPNIC_QP_NUM_GEN];
+        cfg_wd[L_RNR*LB +: W_RNR]     = c_arg[`QPNIC_QP_RNR_RETRY];
     end
 
     // RDW_OLD 0: a QP being written back is never granted (g_held), so a
@@ -328,16 +342,16 @@ module qpnic_qp_table #(
     always @* begin
         ram_w = {EB{1'b0}};
         `QPT_ST(ram_w) = st_q;
-        ram_w[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = cfg_q[L_SQ_LO*LB +: 32];
-        ram_w[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = cfg_q[L_SQ_HI*LB +: 32];
-        ram_w[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = cfg_q[L_RQ_LO*LB +: 32];
-        ram_w[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = cfg_q[L_RQ_HI*LB +: 32];
+        ram_w[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT] = cfg_q[L_SQ_LO*LB +: W_BASE];
+        ram_w[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT] = cfg_q[L_SQ_HI*LB +: W_BASE];
+        ram_w[`QPNIC_QP_CTX_RQ_BASE_LO_FLAT] = cfg_q[L_RQ_LO*LB +: W_BASE];
+        ram_w[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = cfg_q[L_RQ_HI*LB +: W_BASE];
         {ram_w[`QPNIC_QP_CTX_RECV_CQ_FLAT], ram_w[`QPNIC_QP_CTX_SEND_CQ_FLAT],
-         ram_w[`QPNIC_QP_CTX_RQ_LOG_FLAT], ram_w[`QPNIC_QP_CTX_SQ_LOG_FLAT]} = cfg_q[L_CFG*LB +: 26];
-        ram_w[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = cfg_q[L_REMOTE*LB +: `QPNIC_QP_CTX_REMOTE_QPN_WIDTH];
-        ram_w[`QPNIC_QP_CTX_PD_FLAT]  = cfg_q[L_PD*LB +: `QPNIC_PD_BITS];
-        ram_w[`QPNIC_QP_CTX_GEN_FLAT] = cfg_q[L_GEN*LB +: `QPNIC_QP_CTX_GEN_WIDTH];
-        ram_w[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = cfg_q[L_RNR*LB +: `QPNIC_QP_CTX_RNR_RETRY_WIDTH];
+         ram_w[`QPNIC_QP_CTX_RQ_LOG_FLAT], ram_w[`QPNIC_QP_CTX_SQ_LOG_FLAT]} = cfg_q[L_CFG*LB +: W_CFG];
+        ram_w[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = cfg_q[L_REMOTE*LB +: W_REM];
+        ram_w[`QPNIC_QP_CTX_PD_FLAT]  = cfg_q[L_PD*LB +: W_PD];
+        ram_w[`QPNIC_QP_CTX_GEN_FLAT] = cfg_q[L_GEN*LB +: W_GEN];
+        ram_w[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = cfg_q[L_RNR*LB +: W_RNR];
     end
     assign ram_q = ram_w;
 
