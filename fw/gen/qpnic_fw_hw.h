@@ -56,6 +56,14 @@
 #define QPNIC_EPOCH_ARG_BIT 16u /* bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only */
 #define QPNIC_RNR_RETRY_FOREVER 7u /* QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7) */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
+#define QPNIC_LINK_FLAG 126u /* board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR */
+#define QPNIC_LINK_ESC 125u /* board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR */
+#define QPNIC_LINK_ESC_XOR 32u /* board link: what an escaped byte is XORed with */
+#define QPNIC_LINK_SEQ_BITS 8u /* board link: bits of a frame's sequence number and of an acknowledgement (struct link_hdr) */
+#define QPNIC_LINK_MAX_DATA 512u /* board link: most data bytes one frame carries (a DMA_WR or DMA_RD_DATA: one whole DMA request of at most MAX_DMA_BYTES) */
+#define QPNIC_LINK_NIC_RX_FRAMES 2u /* board link: frames the NIC holds before it has applied them; the host never has more unacknowledged sequenced frames out than this (the NIC's RESET_DONE repeats it) */
+#define QPNIC_LINK_NIC_TX_FRAMES 4u /* board link: sequenced frames the NIC keeps for retransmission until the host acknowledges them */
+#define QPNIC_LINK_VERSION 1u /* board link: protocol version, in RESET_DONE (struct link_reset version) */
 
 /* enum wqe_op: Operation code in a WQE (word 0, field opcode). */
 #define QPNIC_WQE_OP_NOP 0x0u /* invalid; completes with BAD_WQE */
@@ -133,6 +141,18 @@
 #define QPNIC_NTF_STATUS_SUCCESS 0x0u /* the arm was satisfied */
 #define QPNIC_NTF_STATUS_OVERFLOW 0x1u /* the CQ overran (N8) */
 #define QPNIC_NTF_STATUS_INTERNAL 0x2u /* the device hit an internal fault */
+
+/* enum link_type: Type of a board link frame (struct link_hdr type, docs/link.md). Sequenced types carry a seq and are delivered once and in order; ACK, RESET and RESET_DONE are not sequenced. */
+#define QPNIC_LINK_TYPE_ACK 0x0u /* either way, not sequenced: only the header's ack */
+#define QPNIC_LINK_TYPE_MMIO_WR 0x1u /* host to NIC: a register write (struct link_mmio: addr, data) */
+#define QPNIC_LINK_TYPE_MMIO_RD 0x2u /* host to NIC: a register read (struct link_mmio: addr), tag names the reply */
+#define QPNIC_LINK_TYPE_MMIO_RD_REPLY 0x3u /* NIC to host: a read's answer (struct link_mmio: addr, data), tag of the read */
+#define QPNIC_LINK_TYPE_DMA_RD_REQ 0x4u /* NIC to host: read host memory (struct link_dma: addr, len), tag names the data */
+#define QPNIC_LINK_TYPE_DMA_RD_DATA 0x5u /* host to NIC: the len bytes a DMA_RD_REQ asked for, after the header; tag of the request */
+#define QPNIC_LINK_TYPE_DMA_WR 0x6u /* NIC to host: write host memory (struct link_dma: addr), the data bytes from word 3 on */
+#define QPNIC_LINK_TYPE_NTF 0x7u /* NIC to host: a notification (struct link_ntf, a struct notify word) */
+#define QPNIC_LINK_TYPE_RESET 0x8u /* host to NIC, not sequenced: reset the NIC and the link (struct link_reset); a repeat with the same nonce only repeats RESET_DONE */
+#define QPNIC_LINK_TYPE_RESET_DONE 0x9u /* NIC to host, not sequenced: the reset of that nonce is done (struct link_reset, with the NIC's link limits) */
 
 /* enum mr_access: Access rights of an MR table entry (MR_ACCESS register bits). */
 #define QPNIC_MR_ACCESS_LOCAL_WRITE 0x1u /* the NIC may write it for local requests (receives, read targets) */

@@ -40,6 +40,14 @@
 `define QPNIC_EPOCH_ARG_BIT 16  // bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only
 `define QPNIC_RNR_RETRY_FOREVER 7  // QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7)
 `define QPNIC_FW_RAM_WORDS 2048  // the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk)
+`define QPNIC_LINK_FLAG 126  // board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR
+`define QPNIC_LINK_ESC 125  // board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR
+`define QPNIC_LINK_ESC_XOR 32  // board link: what an escaped byte is XORed with
+`define QPNIC_LINK_SEQ_BITS 8  // board link: bits of a frame's sequence number and of an acknowledgement (struct link_hdr)
+`define QPNIC_LINK_MAX_DATA 512  // board link: most data bytes one frame carries (a DMA_WR or DMA_RD_DATA: one whole DMA request of at most MAX_DMA_BYTES)
+`define QPNIC_LINK_NIC_RX_FRAMES 2  // board link: frames the NIC holds before it has applied them; the host never has more unacknowledged sequenced frames out than this (the NIC's RESET_DONE repeats it)
+`define QPNIC_LINK_NIC_TX_FRAMES 4  // board link: sequenced frames the NIC keeps for retransmission until the host acknowledges them
+`define QPNIC_LINK_VERSION 1  // board link: protocol version, in RESET_DONE (struct link_reset version)
 
 // enum wqe_op (8 bits): Operation code in a WQE (word 0, field opcode).
 `define QPNIC_WQE_OP_BITS 8
@@ -155,6 +163,19 @@
 `define QPNIC_NTF_STATUS_SUCCESS 8'd0
 `define QPNIC_NTF_STATUS_OVERFLOW 8'd1
 `define QPNIC_NTF_STATUS_INTERNAL 8'd2
+
+// enum link_type (8 bits): Type of a board link frame (struct link_hdr type, docs/link.md). Sequenced types carry a seq and are delivered once and in order; ACK, RESET and RESET_DONE are not sequenced.
+`define QPNIC_LINK_TYPE_BITS 8
+`define QPNIC_LINK_TYPE_ACK 8'd0
+`define QPNIC_LINK_TYPE_MMIO_WR 8'd1
+`define QPNIC_LINK_TYPE_MMIO_RD 8'd2
+`define QPNIC_LINK_TYPE_MMIO_RD_REPLY 8'd3
+`define QPNIC_LINK_TYPE_DMA_RD_REQ 8'd4
+`define QPNIC_LINK_TYPE_DMA_RD_DATA 8'd5
+`define QPNIC_LINK_TYPE_DMA_WR 8'd6
+`define QPNIC_LINK_TYPE_NTF 8'd7
+`define QPNIC_LINK_TYPE_RESET 8'd8
+`define QPNIC_LINK_TYPE_RESET_DONE 8'd9
 
 // enum mr_access (3 bits): Access rights of an MR table entry (MR_ACCESS register bits).
 `define QPNIC_MR_ACCESS_BITS 3
@@ -872,6 +893,77 @@
 `define QPNIC_AETH_SYNDROME_WIDTH 8
 `define QPNIC_AETH_SYNDROME 31:24  // enum aeth_syndrome
 `define QPNIC_AETH_SYNDROME_FLAT 31:24
+
+// struct link_hdr (1 words): Word 0 of every link frame's body (bytes in this order on the line). The body ends in a CRC-32 (IEEE 802.3) of all its bytes before it, least significant byte first.
+`define QPNIC_LINK_HDR_WORDS 1
+`define QPNIC_LINK_HDR_TYPE_WORD 0
+`define QPNIC_LINK_HDR_TYPE_WIDTH 8
+`define QPNIC_LINK_HDR_TYPE 7:0  // enum link_type
+`define QPNIC_LINK_HDR_TYPE_FLAT 7:0
+`define QPNIC_LINK_HDR_SEQ_WORD 0
+`define QPNIC_LINK_HDR_SEQ_WIDTH 8
+`define QPNIC_LINK_HDR_SEQ 15:8  // sequenced types: the frame's number in its direction, modulo 2^LINK_SEQ_BITS; else 0
+`define QPNIC_LINK_HDR_SEQ_FLAT 15:8
+`define QPNIC_LINK_HDR_ACK_WORD 0
+`define QPNIC_LINK_HDR_ACK_WIDTH 8
+`define QPNIC_LINK_HDR_ACK 23:16  // every frame: the seq the sender expects next from the other side (every earlier one arrived; from the NIC: and was applied)
+`define QPNIC_LINK_HDR_ACK_FLAT 23:16
+`define QPNIC_LINK_HDR_TAG_WORD 0
+`define QPNIC_LINK_HDR_TAG_WIDTH 8
+`define QPNIC_LINK_HDR_TAG 31:24  // MMIO_RD and its reply, DMA_RD_REQ and its data: pairs them; else 0
+`define QPNIC_LINK_HDR_TAG_FLAT 31:24
+
+// struct link_mmio (3 words): After the header of MMIO_WR and MMIO_RD_REPLY (addr, data) and MMIO_RD (addr).
+`define QPNIC_LINK_MMIO_WORDS 3
+`define QPNIC_LINK_MMIO_ADDR_WORD 1
+`define QPNIC_LINK_MMIO_ADDR_WIDTH 16
+`define QPNIC_LINK_MMIO_ADDR 15:0  // register byte offset
+`define QPNIC_LINK_MMIO_ADDR_FLAT 47:32
+`define QPNIC_LINK_MMIO_DATA_WORD 2
+`define QPNIC_LINK_MMIO_DATA_WIDTH 32
+`define QPNIC_LINK_MMIO_DATA 31:0  // MMIO_WR: the value to write; MMIO_RD_REPLY: the value read
+`define QPNIC_LINK_MMIO_DATA_FLAT 95:64
+
+// struct link_dma (4 words): After the header of DMA_RD_REQ (addr, len) and DMA_WR (addr, then the data bytes from word 3 on, as many as the frame holds).
+`define QPNIC_LINK_DMA_WORDS 4
+`define QPNIC_LINK_DMA_ADDR_LO_WORD 1
+`define QPNIC_LINK_DMA_ADDR_LO_WIDTH 32
+`define QPNIC_LINK_DMA_ADDR_LO 31:0  // device address, low word
+`define QPNIC_LINK_DMA_ADDR_LO_FLAT 63:32
+`define QPNIC_LINK_DMA_ADDR_HI_WORD 2
+`define QPNIC_LINK_DMA_ADDR_HI_WIDTH 32
+`define QPNIC_LINK_DMA_ADDR_HI 31:0  // high word
+`define QPNIC_LINK_DMA_ADDR_HI_FLAT 95:64
+`define QPNIC_LINK_DMA_LEN_WORD 3
+`define QPNIC_LINK_DMA_LEN_WIDTH 16
+`define QPNIC_LINK_DMA_LEN 15:0  // DMA_RD_REQ: bytes to read, 1..LINK_MAX_DATA (a DMA_WR has no len word: its data start here)
+`define QPNIC_LINK_DMA_LEN_FLAT 111:96
+
+// struct link_ntf (2 words): After the header of NTF.
+`define QPNIC_LINK_NTF_WORDS 2
+`define QPNIC_LINK_NTF_WORD_WORD 1
+`define QPNIC_LINK_NTF_WORD_WIDTH 32
+`define QPNIC_LINK_NTF_WORD 31:0  // the notification (struct notify)
+`define QPNIC_LINK_NTF_WORD_FLAT 63:32
+
+// struct link_reset (3 words): After the header of RESET and RESET_DONE.
+`define QPNIC_LINK_RESET_WORDS 3
+`define QPNIC_LINK_RESET_NONCE_WORD 1
+`define QPNIC_LINK_RESET_NONCE_WIDTH 32
+`define QPNIC_LINK_RESET_NONCE 31:0  // chosen by the host for each open; RESET_DONE repeats it
+`define QPNIC_LINK_RESET_NONCE_FLAT 63:32
+`define QPNIC_LINK_RESET_RX_FRAMES_WORD 2
+`define QPNIC_LINK_RESET_RX_FRAMES_WIDTH 8
+`define QPNIC_LINK_RESET_RX_FRAMES 7:0  // RESET_DONE: LINK_NIC_RX_FRAMES of this NIC (the host's window)
+`define QPNIC_LINK_RESET_RX_FRAMES_FLAT 71:64
+`define QPNIC_LINK_RESET_TX_FRAMES_WORD 2
+`define QPNIC_LINK_RESET_TX_FRAMES_WIDTH 8
+`define QPNIC_LINK_RESET_TX_FRAMES 15:8  // RESET_DONE: LINK_NIC_TX_FRAMES of this NIC
+`define QPNIC_LINK_RESET_TX_FRAMES_FLAT 79:72
+`define QPNIC_LINK_RESET_VERSION_WORD 2
+`define QPNIC_LINK_RESET_VERSION_WIDTH 8
+`define QPNIC_LINK_RESET_VERSION 23:16  // RESET_DONE: LINK_VERSION
+`define QPNIC_LINK_RESET_VERSION_FLAT 87:80
 
 // host registers (16-bit byte offsets)
 `define QPNIC_REG_ID 16'h0000

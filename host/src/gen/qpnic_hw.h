@@ -56,6 +56,14 @@
 #define QPNIC_EPOCH_ARG_BIT 16u /* bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only */
 #define QPNIC_RNR_RETRY_FOREVER 7u /* QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7) */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
+#define QPNIC_LINK_FLAG 126u /* board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR */
+#define QPNIC_LINK_ESC 125u /* board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR */
+#define QPNIC_LINK_ESC_XOR 32u /* board link: what an escaped byte is XORed with */
+#define QPNIC_LINK_SEQ_BITS 8u /* board link: bits of a frame's sequence number and of an acknowledgement (struct link_hdr) */
+#define QPNIC_LINK_MAX_DATA 512u /* board link: most data bytes one frame carries (a DMA_WR or DMA_RD_DATA: one whole DMA request of at most MAX_DMA_BYTES) */
+#define QPNIC_LINK_NIC_RX_FRAMES 2u /* board link: frames the NIC holds before it has applied them; the host never has more unacknowledged sequenced frames out than this (the NIC's RESET_DONE repeats it) */
+#define QPNIC_LINK_NIC_TX_FRAMES 4u /* board link: sequenced frames the NIC keeps for retransmission until the host acknowledges them */
+#define QPNIC_LINK_VERSION 1u /* board link: protocol version, in RESET_DONE (struct link_reset version) */
 
 /* enum wqe_op: Operation code in a WQE (word 0, field opcode). */
 #define QPNIC_WQE_OP_NOP 0x0u /* invalid; completes with BAD_WQE */
@@ -133,6 +141,18 @@
 #define QPNIC_NTF_STATUS_SUCCESS 0x0u /* the arm was satisfied */
 #define QPNIC_NTF_STATUS_OVERFLOW 0x1u /* the CQ overran (N8) */
 #define QPNIC_NTF_STATUS_INTERNAL 0x2u /* the device hit an internal fault */
+
+/* enum link_type: Type of a board link frame (struct link_hdr type, docs/link.md). Sequenced types carry a seq and are delivered once and in order; ACK, RESET and RESET_DONE are not sequenced. */
+#define QPNIC_LINK_TYPE_ACK 0x0u /* either way, not sequenced: only the header's ack */
+#define QPNIC_LINK_TYPE_MMIO_WR 0x1u /* host to NIC: a register write (struct link_mmio: addr, data) */
+#define QPNIC_LINK_TYPE_MMIO_RD 0x2u /* host to NIC: a register read (struct link_mmio: addr), tag names the reply */
+#define QPNIC_LINK_TYPE_MMIO_RD_REPLY 0x3u /* NIC to host: a read's answer (struct link_mmio: addr, data), tag of the read */
+#define QPNIC_LINK_TYPE_DMA_RD_REQ 0x4u /* NIC to host: read host memory (struct link_dma: addr, len), tag names the data */
+#define QPNIC_LINK_TYPE_DMA_RD_DATA 0x5u /* host to NIC: the len bytes a DMA_RD_REQ asked for, after the header; tag of the request */
+#define QPNIC_LINK_TYPE_DMA_WR 0x6u /* NIC to host: write host memory (struct link_dma: addr), the data bytes from word 3 on */
+#define QPNIC_LINK_TYPE_NTF 0x7u /* NIC to host: a notification (struct link_ntf, a struct notify word) */
+#define QPNIC_LINK_TYPE_RESET 0x8u /* host to NIC, not sequenced: reset the NIC and the link (struct link_reset); a repeat with the same nonce only repeats RESET_DONE */
+#define QPNIC_LINK_TYPE_RESET_DONE 0x9u /* NIC to host, not sequenced: the reset of that nonce is done (struct link_reset, with the NIC's link limits) */
 
 /* enum mr_access: Access rights of an MR table entry (MR_ACCESS register bits). */
 #define QPNIC_MR_ACCESS_LOCAL_WRITE 0x1u /* the NIC may write it for local requests (receives, read targets) */
@@ -703,6 +723,91 @@
 #define QPNIC_AETH_SYNDROME_SHIFT 24u
 #define QPNIC_AETH_SYNDROME_WIDTH 8u
 #define QPNIC_AETH_SYNDROME_MASK 0xFFu
+
+/* struct link_hdr (1 words): Word 0 of every link frame's body (bytes in this order on the line). The body ends in a CRC-32 (IEEE 802.3) of all its bytes before it, least significant byte first. */
+#define QPNIC_LINK_HDR_WORDS 1u
+/* type: enum link_type */
+#define QPNIC_LINK_HDR_TYPE_WORD 0u
+#define QPNIC_LINK_HDR_TYPE_SHIFT 0u
+#define QPNIC_LINK_HDR_TYPE_WIDTH 8u
+#define QPNIC_LINK_HDR_TYPE_MASK 0xFFu
+/* seq: sequenced types: the frame's number in its direction, modulo 2^LINK_SEQ_BITS; else 0 */
+#define QPNIC_LINK_HDR_SEQ_WORD 0u
+#define QPNIC_LINK_HDR_SEQ_SHIFT 8u
+#define QPNIC_LINK_HDR_SEQ_WIDTH 8u
+#define QPNIC_LINK_HDR_SEQ_MASK 0xFFu
+/* ack: every frame: the seq the sender expects next from the other side (every earlier one arrived; from the NIC: and was applied) */
+#define QPNIC_LINK_HDR_ACK_WORD 0u
+#define QPNIC_LINK_HDR_ACK_SHIFT 16u
+#define QPNIC_LINK_HDR_ACK_WIDTH 8u
+#define QPNIC_LINK_HDR_ACK_MASK 0xFFu
+/* tag: MMIO_RD and its reply, DMA_RD_REQ and its data: pairs them; else 0 */
+#define QPNIC_LINK_HDR_TAG_WORD 0u
+#define QPNIC_LINK_HDR_TAG_SHIFT 24u
+#define QPNIC_LINK_HDR_TAG_WIDTH 8u
+#define QPNIC_LINK_HDR_TAG_MASK 0xFFu
+
+/* struct link_mmio (3 words): After the header of MMIO_WR and MMIO_RD_REPLY (addr, data) and MMIO_RD (addr). */
+#define QPNIC_LINK_MMIO_WORDS 3u
+/* addr: register byte offset */
+#define QPNIC_LINK_MMIO_ADDR_WORD 1u
+#define QPNIC_LINK_MMIO_ADDR_SHIFT 0u
+#define QPNIC_LINK_MMIO_ADDR_WIDTH 16u
+#define QPNIC_LINK_MMIO_ADDR_MASK 0xFFFFu
+/* data: MMIO_WR: the value to write; MMIO_RD_REPLY: the value read */
+#define QPNIC_LINK_MMIO_DATA_WORD 2u
+#define QPNIC_LINK_MMIO_DATA_SHIFT 0u
+#define QPNIC_LINK_MMIO_DATA_WIDTH 32u
+#define QPNIC_LINK_MMIO_DATA_MASK 0xFFFFFFFFu
+
+/* struct link_dma (4 words): After the header of DMA_RD_REQ (addr, len) and DMA_WR (addr, then the data bytes from word 3 on, as many as the frame holds). */
+#define QPNIC_LINK_DMA_WORDS 4u
+/* addr_lo: device address, low word */
+#define QPNIC_LINK_DMA_ADDR_LO_WORD 1u
+#define QPNIC_LINK_DMA_ADDR_LO_SHIFT 0u
+#define QPNIC_LINK_DMA_ADDR_LO_WIDTH 32u
+#define QPNIC_LINK_DMA_ADDR_LO_MASK 0xFFFFFFFFu
+/* addr_hi: high word */
+#define QPNIC_LINK_DMA_ADDR_HI_WORD 2u
+#define QPNIC_LINK_DMA_ADDR_HI_SHIFT 0u
+#define QPNIC_LINK_DMA_ADDR_HI_WIDTH 32u
+#define QPNIC_LINK_DMA_ADDR_HI_MASK 0xFFFFFFFFu
+/* len: DMA_RD_REQ: bytes to read, 1..LINK_MAX_DATA (a DMA_WR has no len word: its data start here) */
+#define QPNIC_LINK_DMA_LEN_WORD 3u
+#define QPNIC_LINK_DMA_LEN_SHIFT 0u
+#define QPNIC_LINK_DMA_LEN_WIDTH 16u
+#define QPNIC_LINK_DMA_LEN_MASK 0xFFFFu
+
+/* struct link_ntf (2 words): After the header of NTF. */
+#define QPNIC_LINK_NTF_WORDS 2u
+/* word: the notification (struct notify) */
+#define QPNIC_LINK_NTF_WORD_WORD 1u
+#define QPNIC_LINK_NTF_WORD_SHIFT 0u
+#define QPNIC_LINK_NTF_WORD_WIDTH 32u
+#define QPNIC_LINK_NTF_WORD_MASK 0xFFFFFFFFu
+
+/* struct link_reset (3 words): After the header of RESET and RESET_DONE. */
+#define QPNIC_LINK_RESET_WORDS 3u
+/* nonce: chosen by the host for each open; RESET_DONE repeats it */
+#define QPNIC_LINK_RESET_NONCE_WORD 1u
+#define QPNIC_LINK_RESET_NONCE_SHIFT 0u
+#define QPNIC_LINK_RESET_NONCE_WIDTH 32u
+#define QPNIC_LINK_RESET_NONCE_MASK 0xFFFFFFFFu
+/* rx_frames: RESET_DONE: LINK_NIC_RX_FRAMES of this NIC (the host's window) */
+#define QPNIC_LINK_RESET_RX_FRAMES_WORD 2u
+#define QPNIC_LINK_RESET_RX_FRAMES_SHIFT 0u
+#define QPNIC_LINK_RESET_RX_FRAMES_WIDTH 8u
+#define QPNIC_LINK_RESET_RX_FRAMES_MASK 0xFFu
+/* tx_frames: RESET_DONE: LINK_NIC_TX_FRAMES of this NIC */
+#define QPNIC_LINK_RESET_TX_FRAMES_WORD 2u
+#define QPNIC_LINK_RESET_TX_FRAMES_SHIFT 8u
+#define QPNIC_LINK_RESET_TX_FRAMES_WIDTH 8u
+#define QPNIC_LINK_RESET_TX_FRAMES_MASK 0xFFu
+/* version: RESET_DONE: LINK_VERSION */
+#define QPNIC_LINK_RESET_VERSION_WORD 2u
+#define QPNIC_LINK_RESET_VERSION_SHIFT 16u
+#define QPNIC_LINK_RESET_VERSION_WIDTH 8u
+#define QPNIC_LINK_RESET_VERSION_MASK 0xFFu
 
 /* host registers (byte offsets) */
 #define QPNIC_REG_ID 0x0000u /* ro: ID_VALUE */
