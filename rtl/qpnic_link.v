@@ -1,0 +1,653 @@
+// qpnic_link: the NIC's side of the board link (docs/link.md). It carries
+// qpnic_core's ports over a byte stream (the UART's): register accesses in,
+// DMA requests, DMA read data and notifications out, as checksummed frames
+// delivered exactly once and in order by go-back-N.
+//
+// Four parts, each a block below:
+//   receive   qpnic_link_deframe's bytes: the header into registers, the
+//             rest into one of RXF receive slots (block RAM); at the closing
+//             flag the frame is checked, its ack taken, and a sequenced
+//             frame with the expected seq is kept if a slot was free
+//   apply     each kept frame in turn, into the core: a register write, a
+//             register read (whose answer goes out as MMIO_RD_REPLY), or
+//             the data of the DMA read the core is waiting for; then the
+//             frame counts as applied, which is what the NIC acknowledges
+//   fill      the core's DMA write and read requests, notifications and
+//             the read answers into TXF transmit slots (block RAM), one
+//             sequenced frame each, numbered in the order they are filled
+//   transmit  RESET_DONE, then slots not yet sent (or sent again after the
+//             retransmission timeout, from the oldest unacknowledged one),
+//             then an ACK when the host is owed one, through
+//             qpnic_link_framer
+// A RESET with a new nonce holds the core and all four in reset for
+// RESET_CYCLES, then sends RESET_DONE (docs/link.md "Opening: RESET").
+//
+// One DMA read is outstanding at a time (the core's read channel takes one
+// at a time anyway: docs/internals.md), so dmar_req_ready stays low until
+// its data has gone into the core.
+//
+// Parameters
+//   RTO_CYCLES     retransmission timeout, clock cycles (below 2^24; a
+//                  board sets it for about 20 ms: qpnic_serial_nic)
+//   RESET_CYCLES   how long a RESET holds the core in reset
+// Ports
+//   clk, rst                             clock, synchronous active-high reset
+//   rx_valid, rx_data, rx_err            the line's bytes in (qpnic_uart)
+//   tx_valid, tx_ready, tx_data          the line's bytes out
+//   core_rst                             the core's reset: rst, or a RESET
+//   mmio_*, dmar_*, dmaw_*, ntf_*        the core's ports (qpnic_core's, the
+//                                        other way round)
+//   link_up                              a RESET has been done since rst
+//   activity                             a frame was taken or started (pulse)
+//   error                                a frame was dropped as corrupt, or
+//                                        broke the protocol (pulse)
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_link #(
+    parameter RTO_CYCLES   = 65536,
+    parameter RESET_CYCLES = 16
+) (
+    input  wire        clk,
+    input  wire        rst,
+
+    input  wire        rx_valid,
+    input  wire [7:0]  rx_data,
+    input  wire        rx_err,
+    output wire        tx_valid,
+    input  wire        tx_ready,
+    output wire [7:0]  tx_data,
+
+    output reg         core_rst,
+    output reg         mmio_valid,
+    input  wire        mmio_ready,
+    output reg         mmio_we,
+    output reg  [15:0] mmio_addr,
+    output reg  [31:0] mmio_wdata,
+    input  wire        mmio_rvalid,
+    input  wire [31:0] mmio_rdata,
+
+    input  wire        dmar_req_valid,
+    output wire        dmar_req_ready,
+    input  wire [63:0] dmar_req_addr,
+    input  wire [15:0] dmar_req_len,
+    output wire        dmar_rsp_valid,
+    input  wire        dmar_rsp_ready,
+    output wire [31:0] dmar_rsp_data,
+    output wire [3:0]  dmar_rsp_keep,
+    output wire        dmar_rsp_last,
+
+    input  wire        dmaw_req_valid,
+    output wire        dmaw_req_ready,
+    input  wire [63:0] dmaw_req_addr,
+    input  wire [15:0] dmaw_req_len,
+    input  wire        dmaw_dat_valid,
+    output wire        dmaw_dat_ready,
+    input  wire [31:0] dmaw_dat_data,
+    input  wire [3:0]  dmaw_dat_keep,
+    input  wire        dmaw_dat_last,
+
+    input  wire        ntf_valid,
+    output wire        ntf_ready,
+    input  wire [31:0] ntf_data,
+
+    output reg         link_up,
+    output reg         activity,
+    output reg         error
+);
+    localparam RXF  = `QPNIC_LINK_NIC_RX_FRAMES;
+    localparam TXF  = `QPNIC_LINK_NIC_TX_FRAMES;
+    localparam RXB  = $clog2(RXF);          // bits of a receive slot's number
+    localparam TXB  = $clog2(TXF);
+    localparam SW   = 8;                    // a slot is 2^SW words: data + words
+    localparam IW   = 10;                   // bits of a body's length
+    localparam SQ   = `QPNIC_LINK_SEQ_BITS;
+    localparam MAXD = `QPNIC_LINK_MAX_DATA;
+    // the longest body the host sends: header, LINK_MAX_DATA bytes, CRC
+    localparam [IW-1:0] RX_MAX = 8 + MAXD;
+    localparam [IW-1:0] HDR_CRC = 8;        // a body's header and CRC bytes
+    localparam [IW-1:0] FOUR = 4;
+    localparam [IW-1:0] MAXD_B = MAXD;
+    localparam [7:0] T_ACK    = `QPNIC_LINK_TYPE_ACK;
+    localparam [7:0] T_MWR    = `QPNIC_LINK_TYPE_MMIO_WR;
+    localparam [7:0] T_MRD    = `QPNIC_LINK_TYPE_MMIO_RD;
+    localparam [7:0] T_REPLY  = `QPNIC_LINK_TYPE_MMIO_RD_REPLY;
+    localparam [7:0] T_DRREQ  = `QPNIC_LINK_TYPE_DMA_RD_REQ;
+    localparam [7:0] T_DRDATA = `QPNIC_LINK_TYPE_DMA_RD_DATA;
+    localparam [7:0] T_DWR    = `QPNIC_LINK_TYPE_DMA_WR;
+    localparam [7:0] T_NTF    = `QPNIC_LINK_TYPE_NTF;
+    localparam [7:0] T_RESET  = `QPNIC_LINK_TYPE_RESET;
+    localparam [7:0] T_RDONE  = `QPNIC_LINK_TYPE_RESET_DONE;
+    // RESET_DONE's word 2 (struct link_reset): this NIC's link limits
+    function [31:0] caps_word(input [7:0] rx_frames, input [7:0] tx_frames);
+        begin
+            caps_word = 32'd0;
+            caps_word[`QPNIC_LINK_RESET_RX_FRAMES] = rx_frames;
+            caps_word[`QPNIC_LINK_RESET_TX_FRAMES] = tx_frames;
+            caps_word[`QPNIC_LINK_RESET_VERSION] = `QPNIC_LINK_VERSION;
+        end
+    endfunction
+    localparam [31:0] CAPS = caps_word(RXF[7:0], TXF[7:0]);
+
+    initial begin
+        if ((1 << RXB) != RXF || (1 << TXB) != TXF)
+            $fatal(1, "qpnic_link: LINK_NIC_RX_FRAMES and LINK_NIC_TX_FRAMES must be powers of two");
+        if (RTO_CYCLES < 1 || RTO_CYCLES >= (1 << 24) || RESET_CYCLES < 1 || RESET_CYCLES > 31)
+            $fatal(1, "qpnic_link: RTO_CYCLES %0d or RESET_CYCLES %0d out of range", RTO_CYCLES, RESET_CYCLES);
+        if ((MAXD + 12) / 4 > (1 << SW))
+            $fatal(1, "qpnic_link: a slot of 2^%0d words is too small", SW);
+    end
+
+    // ---- link reset ---------------------------------------------------------
+    // lrst holds everything below but the framing in reset: after rst, and
+    // for RESET_CYCLES after a RESET with a new nonce
+    reg  [4:0]  lr_cnt;
+    wire        lrst = rst || lr_cnt != 5'd0;
+    reg  [31:0] last_nonce;
+    reg         nonce_valid;
+    reg         rdone_pending;      // RESET_DONE is owed
+    wire        rdone_start;        // RESET_DONE starts out
+    wire        tx_ack_sent;        // a frame carrying our ack starts out
+
+    // ---- receive ------------------------------------------------------------
+    wire          db_valid, d_done, d_ok;
+    wire [IW-1:0] db_idx, d_len;
+    wire [7:0]    db_data;
+    qpnic_link_deframe #(.MAX_BYTES(RX_MAX), .IW(IW)) u_deframe (
+        .clk(clk), .rst(rst), .in_valid(rx_valid), .in_data(rx_data), .in_err(rx_err),
+        .byte_valid(db_valid), .byte_idx(db_idx), .byte_data(db_data),
+        .done(d_done), .done_ok(d_ok), .done_len(d_len));
+
+    reg  [31:0]    h;                  // the frame's header (struct link_hdr)
+    reg  [23:0]    rx_word;            // body bytes after the header: the word's first three
+    reg            rx_wr_ok;           // the frame has a free slot to go into
+    reg  [RXB:0]   rx_count;           // slots holding kept, unapplied frames
+    reg  [RXB-1:0] rx_wp, rx_rp;       // next slot to fill, next to apply
+    reg  [SQ-1:0]  rx_expected;        // seq of the next frame to keep
+    reg  [SQ-1:0]  rx_applied;         // frames applied: the ack we send
+    reg            ack_pending;        // the host is owed an ACK
+    reg  [7:0]     rs_type [0:RXF-1];  // each slot's frame: type, tag, length
+    reg  [7:0]     rs_tag  [0:RXF-1];
+    reg  [IW-1:0]  rs_len  [0:RXF-1];
+
+    wire [7:0]    h_type = h[`QPNIC_LINK_HDR_TYPE];
+    wire [SQ-1:0] h_seq  = h[`QPNIC_LINK_HDR_SEQ];
+    wire [SQ-1:0] h_ack  = h[`QPNIC_LINK_HDR_ACK];
+    wire [7:0]    h_tag  = h[`QPNIC_LINK_HDR_TAG];
+    reg  [31:0]   h_nonce;             // a RESET's nonce: the word after the header
+
+    // the one outstanding DMA read
+    reg           rd_pending;          // asked, data not yet into the core
+    reg           rd_data_in;          // its data frame is kept
+    reg  [7:0]    rd_tag, rd_tag_next;
+    reg  [IW-1:0] rd_len;
+
+    // a sound frame: sound bytes of a type the host sends, of its length
+    reg snd_len;
+    always @* begin
+        case (h_type)
+        T_ACK:    snd_len = d_len == HDR_CRC;
+        T_MWR:    snd_len = d_len == HDR_CRC + 8;
+        T_MRD:    snd_len = d_len == HDR_CRC + 4;
+        T_RESET:  snd_len = d_len == HDR_CRC + 4;
+        T_DRDATA: snd_len = d_len > HDR_CRC;
+        default:  snd_len = 1'b0;
+        endcase
+    end
+    wire sound     = d_done && d_ok && snd_len;
+    wire sequenced = h_type == T_MWR || h_type == T_MRD || h_type == T_DRDATA;
+    // a DMA read's data answers the outstanding read, once
+    wire rd_match  = rd_pending && !rd_data_in && h_tag == rd_tag && d_len == HDR_CRC + rd_len;
+    wire in_turn   = sound && sequenced && h_seq == rx_expected;
+    wire take      = in_turn && rx_wr_ok && (h_type != T_DRDATA || rd_match);
+    // in turn but not what was asked for: the host broke the protocol
+    wire misfit    = in_turn && h_type == T_DRDATA && !rd_match;
+
+    // receive RAM: slot rx_wp, word (byte index - 4) / 4
+    wire [IW-1:0] rx_off = db_idx - FOUR;
+    wire          rx_we  = db_valid && db_idx >= 4 && rx_off[1:0] == 2'd3 && rx_wr_ok;
+    wire [RXB+SW-1:0] rx_waddr = {rx_wp, rx_off[SW+1:2]};
+    wire          rr_en;
+    wire [RXB+SW-1:0] rr_addr;
+    wire [31:0]   rr_data;
+    wire unused_rx_busy, unused_tx_busy;   // CLEAR 0: never busy
+    qpnic_ram_sdp #(.WIDTH(32), .AW(RXB + SW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_rx_ram (
+        .clk(clk), .rst(rst), .busy(unused_rx_busy),
+        .wr_en(rx_we), .wr_addr(rx_waddr), .wr_data({db_data, rx_word}),
+        .rd_en(rr_en), .rd_addr(rr_addr), .rd_data(rr_data));
+
+    always @(posedge clk) begin
+        if (rst) begin
+            h <= 32'd0;
+            rx_word <= 24'd0;
+            rx_wr_ok <= 1'b0;
+            h_nonce <= 32'd0;
+        end else if (db_valid) begin
+            if (db_idx < 4) h <= {db_data, h[31:8]};
+            else rx_word <= {db_data, rx_word[23:8]};
+            if (db_idx == 7) h_nonce <= {db_data, rx_word};
+            if (db_idx == {IW{1'b0}}) rx_wr_ok <= rx_count != RXF[RXB:0];
+        end
+    end
+
+    // ---- apply ----------------------------------------------------------------
+    localparam [2:0] A_IDLE = 3'd0,    // waiting for a kept frame
+                     A_W0   = 3'd1,    // its word 0 is on rr_data
+                     A_W1   = 3'd2,    // MMIO_WR: its word 1 is on rr_data
+                     A_MMIO = 3'd3,    // the access is offered to the core
+                     A_RD   = 3'd4,    // MMIO_RD: waiting for the core's answer
+                     A_REP  = 3'd5,    // the answer waits for a transmit slot
+                     A_BEAT = 3'd6,    // DMA data: a beat is offered to the core
+                     A_BRD  = 3'd7;    // DMA data: the next word is being read
+    reg  [2:0]    a_state;
+    reg  [SW-1:0] a_widx;              // word of the slot on rr_data
+    reg  [IW-1:0] a_left;              // DMA data bytes from this beat on
+    reg           reply_valid;
+    reg  [31:0]   reply_data;
+    reg  [7:0]    reply_tag;
+    wire          reply_taken;
+    wire [7:0]    a_type = rs_type[rx_rp];
+    wire          a_start = a_state == A_IDLE && rx_count != {(RXB+1){1'b0}} && !lrst;
+    wire          beat_go = a_state == A_BEAT && dmar_rsp_ready;
+    wire          a_release = (a_state == A_MMIO && mmio_ready && mmio_we)
+                           || (a_state == A_REP && reply_taken)
+                           || (beat_go && dmar_rsp_last);
+
+    assign rr_en   = a_start || (a_state == A_W0 && a_type == T_MWR) || (beat_go && !dmar_rsp_last);
+    assign rr_addr = {rx_rp, a_start ? {SW{1'b0}} : a_widx + 1'b1};
+    assign dmar_rsp_valid = a_state == A_BEAT;
+    assign dmar_rsp_data  = rr_data;
+    assign dmar_rsp_last  = a_left <= 4;
+    assign dmar_rsp_keep  = a_left >= 4 ? 4'hF : a_left[1:0] == 2'd3 ? 4'h7 : a_left[1:0] == 2'd2 ? 4'h3 : 4'h1;
+
+    always @(posedge clk) begin
+        if (lrst) begin
+            a_state <= A_IDLE;
+            a_widx <= {SW{1'b0}};
+            a_left <= {IW{1'b0}};
+            mmio_valid <= 1'b0;
+            mmio_we <= 1'b0;
+            mmio_addr <= 16'd0;
+            mmio_wdata <= 32'd0;
+            reply_valid <= 1'b0;
+            reply_data <= 32'd0;
+            reply_tag <= 8'd0;
+        end else begin
+            if (rr_en) a_widx <= a_start ? {SW{1'b0}} : a_widx + 1'b1;
+            case (a_state)
+            A_IDLE: if (a_start) a_state <= A_W0;
+            A_W0: begin
+                mmio_addr <= rr_data[`QPNIC_LINK_MMIO_ADDR];
+                a_left <= rs_len[rx_rp] - HDR_CRC;
+                reply_tag <= rs_tag[rx_rp];
+                if (a_type == T_MWR) begin
+                    a_state <= A_W1;
+                end else if (a_type == T_MRD) begin
+                    mmio_we <= 1'b0;
+                    mmio_valid <= 1'b1;
+                    a_state <= A_MMIO;
+                end else begin
+                    a_state <= A_BEAT;
+                end
+            end
+            A_W1: begin
+                mmio_wdata <= rr_data;
+                mmio_we <= 1'b1;
+                mmio_valid <= 1'b1;
+                a_state <= A_MMIO;
+            end
+            A_MMIO: if (mmio_ready) begin
+                mmio_valid <= 1'b0;
+                a_state <= mmio_we ? A_IDLE : A_RD;
+            end
+            A_RD: if (mmio_rvalid) begin
+                reply_data <= mmio_rdata;
+                reply_valid <= 1'b1;
+                a_state <= A_REP;
+            end
+            A_REP: if (reply_taken) begin
+                reply_valid <= 1'b0;
+                a_state <= A_IDLE;
+            end
+            A_BEAT: if (dmar_rsp_ready) begin
+                a_left <= a_left - FOUR;
+                a_state <= dmar_rsp_last ? A_IDLE : A_BRD;
+            end
+            A_BRD: a_state <= A_BEAT;
+            default: a_state <= A_IDLE;
+            endcase
+        end
+    end
+
+    // kept and applied frames, the ack we owe, the receive slots' contents
+    integer ri;
+    always @(posedge clk) begin
+        if (lrst) begin
+            rx_count <= {(RXB+1){1'b0}};
+            rx_wp <= {RXB{1'b0}};
+            rx_rp <= {RXB{1'b0}};
+            rx_expected <= {SQ{1'b0}};
+            rx_applied <= {SQ{1'b0}};
+            ack_pending <= 1'b0;
+            for (ri = 0; ri < RXF; ri = ri + 1) begin
+                rs_type[ri] <= 8'd0;
+                rs_tag[ri] <= 8'd0;
+                rs_len[ri] <= {IW{1'b0}};
+            end
+        end else begin
+            if (take) begin
+                rs_type[rx_wp] <= h_type;
+                rs_tag[rx_wp] <= h_tag;
+                rs_len[rx_wp] <= d_len;
+                rx_wp <= rx_wp + 1'b1;
+                rx_expected <= rx_expected + 1'b1;
+            end
+            if (a_release) begin
+                rx_rp <= rx_rp + 1'b1;
+                rx_applied <= rx_applied + 1'b1;
+            end
+            if (take && !a_release) rx_count <= rx_count + 1'b1;
+            if (!take && a_release) rx_count <= rx_count - 1'b1;
+            if (tx_ack_sent) ack_pending <= 1'b0;
+            // applied frames are owed an ack; a frame out of turn (a
+            // duplicate, or one after a gap) is answered with where we are
+            if (a_release || (sound && sequenced && !take)) ack_pending <= 1'b1;
+        end
+    end
+
+    // ---- reset ----------------------------------------------------------------
+    always @(posedge clk) begin
+        core_rst <= lrst;
+        if (rst) begin
+            lr_cnt <= 5'd0;
+            last_nonce <= 32'd0;
+            nonce_valid <= 1'b0;
+            rdone_pending <= 1'b0;
+            link_up <= 1'b0;
+        end else begin
+            if (lr_cnt != 5'd0) lr_cnt <= lr_cnt - 5'd1;
+            if (lr_cnt == 5'd1) begin
+                rdone_pending <= 1'b1;
+                link_up <= 1'b1;
+            end
+            if (rdone_start) rdone_pending <= 1'b0;
+            if (sound && h_type == T_RESET) begin
+                if (!nonce_valid || h_nonce != last_nonce) begin
+                    lr_cnt <= RESET_CYCLES[4:0];
+                    last_nonce <= h_nonce;
+                    nonce_valid <= 1'b1;
+                    rdone_pending <= 1'b0;
+                end else if (lr_cnt == 5'd0) begin
+                    rdone_pending <= 1'b1;      // RESET_DONE was lost: again
+                end
+            end
+        end
+    end
+
+    // ---- fill -----------------------------------------------------------------
+    reg  [SQ-1:0]  tx_base;            // oldest unacknowledged frame
+    reg  [SQ-1:0]  tx_next;            // next frame to send
+    reg  [SQ-1:0]  tx_sent;            // one past the newest frame sent
+    reg  [SQ-1:0]  tx_fill;            // next frame to fill
+    reg  [7:0]     ts_type [0:TXF-1];  // each slot's frame: type, tag, bytes after the header
+    reg  [7:0]     ts_tag  [0:TXF-1];
+    reg  [IW-1:0]  ts_len  [0:TXF-1];
+    reg            fr_slot;            // the frame being sent is a slot's
+    reg  [TXB-1:0] fr_slot_no;
+    wire           fr_busy;
+
+    localparam [2:0] F_IDLE = 3'd0,    // choosing what to fill next
+                     F_HI   = 3'd1,    // DMA request: its address's high word
+                     F_LEN  = 3'd2,    // DMA read: its length
+                     F_DATA = 3'd3,    // DMA write: its bytes
+                     F_LAST = 3'd4,    // DMA write: the last word, then done
+                     F_REP  = 3'd5;    // read answer: its data
+    reg  [2:0]     f_state;
+    reg  [7:0]     f_type;
+    reg  [SW-1:0]  f_widx;             // next word of the slot to write
+    reg  [31:0]    f_addr_hi;
+    reg  [IW-1:0]  f_left;             // DMA write: bytes the request still has
+    reg  [IW-1:0]  f_bytes;            // DMA write: bytes in the slot so far
+    reg  [31:0]    f_beat;             // DMA write: the beat being unpacked
+    reg  [3:0]     f_keep;             //   its bytes not yet unpacked
+    reg            f_beat_last;
+    reg  [23:0]    f_asm;              //   bytes of the next word so far
+    reg  [1:0]     f_apos;             //   how many
+    wire [SQ-1:0]  tx_used = tx_fill - tx_base;
+    wire [TXB-1:0] f_slot = tx_fill[TXB-1:0];
+    // a free slot that no frame is being sent from (a frame sent again may
+    // already be acknowledged while it is sent)
+    wire           can_fill = !lrst && tx_used != TXF[SQ-1:0] && !(fr_busy && fr_slot && fr_slot_no == f_slot);
+    wire           f_pick = f_state == F_IDLE && can_fill;
+    wire           pick_w = f_pick && dmaw_req_valid;
+    wire           pick_r = f_pick && !dmaw_req_valid && dmar_req_valid && !rd_pending;
+    wire           pick_n = f_pick && !dmaw_req_valid && !pick_r && ntf_valid;
+    wire           pick_p = f_pick && !dmaw_req_valid && !pick_r && !ntf_valid && reply_valid;
+    assign dmaw_req_ready = pick_w;
+    assign dmar_req_ready = pick_r;
+    assign ntf_ready      = pick_n;
+    assign reply_taken    = pick_p;
+    assign dmaw_dat_ready = f_state == F_DATA && f_keep == 4'd0 && !f_beat_last;
+
+    // the lowest byte of the beat not yet unpacked
+    wire [1:0] f_lane = f_keep[0] ? 2'd0 : f_keep[1] ? 2'd1 : f_keep[2] ? 2'd2 : 2'd3;
+    wire [7:0] f_byte = f_beat[8*f_lane +: 8];
+    wire       f_take = f_state == F_DATA && f_keep != 4'd0 && f_left != {IW{1'b0}};
+
+    reg              tw_en;
+    reg  [SW-1:0]    tw_idx;
+    reg  [31:0]      tw_data;
+    always @* begin
+        tw_en = 1'b0;
+        tw_idx = f_widx;
+        tw_data = 32'd0;
+        if (pick_w) begin
+            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = dmaw_req_addr[31:0];
+        end else if (pick_r) begin
+            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = dmar_req_addr[31:0];
+        end else if (pick_n) begin
+            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = ntf_data;
+        end else if (pick_p) begin
+            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = {16'd0, mmio_addr};
+        end else if (f_state == F_HI) begin
+            tw_en = 1'b1; tw_data = f_addr_hi;
+        end else if (f_state == F_LEN) begin
+            tw_en = 1'b1; tw_data = {{(32-IW){1'b0}}, rd_len};
+        end else if (f_state == F_REP) begin
+            tw_en = 1'b1; tw_data = reply_data;
+        end else if (f_take && f_apos == 2'd3) begin
+            tw_en = 1'b1; tw_data = {f_byte, f_asm};
+        end else if (f_state == F_LAST && f_apos != 2'd0) begin
+            // the last f_apos bytes, at the top of f_asm, down to lane 0
+            tw_en = 1'b1; tw_data = {8'd0, f_asm} >> {2'd3 - f_apos, 3'd0};
+        end
+    end
+    // bytes after the header of each frame the NIC sends (docs/link.md)
+    localparam [IW-1:0] LEN_NTF = 4, LEN_REPLY = 8, LEN_DRREQ = 12, LEN_DWR = 8, LEN_RDONE = 8;
+    wire f_commit = pick_n || f_state == F_LEN || f_state == F_REP || f_state == F_LAST;
+
+    wire [TXB+SW-1:0] tr_addr;
+    wire              tr_en;
+    wire [31:0]       tr_data;
+    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + SW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_tx_ram (
+        .clk(clk), .rst(rst), .busy(unused_tx_busy),
+        .wr_en(tw_en), .wr_addr({f_slot, tw_idx}), .wr_data(tw_data),
+        .rd_en(tr_en), .rd_addr(tr_addr), .rd_data(tr_data));
+
+    integer ti;
+    always @(posedge clk) begin
+        if (lrst) begin
+            f_state <= F_IDLE;
+            f_type <= 8'd0;
+            f_widx <= {SW{1'b0}};
+            f_addr_hi <= 32'd0;
+            f_left <= {IW{1'b0}};
+            f_bytes <= {IW{1'b0}};
+            f_beat <= 32'd0;
+            f_keep <= 4'd0;
+            f_beat_last <= 1'b0;
+            f_asm <= 24'd0;
+            f_apos <= 2'd0;
+            rd_pending <= 1'b0;
+            rd_data_in <= 1'b0;
+            rd_tag <= 8'd0;
+            rd_tag_next <= 8'd0;
+            rd_len <= {IW{1'b0}};
+            tx_fill <= {SQ{1'b0}};
+            for (ti = 0; ti < TXF; ti = ti + 1) begin
+                ts_type[ti] <= 8'd0;
+                ts_tag[ti] <= 8'd0;
+                ts_len[ti] <= {IW{1'b0}};
+            end
+        end else begin
+            if (tw_en) f_widx <= tw_idx + 1'b1;
+            if (take && h_type == T_DRDATA) rd_data_in <= 1'b1;
+            if (beat_go && dmar_rsp_last) begin
+                rd_pending <= 1'b0;
+                rd_data_in <= 1'b0;
+            end
+            case (f_state)
+            F_IDLE: begin
+                if (pick_w) begin
+                    f_type <= T_DWR;
+                    f_addr_hi <= dmaw_req_addr[63:32];
+                    // never more than a slot holds, whatever len says
+                    f_left <= dmaw_req_len > MAXD ? MAXD_B : dmaw_req_len[IW-1:0];
+                    f_bytes <= {IW{1'b0}};
+                    f_state <= F_HI;
+                end
+                if (pick_r) begin
+                    f_type <= T_DRREQ;
+                    f_addr_hi <= dmar_req_addr[63:32];
+                    rd_pending <= 1'b1;
+                    rd_tag <= rd_tag_next;
+                    rd_tag_next <= rd_tag_next + 8'd1;
+                    rd_len <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
+                    f_state <= F_HI;
+                end
+                if (pick_p) f_state <= F_REP;
+            end
+            F_HI: f_state <= f_type == T_DWR ? F_DATA : F_LEN;
+            F_LEN, F_REP, F_LAST: f_state <= F_IDLE;
+            F_DATA: begin
+                if (dmaw_dat_valid && dmaw_dat_ready) begin
+                    f_beat <= dmaw_dat_data;
+                    f_keep <= dmaw_dat_keep;
+                    f_beat_last <= dmaw_dat_last;
+                end else if (f_keep != 4'd0) begin
+                    f_keep[f_lane] <= 1'b0;
+                    if (f_take) begin
+                        // the byte goes to the slot (bytes past len are dropped)
+                        f_asm <= {f_byte, f_asm[23:8]};
+                        f_apos <= f_apos + 2'd1;
+                        f_left <= f_left - 1'b1;
+                        f_bytes <= f_bytes + 1'b1;
+                    end
+                end else if (f_beat_last) begin
+                    f_state <= F_LAST;
+                end
+            end
+            default: f_state <= F_IDLE;
+            endcase
+            if (f_state == F_LAST) begin
+                f_apos <= 2'd0;
+                f_beat_last <= 1'b0;
+            end
+            if (f_commit) begin
+                ts_type[f_slot] <= pick_n ? T_NTF : f_state == F_REP ? T_REPLY : f_type;
+                ts_tag[f_slot]  <= f_state == F_REP ? reply_tag : f_state == F_LEN ? rd_tag : 8'd0;
+                ts_len[f_slot]  <= pick_n ? LEN_NTF : f_state == F_REP ? LEN_REPLY : f_state == F_LEN ? LEN_DRREQ
+                                 : f_bytes + LEN_DWR;
+                tx_fill <= tx_fill + 1'b1;
+            end
+        end
+    end
+
+    // ---- transmit -------------------------------------------------------------
+    reg            fr_start;
+    reg  [31:0]    fr_hdr;
+    reg  [IW-1:0]  fr_nbytes;
+    wire           fr_rd;
+    wire [IW-3:0]  fr_widx;
+    reg  [31:0]    fr_reg_word;        // RESET_DONE's words, which are no slot's
+    reg  [23:0]    rto;                // cycles the oldest unacknowledged frame has waited
+    qpnic_link_framer #(.IW(IW)) u_framer (
+        .clk(clk), .rst(rst), .start(fr_start), .hdr(fr_hdr), .nbytes(fr_nbytes),
+        .word_rd(fr_rd), .word_idx(fr_widx), .word_data(fr_slot ? tr_data : fr_reg_word),
+        .cut(lrst && !rst), .busy(fr_busy),
+        .out_valid(tx_valid), .out_ready(tx_ready), .out_data(tx_data));
+    assign tr_en   = fr_rd && fr_slot;
+    assign tr_addr = {fr_slot_no, fr_widx[SW-1:0]};
+
+    wire           fr_free   = !fr_busy && !fr_start && !lrst;
+    assign         rdone_start = fr_free && rdone_pending;
+    wire           slot_start  = fr_free && !rdone_pending && tx_next != tx_fill;
+    wire           ack_start   = fr_free && !rdone_pending && tx_next == tx_fill && ack_pending && link_up;
+    assign         tx_ack_sent = slot_start || ack_start;
+    wire [TXB-1:0] nslot = tx_next[TXB-1:0];
+    // an ack from the host: frames up to it, which must have been sent, are done
+    wire [SQ-1:0]  ack_adv = h_ack - tx_base;
+    wire           ack_new = sound && h_type != T_RESET && ack_adv != {SQ{1'b0}}
+                          && ack_adv <= tx_sent - tx_base;
+
+    always @(posedge clk) begin
+        fr_start <= 1'b0;
+        if (fr_rd) begin
+            fr_reg_word <= fr_widx == {(IW-2){1'b0}} ? last_nonce : CAPS;
+        end
+        if (lrst) begin
+            fr_hdr <= 32'd0;
+            fr_nbytes <= {IW{1'b0}};
+            fr_slot <= 1'b0;
+            fr_slot_no <= {TXB{1'b0}};
+            tx_base <= {SQ{1'b0}};
+            tx_next <= {SQ{1'b0}};
+            tx_sent <= {SQ{1'b0}};
+            rto <= 24'd0;
+            if (rst) fr_reg_word <= 32'd0;
+        end else begin
+            if (rdone_start) begin
+                fr_start <= 1'b1;
+                fr_slot <= 1'b0;
+                fr_hdr <= {24'd0, T_RDONE};
+                fr_nbytes <= LEN_RDONE;
+            end else if (slot_start) begin
+                fr_start <= 1'b1;
+                fr_slot <= 1'b1;
+                fr_slot_no <= nslot;
+                fr_hdr <= {ts_tag[nslot], rx_applied, tx_next, ts_type[nslot]};
+                fr_nbytes <= ts_len[nslot];
+            end else if (ack_start) begin
+                fr_start <= 1'b1;
+                fr_slot <= 1'b0;
+                fr_hdr <= {8'd0, rx_applied, 8'd0, T_ACK};
+                fr_nbytes <= {IW{1'b0}};
+            end
+            // tx_next: one on for a frame started; past what an ack covers;
+            // back to the oldest unacknowledged frame when its time is up
+            if (ack_new) begin
+                tx_base <= h_ack;
+                rto <= 24'd0;
+                if (h_ack - tx_base > tx_next + {{(SQ-1){1'b0}}, slot_start} - tx_base)
+                    tx_next <= h_ack;
+                else if (slot_start)
+                    tx_next <= tx_next + 1'b1;
+            end else if (tx_base != tx_sent && rto == RTO_CYCLES[23:0]) begin
+                tx_next <= tx_base;
+                rto <= 24'd0;
+            end else begin
+                if (slot_start) tx_next <= tx_next + 1'b1;
+                rto <= tx_base != tx_sent ? rto + 24'd1 : 24'd0;
+            end
+            if (slot_start && tx_next == tx_sent) tx_sent <= tx_sent + 1'b1;
+        end
+    end
+
+    always @(posedge clk) begin
+        activity <= !rst && ((sound && (take || !sequenced)) || fr_start);
+        error <= !rst && d_done && (!sound || misfit);
+    end
+
+    // lint: a request's length above MAXD only matters in the clamps above
+    wire unused = &{1'b0, dmaw_req_len[15:IW], dmar_req_len[15:IW], unused_rx_busy, unused_tx_busy};
+endmodule
