@@ -20,7 +20,8 @@
 // pulse and the user takes it then (the link does).
 //
 // Parameters
-//   CLK_HZ, BAUD   clock and line rate (CLK_HZ >= 4 * BAUD)
+//   CLK_HZ, BAUD   clock and line rate (CLK_HZ >= 4 * BAUD; both multiples
+//                  of 100)
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
 //   rx                       the line in, idle high
@@ -31,8 +32,8 @@
 `default_nettype none
 
 module qpnic_uart #(
-    parameter CLK_HZ = 48000000,
-    parameter BAUD   = 3000000
+    parameter integer CLK_HZ = 48000000,
+    parameter integer BAUD   = 3000000
 ) (
     input  wire       clk,
     input  wire       rst,
@@ -45,19 +46,21 @@ module qpnic_uart #(
     input  wire [7:0] tx_data,
     output reg        tx
 );
-    // a bit in 1/256ths of a clock cycle
-    localparam [63:0] BIT64 = (64'd256 * CLK_HZ + BAUD / 2) / BAUD;
-    localparam integer TW = $clog2(BIT64 + 1) + 1;
-    localparam [TW-1:0] BIT  = BIT64[TW-1:0];
+    // a bit in 1/256ths of a clock cycle (in hundreds of Hz and baud, so
+    // that the product fits 32 bits up to an 800 MHz clock)
+    localparam integer BIT_I = ((CLK_HZ / 100) * 256 + BAUD / 200) / (BAUD / 100);
+    localparam integer TW = $clog2(BIT_I + 1) + 1;
+    localparam [TW-1:0] BIT  = BIT_I[TW-1:0];
     localparam [TW-1:0] ONE  = 256;
     // from seeing the start bit's edge (two synchronizing flip-flops and the
     // edge's phase in its cycle, 2.5 cycles on average after it on the line,
     // less the first wait's whole cycle: 1.5) to half a bit after the edge
     localparam [TW-1:0] SEEN = 384;
-    localparam [TW-1:0] HALF = BIT64[TW:1] > SEEN ? BIT64[TW:1] - SEEN : {TW{1'b0}};
+    localparam [TW-1:0] HALF = BIT_I[TW:1] > SEEN ? BIT_I[TW:1] - SEEN : {TW{1'b0}};
 
     initial begin
-        if (CLK_HZ < 4 * BAUD) $fatal(1, "qpnic_uart: CLK_HZ %0d is below 4 * BAUD %0d", CLK_HZ, BAUD);
+        if (CLK_HZ < 4 * BAUD || CLK_HZ % 100 != 0 || BAUD % 100 != 0 || CLK_HZ > 800000000)
+            $fatal(1, "qpnic_uart: CLK_HZ %0d and BAUD %0d: need CLK_HZ >= 4 * BAUD, both multiples of 100", CLK_HZ, BAUD);
     end
 
     // ---- receive ----------------------------------------------------------

@@ -4,6 +4,7 @@
 // (sim/shm_proto.h), signals, and the exit status. The cycle loop is in
 // harness.cpp, the file in shm.cpp. Not for: anything the host driver does.
 //
+//   qpnic-sim --board NAME ...  runs the board-level simulator qpnic-sim-NAME
 //   qpnic-sim --shm PATH [--mem-mb N] [--fw HEX] [--wave FILE.fst]
 //             [--dma-latency N] [--doorbell-delay N] [--max-cycles N]
 //             [--unlink-on-exit] [--quiet]
@@ -24,6 +25,7 @@
 
 #include "harness.h"
 #include "shm.h"
+#include "sim_util.h"
 
 namespace {
 
@@ -47,6 +49,7 @@ struct Options {
 void usage(FILE *to) {
     fprintf(to,
             "usage: qpnic-sim --shm PATH [options]\n"
+            "       qpnic-sim --board NAME [its options]   the board-level simulator of NAME (ulx3s)\n"
             "  --shm PATH            shared file to create (must not exist)\n"
             "  --mem-mb N            DMA region size in MiB (default %llu)\n"
             "  --fw HEX              firmware image (default: $%s, else <bin>%s)\n"
@@ -59,27 +62,7 @@ void usage(FILE *to) {
             (unsigned long long)DEFAULT_MEM_MB, FW_ENV, FW_INSTALLED);
 }
 
-[[noreturn]] __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "qpnic-sim: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(1);
-}
-
-uint64_t parse_number(const char *opt, const char *text, uint64_t lo, uint64_t hi) {
-    char *end = nullptr;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
-        fprintf(stderr, "qpnic-sim: %s needs a number in %llu..%llu, not '%s'\n", opt,
-                (unsigned long long)lo, (unsigned long long)hi, text);
-        exit(1);
-    }
-    return v;
-}
+const char *const PROG = "qpnic-sim";
 
 Options parse_args(int argc, char **argv) {
     enum { SHM = 1, MEM, FW, WAVE, LAT, DELAY, MAXC, QUIET, UNLINK, HELP };
@@ -102,50 +85,22 @@ Options parse_args(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
         switch (c) {
         case SHM: o.shm_path = optarg; break;
-        case MEM: o.mem_mb = parse_number("--mem-mb", optarg, 1, MAX_MEM_MB); break;
+        case MEM: o.mem_mb = sim_parse_number(PROG, "--mem-mb", optarg, 1, MAX_MEM_MB); break;
         case FW: o.fw_path = optarg; break;
         case WAVE: o.wave_path = optarg; break;
-        case LAT: o.dma_latency = (uint32_t)parse_number("--dma-latency", optarg, 0, 1000000); break;
-        case DELAY: o.doorbell_delay = (uint32_t)parse_number("--doorbell-delay", optarg, 0, UINT32_MAX); break;
-        case MAXC: o.max_cycles = parse_number("--max-cycles", optarg, 1, UINT64_MAX); break;
+        case LAT: o.dma_latency = (uint32_t)sim_parse_number(PROG, "--dma-latency", optarg, 0, 1000000); break;
+        case DELAY: o.doorbell_delay = (uint32_t)sim_parse_number(PROG, "--doorbell-delay", optarg, 0, UINT32_MAX); break;
+        case MAXC: o.max_cycles = sim_parse_number(PROG, "--max-cycles", optarg, 1, UINT64_MAX); break;
         case QUIET: o.quiet = true; break;
         case UNLINK: o.unlink_on_exit = true; break;
         case HELP: usage(stdout); exit(0);
-        default:
-            fprintf(stderr, "qpnic-sim: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            exit(1);
+        default: sim_bad_option(PROG, argv[optind - 1], usage);
         }
     }
-    if (optind < argc)
-        fail("unexpected argument '%s' (see --help)", argv[optind]);
+    sim_no_arguments(PROG, argc, argv);
     if (!o.shm_path)
-        fail("--shm PATH is required (see --help)");
+        sim_fail(PROG, "--shm PATH is required (see --help)");
     return o;
-}
-
-// --fw, else $QPNIC_FW, else <dir of this executable>/../share/qpnic/qpnic-fw.hex.
-std::string find_firmware(const std::string &given) {
-    if (!given.empty())
-        return given;
-    const char *env = getenv(FW_ENV);
-    if (env && *env)
-        return env;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        fail("cannot find the executable's directory; give --fw or set QPNIC_FW");
-    exe[n] = '\0';
-    std::string dir(exe);
-    dir.erase(dir.rfind('/'));
-    return dir + FW_INSTALLED;
-}
-
-void require_firmware(const std::string &path) {
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(path.c_str(), R_OK) != 0)
-        fail("firmware image %s not found or unreadable (give --fw or set QPNIC_FW; "
-             "in the tree: make build/share/qpnic/qpnic-fw.hex)", path.c_str());
 }
 
 extern "C" void on_stop_signal(int) { g_harness_signal = 1; }
@@ -162,16 +117,42 @@ void install_signals() {
 
 } // namespace
 
+// qpnic-sim --board NAME ARGS...: the board-level simulator of NAME, built
+// beside this one as qpnic-sim-NAME (sim/board_sim.cpp), with ARGS.
+[[noreturn]] void exec_board(const char *name, char **args) {
+    if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name))
+        sim_fail(PROG, "--board needs a board's name, not '%s'", name);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        sim_fail(PROG, "cannot find the executable's directory");
+    exe[n] = '\0';
+    std::string path(exe);
+    path.erase(path.rfind('/') + 1);
+    path += std::string("qpnic-sim-") + name;
+    if (access(path.c_str(), X_OK) != 0)
+        sim_fail(PROG, "no board-level simulator for '%s' (%s: %s; boards: ulx3s)", name, path.c_str(),
+                 strerror(errno));
+    args[0] = const_cast<char *>(path.c_str());
+    execv(path.c_str(), args);
+    sim_fail(PROG, "cannot run %s: %s", path.c_str(), strerror(errno));
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "--board") == 0) {
+        if (argc < 3)
+            sim_fail(PROG, "--board needs a board's name (see --help)");
+        exec_board(argv[2], argv + 2);
+    }
     Options o = parse_args(argc, argv);
-    o.fw_path = find_firmware(o.fw_path);
-    require_firmware(o.fw_path);
+    o.fw_path = sim_find_firmware(PROG, o.fw_path);
+    sim_require_firmware(PROG, o.fw_path);
     install_signals();
 
     SimShm shm;
     char err[512];
     if (shm_create(o.shm_path, o.mem_mb << 20, &shm, err, sizeof err) != 0)
-        fail("%s", err);
+        sim_fail(PROG, "%s", err);
     shm.hdr->doorbell_delay.store(o.doorbell_delay, std::memory_order_relaxed);
 
     HarnessConfig cfg;

@@ -9,7 +9,7 @@
 # the generated code is not ours to hold to -Werror.
 
 SIM_MDIR   ?= $(BUILD)/sim/obj
-SIM_CPP    := $(sort $(wildcard sim/*.cpp))
+SIM_CPP    := sim/dma_check.cpp sim/harness.cpp sim/qpnic_sim.cpp sim/shm.cpp sim/sim_util.cpp
 SIM_HDR    := $(sort $(wildcard sim/*.h))
 SIM_CXXFLAGS := -std=c++17 -I$(CURDIR)/sim -I$(CURDIR)/host/src/gen
 # The simulator is the full build: every QP, CQ and token a build can have
@@ -39,11 +39,39 @@ $(SIM_BIN): $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
 	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(SIM_CPP)) \
 	    > $(SIM_MDIR)/build.log 2>&1 || { cat $(SIM_MDIR)/build.log; exit 1; }
 
-# The harness sources alone under $(WARN), against the model's headers.
+# Board-level co-simulation (docs/boards.md): qpnic-sim-<board> runs
+# rtl/qpnic_serial_nic.v (core, link, UART) at the board's clock with its
+# serial pins on a pseudo-terminal (sim/board_sim.cpp); `qpnic-sim --board
+# <board>` starts it. A board's parameters are those its bitstream is built
+# with: the ULX3S carries the full build at 48 MHz, its FT231X at 3 Mbaud.
+SIM_BOARDS := ulx3s
+BOARD_SIM_CPP := sim/board_sim.cpp sim/sim_util.cpp
+BOARD_ulx3s_CLK_HZ := 48000000
+BOARD_ulx3s_BAUD   := 3000000
+BOARD_ulx3s_PARAMS := $(SIM_PARAMS)
+BOARD_SIM_BINS := $(foreach b,$(SIM_BOARDS),$(BUILD)/bin/qpnic-sim-$(b))
+board_defs = -DBOARD_NAME=$(1) -DBOARD_CLK_HZ=$(BOARD_$(1)_CLK_HZ) -DBOARD_BAUD=$(BOARD_$(1)_BAUD)
+
+$(BUILD)/bin/qpnic-sim-%: $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
+            $(BOARD_SIM_CPP) sim/sim_util.h host/src/gen/qpnic_hw.h sim/sim.mk
+	@mkdir -p $(dir $@) $(BUILD)/sim/obj_$*
+	verilator --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(BOARD_$*_PARAMS) \
+	    -GCLK_HZ=$(BOARD_$*_CLK_HZ) -GBAUD=$(BOARD_$*_BAUD) --trace-fst -j $(JOBS) \
+	    --top-module qpnic_serial_nic $(RTL_INC) \
+	    -MAKEFLAGS "CXX=$(SIM_CXX) LINK=$(SIM_CXX) OPT_FAST=$(SIM_OPT) OPT_GLOBAL=$(SIM_OPT)" \
+	    -CFLAGS "$(SIM_OPT) $(SIM_CXXFLAGS) $(call board_defs,$*)" --Mdir $(BUILD)/sim/obj_$* -o $(abspath $@) \
+	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(BOARD_SIM_CPP)) \
+	    > $(BUILD)/sim/obj_$*/build.log 2>&1 || { cat $(BUILD)/sim/obj_$*/build.log; exit 1; }
+
+# The harness sources alone under $(WARN), against the models' headers.
 .PHONY: sim-warnings
-sim-warnings: $(SIM_BIN)
+sim-warnings: $(SIM_BIN) $(BOARD_SIM_BINS)
 	@for f in $(SIM_CPP); do \
 	    $(CXX) -fsyntax-only $(WARN) $(SIM_CXXFLAGS) -isystem $(SIM_MDIR) -isystem $(VERILATOR_ROOT_INC) $$f || exit 1; \
+	done
+	@for b in $(SIM_BOARDS); do \
+	    $(CXX) -fsyntax-only $(WARN) $(SIM_CXXFLAGS) -DBOARD_NAME=$$b -DBOARD_CLK_HZ=1 -DBOARD_BAUD=1 \
+	        -isystem $(BUILD)/sim/obj_$$b -isystem $(VERILATOR_ROOT_INC) sim/board_sim.cpp || exit 1; \
 	done
 	@echo "PASS sim-warnings"
 

@@ -79,7 +79,14 @@ test-conformance:
 
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).
-TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-fuzz test-bench test-install
+# Board level (docs/boards.md): the board-level co-simulation reached over
+# its pseudo-terminal.
+.PHONY: test-board
+test-board: $(BOARD_SIM_BINS) $(FW_HEX)
+	@set -e; for b in $(SIM_BOARDS); do echo "== board $$b"; \
+	    $(PYTHON) tests/board/link_smoke.py $(BUILD)/bin/qpnic-sim-$$b --fw $(FW_HEX); done
+
+TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-fuzz test-bench test-install test-board
 .PHONY: test test-layers
 test-layers: $(TEST_LAYERS)
 test:

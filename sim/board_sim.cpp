@@ -1,0 +1,385 @@
+// board_sim.cpp: main of the board-level co-simulations (qpnic-sim-ulx3s,
+// started as `qpnic-sim --board ulx3s`): the NIC as the board holds it
+// (rtl/qpnic_serial_nic.v: core, link, UART) at the board's clock, with its
+// serial pins bridged to a pseudo-terminal at the line's real bit timing.
+// The host library reaches it as it reaches a board: ndk_open_adapter
+// ("tty:PATH") (docs/link.md, docs/boards.md).
+//
+// For: the command line, the pseudo-terminal, the two halves of the line
+// (bytes from the host become levels on uart_rx, one bit every CLK_HZ/BAUD
+// cycles; levels on uart_tx become bytes for the host, sampled in each
+// bit's middle), seeded impairment of the line's bytes, and the clock.
+// Not for: the link protocol (the RTL and host/src are its two ends); the
+// board's PLL and reset synchronizer (their own testbench): the model runs
+// at the PLL's output clock.
+//
+//   qpnic-sim-ulx3s --pty-link PATH [--fw HEX] [--wave FILE.fst]
+//                   [--fault-pct P --fault-seed N] [--max-cycles N] [--quiet]
+//
+// Exit status 0 when stopped by a signal or --max-cycles; 1 on any error.
+#include <cerrno>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <getopt.h>
+#include <memory>
+#include <poll.h>
+#include <signal.h>
+#include <string>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <vector>
+
+#include "Vqpnic_serial_nic.h"
+#include "qpnic_hw.h"
+#include "sim_util.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+#ifndef BOARD_NAME
+#error "BOARD_NAME (the board this simulator is built for) must be defined"
+#endif
+#ifndef BOARD_CLK_HZ
+#error "BOARD_CLK_HZ (the clock qpnic_serial_nic runs at on the board) must be defined"
+#endif
+#ifndef BOARD_BAUD
+#error "BOARD_BAUD (the line rate) must be defined"
+#endif
+
+namespace {
+
+#define STRING_OF(x) #x
+#define STRING(x) STRING_OF(x)
+const char *const PROG = "qpnic-sim-" STRING(BOARD_NAME);
+constexpr uint64_t BIT_Q8 = ((uint64_t)BOARD_CLK_HZ * 256 + BOARD_BAUD / 2) / BOARD_BAUD; // a bit, cycles/256
+constexpr uint64_t QUIET_CYCLES = 200000; // no byte either way this long: wait on the pty a little
+constexpr int QUIET_POLL_MS = 1;
+
+volatile sig_atomic_t g_stop = 0;
+extern "C" void on_signal(int) { g_stop = 1; }
+
+struct Options {
+    const char *pty_link = nullptr;
+    std::string fw_path;
+    const char *wave_path = nullptr;
+    unsigned fault_pct = 0;
+    unsigned fault_seed = 1;
+    uint64_t max_cycles = 0;
+    bool quiet = false;
+};
+
+void usage(FILE *to) {
+    fprintf(to,
+            "usage: %s --pty-link PATH [options]\n"
+            "  --pty-link PATH   make PATH a symbolic link to the board's serial line (a pty)\n"
+            "  --fw HEX          firmware image (default: $QPNIC_FW, else <bin>/../share/qpnic/qpnic-fw.hex)\n"
+            "  --wave FILE.fst   dump an FST waveform of the whole NIC\n"
+            "  --fault-pct P     impair P%% of the line's bytes each way (0..50): a bit flipped,\n"
+            "                    the byte lost, or the rest of its frame lost (equally likely)\n"
+            "  --fault-seed N    seed of the impairment (printed)\n"
+            "  --max-cycles N    stop after N cycles\n"
+            "  --quiet           no informational messages\n",
+            PROG);
+}
+
+Options parse_args(int argc, char **argv) {
+    enum { PTY = 1, FW, WAVE, FPCT, FSEED, MAXC, QUIET, HELP };
+    static const struct option longopts[] = {
+        {"pty-link", required_argument, nullptr, PTY},   {"fw", required_argument, nullptr, FW},
+        {"wave", required_argument, nullptr, WAVE},       {"fault-pct", required_argument, nullptr, FPCT},
+        {"fault-seed", required_argument, nullptr, FSEED}, {"max-cycles", required_argument, nullptr, MAXC},
+        {"quiet", no_argument, nullptr, QUIET},           {"help", no_argument, nullptr, HELP},
+        {nullptr, 0, nullptr, 0},
+    };
+    Options o;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+        switch (c) {
+        case PTY: o.pty_link = optarg; break;
+        case FW: o.fw_path = optarg; break;
+        case WAVE: o.wave_path = optarg; break;
+        case FPCT: o.fault_pct = (unsigned)sim_parse_number(PROG, "--fault-pct", optarg, 0, 50); break;
+        case FSEED: o.fault_seed = (unsigned)sim_parse_number(PROG, "--fault-seed", optarg, 0, UINT_MAX); break;
+        case MAXC: o.max_cycles = sim_parse_number(PROG, "--max-cycles", optarg, 1, UINT64_MAX); break;
+        case QUIET: o.quiet = true; break;
+        case HELP: usage(stdout); exit(0);
+        default: sim_bad_option(PROG, argv[optind - 1], usage);
+        }
+    }
+    sim_no_arguments(PROG, argc, argv);
+    if (!o.pty_link)
+        sim_fail(PROG, "--pty-link PATH is required (see --help)");
+    return o;
+}
+
+// The line's bytes, one way, impaired at a seeded rate: a byte may have a
+// bit flipped, be lost, or take the rest of its frame (up to the next flag)
+// with it.
+struct Impair {
+    unsigned pct = 0;
+    unsigned seed = 1;
+    bool cutting = false;
+    uint64_t flipped = 0, lost = 0, cut = 0;
+
+    // false: the byte is not sent
+    bool pass(uint8_t *b) {
+        if (cutting) {
+            if (*b != QPNIC_LINK_FLAG) {
+                lost++;
+                return false;
+            }
+            cutting = false;
+            return true;
+        }
+        if (pct == 0 || (unsigned)rand_r(&seed) % 100 >= pct)
+            return true;
+        switch ((unsigned)rand_r(&seed) % 3) {
+        case 0: *b ^= (uint8_t)(1u << (rand_r(&seed) % 8)); flipped++; return true;
+        case 1: lost++; return false;
+        default: cutting = true; cut++; lost++; return false;
+        }
+    }
+};
+
+// Host to board: bytes become levels on uart_rx, 8N1, at the line's rate.
+struct LineIn {
+    std::vector<uint8_t> pending;
+    size_t at = 0;
+    bool busy = false;
+    unsigned bit = 0;       // 0 start, 1..8 data, 9 stop
+    uint64_t left = 0;      // time left in this bit, cycles/256
+    uint16_t frame = 0;     // the ten bits, start first
+    int level = 1;
+    uint64_t bytes = 0;
+
+    void clock() {
+        if (!busy) {
+            if (at == pending.size())
+                return;
+            frame = (uint16_t)(1u << 9 | (unsigned)pending[at++] << 1);
+            if (at == pending.size()) {
+                pending.clear();
+                at = 0;
+            }
+            busy = true;
+            bit = 0;
+            left = BIT_Q8;
+            bytes++;
+        }
+        level = frame >> bit & 1;
+        if (left > 256) {
+            left -= 256;
+            return;
+        }
+        left += BIT_Q8 - 256;
+        if (++bit == 10)
+            busy = false;
+    }
+};
+
+// Board to host: levels on uart_tx become bytes, sampled in each bit's middle.
+struct LineOut {
+    int prev = 1;
+    bool busy = false;
+    unsigned bit = 0;
+    uint64_t left = 0;
+    unsigned shift = 0;
+    uint64_t bytes = 0, framing_errors = 0;
+
+    // a byte when one is complete, else -1
+    int clock(int level) {
+        int out = -1;
+        if (!busy) {
+            if (prev == 1 && level == 0) {
+                busy = true;
+                bit = 0;
+                left = BIT_Q8 / 2;
+                shift = 0;
+            }
+        } else if (left > 256) {
+            left -= 256;
+        } else {
+            left += BIT_Q8 - 256;
+            if (bit == 0 && level != 0) {
+                busy = false;                  // not a start bit after all
+            } else if (bit >= 1 && bit <= 8) {
+                shift |= (unsigned)level << (bit - 1);
+            } else if (bit == 9) {
+                busy = false;
+                if (level) {
+                    out = (int)shift;
+                    bytes++;
+                } else {
+                    framing_errors++;
+                }
+            }
+            bit++;
+        }
+        prev = level;
+        return out;
+    }
+};
+
+int open_pty(const char *link_path, std::string *slave_name, int *slave_fd) {
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0)
+        sim_fail(PROG, "cannot open a pseudo-terminal: %s", strerror(errno));
+    const char *name = ptsname(m);
+    if (!name)
+        sim_fail(PROG, "ptsname: %s", strerror(errno));
+    *slave_name = name;
+    // our own descriptor of the slave keeps the line up while no host has it
+    // open (else the master reads EIO between two hosts), and sets it raw
+    *slave_fd = open(name, O_RDWR | O_NOCTTY);
+    if (*slave_fd < 0)
+        sim_fail(PROG, "cannot open %s: %s", name, strerror(errno));
+    struct termios t;
+    if (tcgetattr(*slave_fd, &t) != 0)
+        sim_fail(PROG, "tcgetattr %s: %s", name, strerror(errno));
+    cfmakeraw(&t);
+    if (tcsetattr(*slave_fd, TCSANOW, &t) != 0)
+        sim_fail(PROG, "tcsetattr %s: %s", name, strerror(errno));
+    if (fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK) != 0)
+        sim_fail(PROG, "fcntl: %s", strerror(errno));
+    unlink(link_path); // a stale link of an earlier run
+    if (symlink(name, link_path) != 0)
+        sim_fail(PROG, "cannot link %s to %s: %s", link_path, name, strerror(errno));
+    return m;
+}
+
+double now_s() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options o = parse_args(argc, argv);
+    o.fw_path = sim_find_firmware(PROG, o.fw_path);
+    sim_require_firmware(PROG, o.fw_path);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+
+    std::string slave;
+    int slave_fd = -1;
+    int master = open_pty(o.pty_link, &slave, &slave_fd);
+
+    auto ctx = std::make_unique<VerilatedContext>();
+    std::string plusarg = "+fw=" + o.fw_path; // read by qpnic_soc with $value$plusargs
+    const char *model_argv[] = {argv[0], plusarg.c_str()};
+    ctx->commandArgs(2, model_argv);
+    auto nic = std::make_unique<Vqpnic_serial_nic>(ctx.get());
+    std::unique_ptr<VerilatedFstC> trace;
+    if (o.wave_path) {
+        ctx->traceEverOn(true);
+        trace.reset(new VerilatedFstC);
+        nic->trace(trace.get(), 99);
+        trace->open(o.wave_path);
+    }
+    if (!o.quiet) {
+        fprintf(stderr, "%s: the board's serial line is %s (%s), %u baud at %u Hz; firmware %s\n", PROG,
+                o.pty_link, slave.c_str(), (unsigned)BOARD_BAUD, (unsigned)BOARD_CLK_HZ, o.fw_path.c_str());
+        if (o.fault_pct)
+            fprintf(stderr, "%s: impairing %u%% of the line's bytes each way, seed %u\n", PROG, o.fault_pct,
+                    o.fault_seed);
+    }
+
+    Impair to_board{o.fault_pct, o.fault_seed};
+    Impair to_host{o.fault_pct, o.fault_seed * 2654435761u + 1};
+    LineIn in;
+    LineOut out;
+    std::vector<uint8_t> outbuf;
+    uint64_t cycle = 0, quiet = 0, errors = 0;
+    bool was_up = false;
+    double t0 = now_s();
+    nic->rst = 1;
+    nic->uart_rx = 1;
+    for (int i = 0; i < 8 && !g_stop; i++) {
+        nic->clk = 0;
+        nic->eval();
+        nic->clk = 1;
+        nic->eval();
+        cycle++;
+    }
+    nic->rst = 0;
+
+    while (!g_stop && (o.max_cycles == 0 || cycle < o.max_cycles)) {
+        // the host's bytes: read when the line in has nothing left to send
+        if (!in.busy && in.pending.empty() && (cycle & 63) == 0) {
+            uint8_t buf[4096];
+            ssize_t n = read(master, buf, sizeof buf);
+            if (n > 0) {
+                for (ssize_t i = 0; i < n; i++)
+                    if (to_board.pass(&buf[i]))
+                        in.pending.push_back(buf[i]);
+                quiet = 0;
+            } else if (n < 0 && errno != EAGAIN && errno != EIO) {
+                sim_fail(PROG, "reading the pty: %s", strerror(errno));
+            }
+        }
+        in.clock();
+        nic->uart_rx = (uint8_t)in.level;
+        nic->clk = 0;
+        nic->eval();
+        if (trace)
+            trace->dump(cycle * 2);
+        nic->clk = 1;
+        nic->eval();
+        if (trace)
+            trace->dump(cycle * 2 + 1);
+        cycle++;
+
+        int b = out.clock(nic->uart_tx);
+        if (b >= 0) {
+            uint8_t c = (uint8_t)b;
+            if (to_host.pass(&c))
+                outbuf.push_back(c);
+            quiet = 0;
+        }
+        if (!outbuf.empty() && (b == QPNIC_LINK_FLAG || outbuf.size() >= 64 || quiet > 1000)) {
+            ssize_t n = write(master, outbuf.data(), outbuf.size());
+            if (n > 0)
+                outbuf.erase(outbuf.begin(), outbuf.begin() + n);
+            // else the pty is full (no host reading): keep the bytes, try again
+        }
+        if (nic->error)
+            errors++;
+        if (nic->link_up && !was_up && !o.quiet)
+            fprintf(stderr, "%s: link up at cycle %llu\n", PROG, (unsigned long long)cycle);
+        was_up = nic->link_up;
+        if (!in.busy && in.pending.empty() && outbuf.empty() && ++quiet >= QUIET_CYCLES) {
+            struct pollfd p = {master, POLLIN, 0};
+            poll(&p, 1, QUIET_POLL_MS);
+            quiet = QUIET_CYCLES / 2;
+        }
+    }
+    double secs = now_s() - t0;
+    if (trace)
+        trace->close();
+    nic->final();
+    unlink(o.pty_link);
+    close(slave_fd);
+    close(master);
+    if (!o.quiet)
+        fprintf(stderr,
+                "%s: stopped after %llu cycles in %.2f s; bytes in %llu, out %llu; frames dropped by the NIC %llu; "
+                "impaired in: %llu flipped, %llu lost (%llu cuts), out: %llu flipped, %llu lost (%llu cuts)\n",
+                PROG, (unsigned long long)cycle, secs, (unsigned long long)in.bytes, (unsigned long long)out.bytes,
+                (unsigned long long)errors, (unsigned long long)to_board.flipped, (unsigned long long)to_board.lost,
+                (unsigned long long)to_board.cut, (unsigned long long)to_host.flipped,
+                (unsigned long long)to_host.lost, (unsigned long long)to_host.cut);
+    return 0;
+}

@@ -1,0 +1,32 @@
+// sim_util.h: what the simulators' command lines share (qpnic-sim and the
+// board-level qpnic-sim-<board>).
+//
+// For: failing with a message, parsing a number option, finding and checking
+// the firmware image. Not for: anything a simulator does per cycle.
+#ifndef QPNIC_SIM_UTIL_H
+#define QPNIC_SIM_UTIL_H
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+// Print "prog: message" on stderr and exit 1.
+[[noreturn]] __attribute__((format(printf, 2, 3))) void sim_fail(const char *prog, const char *fmt, ...);
+
+// An unknown option: say so, print the usage on stderr, exit 1.
+[[noreturn]] void sim_bad_option(const char *prog, const char *opt, void (*usage)(FILE *));
+
+// Exit 1 if getopt left arguments over (argv[optind] on).
+void sim_no_arguments(const char *prog, int argc, char **argv);
+
+// The number in text, in lo..hi, or exit 1 naming the option.
+uint64_t sim_parse_number(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi);
+
+// --fw's path if given, else $QPNIC_FW, else
+// <dir of this executable>/../share/qpnic/qpnic-fw.hex.
+std::string sim_find_firmware(const char *prog, const std::string &given);
+
+// Exit 1 with a hint unless path is a readable file.
+void sim_require_firmware(const char *prog, const std::string &path);
+
+#endif
