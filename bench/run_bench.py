@@ -413,7 +413,8 @@ def chain_section(data):
            "64-byte requests. *Throughput*: the SQ (256 deep) kept as full as whole chains allow, "
            "completions polled. *Latency*: one chain at a time, the next posted once the last "
            "completion of the previous one is taken. `mmio/op` counts every host register write "
-           "(doorbells plus CQ CI writes, one per poll that took completions).", "",
+           "(`ndk_sim_mmio_writes`: doorbells and arms; taking completions writes none, it updates the "
+           "CQ's consumer index record in host memory, which the NIC reads when the CQ looks full).", "",
            "In throughput mode the NIC is never idle, and it fetches WQEs in bursts even for N=1: by "
            "the time it fetches, several doorbells have moved the producer index. Deferral makes the "
            "bursts certain: in latency mode N=1 costs one fetch read per request. Latency-mode cycles "
@@ -589,9 +590,9 @@ def cost_section(data):
             "USB-serial-like one of ~1 ms is **25000 cycles**. 64-byte WRITEs.", "",
             "`doorbells only` is what the run would cost if only doorbells were charged (its cycles/op at "
             "no cost + doorbells/op x delay). The measured figure also pays for the driver's other "
-            "register writes: `ndk_get_cq_results` writes the CQ's CI once per call that took "
-            "completions, so `mmio/op` (doorbells + CI writes per op) depends on how many completions "
-            "each poll finds, which varies from run to run: each configuration runs three times, the "
+            "register writes (`mmio/op`, counted by the library: doorbells and the arms of notify "
+            "waits; taking completions writes only the CQ's consumer index record in host memory). "
+            "The host's turnaround varies from run to run: each configuration runs three times, the "
             "table shows the run with the median cycles/op and the range of the three. In latency "
             "mode the host's turnaround (up to about 2 x 64 idle cycles a chain, see above) is larger "
             "than a PCIe-like doorbell, so at free and PCIe-like costs the latency rows differ by that "

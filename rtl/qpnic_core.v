@@ -14,7 +14,8 @@
 //   qpnic_cqe_writer  CQEs into the CQ rings, CQE/OVERRUN events
 //   qpnic_fw_if       firmware registers, event and notification FIFOs
 //   qpnic_soc         PicoRV32 and its RAM, running the firmware
-//   qpnic_dma_rd_arb  read masters 0 WQE fetch, 1 requester, 2 responder
+//   qpnic_dma_rd_arb  read masters 0 WQE fetch, 1 requester, 2 responder,
+//                     3 CQE writer (the host's CI records)
 //   qpnic_dma_wr_arb  write masters 0 responder, 1 completer, 2 CQE writer
 //   qpnic_page_table  one per DMA channel, after its arbiter: page-table
 //                     addresses (fast-registered regions) to device addresses
@@ -147,7 +148,7 @@ module qpnic_core #(
     wire [`QPNIC_CQ_CTX_LOG_DEPTH_WIDTH-1:0] cqt_c_log;
     wire         cqt_c_en, cqt_c_ovr, cqt_c_armed;
     wire [`QPNIC_CQ_CTX_PI_WIDTH-1:0] cqt_c_pi, cqt_f_pi;
-    wire [`QPNIC_CQ_CTX_CI_WIDTH-1:0] cqt_c_ci, cqt_f_ci;
+    wire [`QPNIC_CQ_CTX_CI_WIDTH-1:0] cqt_c_ci, cqt_f_ci, cqt_c_arg;
     wire         cqt_f_valid, cqt_f_ready, cqt_f_rvalid;
     wire [1:0]   cqt_f_op;
     wire [`QPNIC_CQN_BITS-1:0] cqt_f_idx;
@@ -173,9 +174,10 @@ module qpnic_core #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ---- DMA masters -------------------------------------------------------------
-    wire [2:0]    rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
-    wire [3*64-1:0] rd_req_addr;
-    wire [3*16-1:0] rd_req_len;
+    // read masters 0..2 are the datapath's, 3 the CQE writer's
+    wire [3:0]    rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
+    wire [4*64-1:0] rd_req_addr;
+    wire [4*16-1:0] rd_req_len;
     wire [31:0]   rd_rsp_data;
     wire [3:0]    rd_rsp_keep;
     wire          rd_rsp_last;
@@ -186,6 +188,7 @@ module qpnic_core #(
     wire [2*32-1:0] wr_dat_data;
     wire [2*4-1:0]  wr_dat_keep;
 
+    wire [63:0]   ci_rec;
     wire          cw_req_valid, cw_req_ready, cw_dat_valid, cw_dat_ready, cw_dat_last;
     wire [63:0]   cw_req_addr;
     wire [15:0]   cw_req_len;
@@ -242,7 +245,7 @@ module qpnic_core #(
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
-        .cycles_lo(cycles_lo)
+        .cycles_lo(cycles_lo), .ci_rec(ci_rec)
     );
 
     qpnic_cq_table #(.NUM_CQ(NUM_CQ)) cq_table (
@@ -253,7 +256,7 @@ module qpnic_core #(
         .arm_evt_valid(arm_evt_valid), .arm_evt_ready(arm_evt_ready),
         .arm_evt_data(arm_evt_data),
         .c_valid(cqt_c_valid), .c_ready(cqt_c_ready), .c_op(cqt_c_op),
-        .c_idx(cqt_c_idx), .c_err(cqt_c_err), .c_sol(cqt_c_sol),
+        .c_idx(cqt_c_idx), .c_err(cqt_c_err), .c_sol(cqt_c_sol), .c_arg(cqt_c_arg),
         .c_rvalid(cqt_c_rvalid), .c_base(cqt_c_base), .c_log(cqt_c_log),
         .c_en(cqt_c_en), .c_ovr(cqt_c_ovr), .c_pi(cqt_c_pi), .c_ci(cqt_c_ci),
         .c_armed(cqt_c_armed),
@@ -293,9 +296,9 @@ module qpnic_core #(
         .mr_fence_busy(mr_fence_busy),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
         .cqe_cqn(cqe_cqn), .cqe_data(cqe_data),
-        .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),
-        .rd_req_addr(rd_req_addr), .rd_req_len(rd_req_len),
-        .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(rd_rsp_ready),
+        .rd_req_valid(rd_req_valid[2:0]), .rd_req_ready(rd_req_ready[2:0]),
+        .rd_req_addr(rd_req_addr[3*64-1:0]), .rd_req_len(rd_req_len[3*16-1:0]),
+        .rd_rsp_valid(rd_rsp_valid[2:0]), .rd_rsp_ready(rd_rsp_ready[2:0]),
         .rd_rsp_data(rd_rsp_data), .rd_rsp_keep(rd_rsp_keep),
         .rd_rsp_last(rd_rsp_last),
         .wr_req_valid(wr_req_valid), .wr_req_ready(wr_req_ready),
@@ -311,11 +314,16 @@ module qpnic_core #(
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
         .cqe_cqn(cqe_cqn), .cqe_data(cqe_data),
         .t_valid(cqt_c_valid), .t_ready(cqt_c_ready), .t_op(cqt_c_op),
-        .t_idx(cqt_c_idx), .t_err(cqt_c_err), .t_sol(cqt_c_sol),
+        .t_idx(cqt_c_idx), .t_err(cqt_c_err), .t_sol(cqt_c_sol), .t_arg(cqt_c_arg),
         .t_rvalid(cqt_c_rvalid), .t_base(cqt_c_base), .t_log(cqt_c_log),
         .t_en(cqt_c_en), .t_ovr(cqt_c_ovr), .t_pi(cqt_c_pi), .t_ci(cqt_c_ci),
         .t_armed(cqt_c_armed),
         .cnt_cqe(cnt_cqe),
+        .rec_base(ci_rec),
+        .dmar_req_valid(rd_req_valid[3]), .dmar_req_ready(rd_req_ready[3]),
+        .dmar_req_addr(rd_req_addr[3*64 +: 64]), .dmar_req_len(rd_req_len[3*16 +: 16]),
+        .dmar_rsp_valid(rd_rsp_valid[3]), .dmar_rsp_ready(rd_rsp_ready[3]),
+        .dmar_rsp_data(rd_rsp_data), .dmar_rsp_keep(rd_rsp_keep), .dmar_rsp_last(rd_rsp_last),
         .dmaw_req_valid(cw_req_valid), .dmaw_req_ready(cw_req_ready),
         .dmaw_req_addr(cw_req_addr), .dmaw_req_len(cw_req_len),
         .dmaw_dat_valid(cw_dat_valid), .dmaw_dat_ready(cw_dat_ready),
@@ -351,7 +359,7 @@ module qpnic_core #(
         .trap(fw_trap)
     );
 
-    qpnic_dma_rd_arb #(.N(3)) rd_arb (
+    qpnic_dma_rd_arb #(.N(4)) rd_arb (
         .clk(clk), .rst(rst),
         .s_req_valid(rd_req_valid), .s_req_ready(rd_req_ready),
         .s_req_addr(rd_req_addr), .s_req_len(rd_req_len),

@@ -17,8 +17,9 @@
 //                         puts a RESET event (index = CFG.gen) into arm_evt,
 //                         as an ARM does: the firmware forgets the CQ's arm
 //                         state after every event queued before it
-//               CI        the host's consumer index doorbell
-//               ARM       sets armed, arms_queued + 1, and puts the ARM
+//               CI        the host's consumer index
+//               ARM       with ci_valid (struct cq_arm): CI = its ci first;
+//                         sets armed, arms_queued + 1, and puts the ARM
 //                         event (struct event: cqn, type ARM, trigger, index
 //                         = PI now) into arm_evt, all in one step; h_ready
 //                         stays low while arm_evt still holds the previous
@@ -38,6 +39,8 @@
 //                         CQE went to, c_armed the armed bit, which the op
 //                         does not change, so also the bit after it
 //               OVERRUN   set overrun; no answer
+//               SET_CI    CI = c_arg (the host's record of it); answered
+//                         with the context, c_ci the new CI
 //   firmware  (qpnic_fw_if), f_op:
 //               READ       answer PI, CI and the marks (struct cq_mark)
 //               ARMED_CLR  clear armed, unless arms_queued != 0; no answer
@@ -91,6 +94,7 @@
 //                                loaded by the ARM's op
 //   c_valid/ready, c_op, c_idx   CQE writer port (ops: layout enum cq_wr_op)
 //   c_err, c_sol                 WRITTEN: the CQE is an error / solicited
+//   c_arg                        SET_CI: the consumer index
 //   c_rvalid                     an answer: c_base, c_log, c_en, c_ovr,
 //                                c_pi, c_ci, c_armed, the context as the op
 //                                found it; they hold until the next answer
@@ -136,6 +140,7 @@ module qpnic_cq_table #(
     input  wire [`QPNIC_CQN_BITS-1:0]              c_idx,
     input  wire                                    c_err,
     input  wire                                    c_sol,
+    input  wire [`QPNIC_CQ_CTX_CI_WIDTH-1:0]       c_arg,
     output reg                                     c_rvalid,
     output reg  [63:0]                             c_base,
     output reg  [`QPNIC_CQ_CTX_LOG_DEPTH_WIDTH-1:0] c_log,
@@ -204,7 +209,7 @@ module qpnic_cq_table #(
     reg [OB-1:0] b_off;      // host: the register
     reg [CW-1:0] b_idx;
     reg          b_in;       // b_idx < NUM_CQ
-    reg [31:0]   b_data;     // host: write data; CQE: the cycle taken; lookup: the cycle the notification left
+    reg [31:0]   b_data;     // host: write data; CQE: the cycle taken (SET_CI: the CI); lookup: the cycle the notification left
     reg          b_err, b_sol;
 
     wire b_host_wr = b_valid && b_cl == CL_HOST && b_we;
@@ -255,7 +260,8 @@ module qpnic_cq_table #(
                 b_off  <= h_off;
                 b_idx  <= a_idx;
                 b_in   <= a_in;
-                b_data <= take_lat ? lq_data[31:0] : h_ready ? h_wdata : cycles;
+                b_data <= take_lat ? lq_data[31:0] : h_ready ? h_wdata :
+                          c_ready && c_op == `QPNIC_CQ_WR_OP_SET_CI ? {{(32-CIW){1'b0}}, c_arg} : cycles;
                 b_err  <= c_err;
                 b_sol  <= c_sol;
             end
@@ -329,6 +335,10 @@ module qpnic_cq_table #(
                 wr_op = 1'b1;
                 nxt[`QPNIC_CQ_CTX_OVERRUN_FLAT] = 1'b1;
             end
+            `QPNIC_CQ_WR_OP_SET_CI: begin
+                wr_op = 1'b1;
+                nxt[`QPNIC_CQ_CTX_CI_FLAT] = b_data[CIW-1:0];
+            end
             default: ;
             endcase
         CL_FW: case (b_op)
@@ -364,6 +374,8 @@ module qpnic_cq_table #(
             end
             `QPNIC_CQREG_CI: nxt[`QPNIC_CQ_CTX_CI_FLAT] = b_data[CIW-1:0];
             `QPNIC_CQREG_ARM: begin
+                if (b_data[`QPNIC_CQ_ARM_CI_VALID])
+                    nxt[`QPNIC_CQ_CTX_CI_FLAT] = b_data[`QPNIC_CQ_ARM_CI];
                 nxt[`QPNIC_CQ_CTX_ARMED_FLAT]       = 1'b1;
                 nxt[`QPNIC_CQ_CTX_ARMS_QUEUED_FLAT] = cur_aq + 1'b1;
             end
@@ -474,7 +486,8 @@ module qpnic_cq_table #(
                 c_en    <= view[`QPNIC_CQ_CTX_ENABLE_FLAT];
                 c_ovr   <= view[`QPNIC_CQ_CTX_OVERRUN_FLAT];
                 c_pi    <= view[`QPNIC_CQ_CTX_PI_FLAT];
-                c_ci    <= view[`QPNIC_CQ_CTX_CI_FLAT];
+                // SET_CI answers with the CI it set (the writer decides on it)
+                c_ci    <= b_op == `QPNIC_CQ_WR_OP_SET_CI && b_in ? b_data[CIW-1:0] : view[`QPNIC_CQ_CTX_CI_FLAT];
                 c_armed <= view[`QPNIC_CQ_CTX_ARMED_FLAT];
             end
             if (f_ans) begin

@@ -5,9 +5,16 @@
 // For each CQE request {cqn, 128-bit data}, READ the CQ's context, then:
 //   - CQ not enabled, already in overrun, or cqn >= NUM_CQ (the table
 //     answers such a CQ as disabled): dropped, nothing else happens;
-//   - CQ full (PI - CI >= depth): OVERRUN op (the table sets the overrun
-//     flag), then an OVERRUN event to the firmware (always, N8); the CQE is
-//     dropped, nothing written;
+//   - CQ full (PI - CI >= depth), and the host keeps a table of consumer
+//     index records (rec_base, CI_REC, not 0) not yet read for this CQE:
+//     one 4-byte DMA read of the CQ's record (struct ci_rec at rec_base +
+//     cqn * CI_REC_BYTES), a SET_CI op with its CI (the table answers the
+//     context with it), and the decision again. So a host that takes CQEs
+//     and only writes its record in memory costs a DMA read when the NIC's
+//     copy of CI has fallen a whole ring behind, and never a register write;
+//   - CQ full, its record read or none kept: OVERRUN op (the table sets the
+//     overrun flag), then an OVERRUN event to the firmware (always, N8); the
+//     CQE is dropped, nothing written;
 //   - otherwise one 16-byte DMA write at base + (PI mod depth) * CQE size,
 //     words 0..3 in address order, the phase bit of word 3 set to 1 on the
 //     first pass through the ring, 0 on the second, and so on. Once the last
@@ -40,12 +47,16 @@
 //   cqe_cqn, cqe_data          its CQ and its words (word w at [32w+31:32w];
 //                              the phase bit given is ignored)
 //   t_valid/ready, t_op        requests to qpnic_cq_table's CQE writer port
-//   t_idx, t_err, t_sol        (c_*): READ, WRITTEN (with the CQE's error
-//                              and solicited flags), OVERRUN
+//   t_idx, t_err, t_sol, t_arg (c_*): READ, WRITTEN (with the CQE's error
+//                              and solicited flags), OVERRUN, SET_CI (CI
+//                              t_arg)
 //   t_rvalid, t_base, t_log,   the table's answer: the context as the op
 //   t_en, t_ovr, t_pi, t_ci,   found it (held until the next answer)
 //   t_armed
 //   cnt_cqe                    one-cycle pulse: a CQE was written (counter)
+//   rec_base                   the record table's device address (0: none)
+//   dmar_req_*, dmar_rsp_*     DMA read master (read arbiter index 3): the
+//                              records
 //   dmaw_req_*, dmaw_dat_*     DMA write master (write arbiter index 2)
 //   evt_valid/ready/data       CQE and OVERRUN events (struct event, valid
 //                              bit 0) towards the firmware event FIFO
@@ -74,6 +85,7 @@ module qpnic_cqe_writer (
     output wire [`QPNIC_CQN_BITS-1:0] t_idx,
     output wire                  t_err,
     output wire                  t_sol,
+    output reg  [`QPNIC_CQ_CTX_CI_WIDTH-1:0] t_arg,
     input  wire                  t_rvalid,
     input  wire [63:0]           t_base,
     input  wire [`QPNIC_CQ_CTX_LOG_DEPTH_WIDTH-1:0] t_log,
@@ -84,6 +96,17 @@ module qpnic_cqe_writer (
     input  wire                  t_armed,
 
     output reg                   cnt_cqe,
+
+    input  wire [63:0]           rec_base,
+    output wire                  dmar_req_valid,
+    input  wire                  dmar_req_ready,
+    output reg  [63:0]           dmar_req_addr,
+    output wire [15:0]           dmar_req_len,
+    input  wire                  dmar_rsp_valid,
+    output wire                  dmar_rsp_ready,
+    input  wire [31:0]           dmar_rsp_data,
+    input  wire [3:0]            dmar_rsp_keep,
+    input  wire                  dmar_rsp_last,
 
     output wire                  dmaw_req_valid,
     input  wire                  dmaw_req_ready,
@@ -117,17 +140,22 @@ module qpnic_cqe_writer (
                      S_EVT     = 4'd6,   // CQE event to the firmware
                      S_OVR     = 4'd7,   // OVERRUN op: set the flag
                      S_OVR_EVT = 4'd8,   // OVERRUN event to the firmware
-                     S_DONE    = 4'd9;   // cqe_ready: the request is finished
+                     S_DONE    = 4'd9,   // cqe_ready: the request is finished
+                     S_REC     = 4'd10,  // DMA read request of the CQ's CI record
+                     S_REC_DAT = 4'd11,  // its one data beat
+                     S_SET     = 4'd12;  // SET_CI op with it; its answer: S_CTX again
 
     reg [3:0] state;
     reg [1:0] beat;
+    reg       rec_read;   // this CQE's CQ record has been read (read it once)
 
     // ---- requests to the CQ table -------------------------------------------
-    assign t_valid = (state == S_IDLE && cqe_valid) || state == S_WR || state == S_OVR;
+    assign t_valid = (state == S_IDLE && cqe_valid) || state == S_WR || state == S_OVR || state == S_SET;
     always @* begin
         case (state)
         S_WR:    t_op = `QPNIC_CQ_WR_OP_WRITTEN;
         S_OVR:   t_op = `QPNIC_CQ_WR_OP_OVERRUN;
+        S_SET:   t_op = `QPNIC_CQ_WR_OP_SET_CI;
         default: t_op = `QPNIC_CQ_WR_OP_READ;
         endcase
     end
@@ -182,6 +210,18 @@ module qpnic_cqe_writer (
             dmaw_dat_data[`QPNIC_CQE_PHASE] = phase;
     end
 
+    // ---- the CQ's consumer index record ------------------------------------------
+    // Its address is registered with the context's answer, like req_addr.
+    localparam [63:0] REC_BYTES = `QPNIC_CI_REC_BYTES;
+    wire rec_kept = rec_base != 64'd0;
+    always @(posedge clk)
+        if (state == S_CTX && t_rvalid) dmar_req_addr <= rec_base + {56'd0, cqe_cqn} * REC_BYTES;
+    assign dmar_req_valid = state == S_REC;
+    assign dmar_req_len   = REC_BYTES[15:0];
+    assign dmar_rsp_ready = state == S_REC_DAT;
+    always @(posedge clk)
+        if (state == S_REC_DAT && dmar_rsp_valid) t_arg <= dmar_rsp_data[`QPNIC_CI_REC_CI];
+
     // ---- events -----------------------------------------------------------------
     assign evt_valid = state == S_EVT || state == S_OVR_EVT;
     always @* begin
@@ -199,26 +239,40 @@ module qpnic_cqe_writer (
     end
 
     assign cqe_ready = state == S_DONE;
+    // lint: a record is one whole beat
+    wire unused_rsp = &{1'b0, dmar_rsp_keep, dmar_rsp_data};
     assign idle      = state == S_IDLE && !cqe_valid;
 
     // ---- FSM ----------------------------------------------------------------------
     always @(posedge clk) begin
         if (rst) begin
-            state   <= S_IDLE;
-            beat    <= 2'd0;
-            cnt_cqe <= 1'b0;
+            state    <= S_IDLE;
+            beat     <= 2'd0;
+            cnt_cqe  <= 1'b0;
+            rec_read <= 1'b0;
         end else begin
             cnt_cqe <= 1'b0;
             case (state)
-            S_IDLE: if (cqe_valid && t_ready) state <= S_CTX;
+            S_IDLE: if (cqe_valid && t_ready) begin
+                rec_read <= 1'b0;
+                state <= S_CTX;
+            end
             S_CTX: if (t_rvalid) begin
                 if (!t_en || t_ovr)
                     state <= S_DONE;             // dropped, nothing else
+                else if (full && rec_kept && !rec_read)
+                    state <= S_REC;              // the host's CI may be newer
                 else if (full)
                     state <= S_OVR;              // N8: never silent
                 else
                     state <= S_REQ;
             end
+            S_REC: if (dmar_req_ready) state <= S_REC_DAT;
+            S_REC_DAT: if (dmar_rsp_valid) begin
+                rec_read <= 1'b1;
+                if (dmar_rsp_last) state <= S_SET;
+            end
+            S_SET: if (t_ready) state <= S_CTX;
             S_REQ: if (dmaw_req_ready) begin
                 beat  <= 2'd0;
                 state <= S_DAT;

@@ -56,6 +56,9 @@
 //   mr_upd_valid/ready        one MR_CMD for qpnic_mr_table: mr_upd_write 1
 //                             (WRITE) or 0 (INVALIDATE) of entry mr_upd_idx
 //                             (MR_IDX), with the staging registers as mr_upd_*
+//   ci_rec                    CI_REC_HI:CI_REC_LO, the host's table of CQ
+//                             consumer index records (0: none), for the
+//                             CQE writer
 //   pt_wr_en, pt_wr_idx, pt_wr_pfn   a PT_PFN write: entry PT_IDX gets the
 //                             written page frame number
 //   gr_wr_en, gr_wr_idx, gr_wr_pd, gr_wr_first, gr_wr_pages   an MR_CMD GRANT:
@@ -180,7 +183,8 @@ module qpnic_csr #(
     input  wire                   lat_valid,
     input  wire [31:0]            lat_cycles,
 
-    output wire [31:0]            cycles_lo
+    output wire [31:0]            cycles_lo,
+    output reg  [63:0]            ci_rec
 );
     // ---- CAPS values: the parameters and the layout constants, each cut to
     // its field's width (layout structs caps0..caps3) ---------------------------
@@ -366,6 +370,8 @@ module qpnic_csr #(
                 rd_word[`QPNIC_STATUS_MR_FENCE] = mr_fence;
             end
             `QPNIC_REG_SCRATCH: rd_word = scratch;
+            `QPNIC_REG_CI_REC_LO: rd_word = ci_rec[31:0];
+            `QPNIC_REG_CI_REC_HI: rd_word = ci_rec[63:32];
             `QPNIC_REG_CNT_DOORBELLS_LO, `QPNIC_REG_CNT_WQES_FETCHED_LO,
             `QPNIC_REG_CNT_WQE_FETCH_READS_LO, `QPNIC_REG_CNT_DMA_READ_BYTES_LO,
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_LO, `QPNIC_REG_CNT_CQES_WRITTEN_LO,
@@ -456,6 +462,7 @@ module qpnic_csr #(
     always @(posedge clk) begin
         if (rst) begin
             scratch   <= 32'd0;
+            ci_rec    <= 64'd0;
             mr_idx    <= 0;
             st_va     <= 64'd0;
             st_len    <= 32'd0;
@@ -467,6 +474,8 @@ module qpnic_csr #(
         end else if (hw_wr) begin
             case (mmio_addr)
             `QPNIC_REG_SCRATCH:   scratch        <= mmio_wdata;
+            `QPNIC_REG_CI_REC_LO: ci_rec[31:0]   <= mmio_wdata;
+            `QPNIC_REG_CI_REC_HI: ci_rec[63:32]  <= mmio_wdata;
             `QPNIC_REG_MR_IDX:    mr_idx         <= mmio_wdata[`QPNIC_TOKEN_INDEX_BITS-1:0];
             `QPNIC_REG_MR_VA_LO:  st_va[31:0]    <= mmio_wdata;
             `QPNIC_REG_MR_VA_HI:  st_va[63:32]   <= mmio_wdata;

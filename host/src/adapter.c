@@ -24,6 +24,7 @@ ndk_status qpnic_reg_write_locked(ndk_adapter *ad, uint32_t addr, uint32_t val)
 {
     if (atomic_load(&ad->dead))
         return NDK_STATUS_IO_ERROR;
+    atomic_fetch_add_explicit(&ad->mmio_writes, 1, memory_order_relaxed);
     ndk_status st = ad->t->ops->mmio_write(ad->t, addr, val);
     if (st == NDK_STATUS_IO_ERROR)
         qpnic_event_device_died(ad);
@@ -154,8 +155,10 @@ static ndk_status alloc_tables(ndk_adapter *ad)
 
 static void adapter_free(ndk_adapter *ad)
 {
-    if (ad->t)
+    if (ad->t) {
+        qpnic_dma_buf_free(ad, &ad->ci_recs);
         ad->t->ops->close(ad->t);
+    }
     qpnic_heap_fini(&ad->heap);
     free(ad->qps);
     free(ad->cqs);
@@ -185,6 +188,7 @@ static ndk_adapter *adapter_new(qpnic_transport *t)
     pthread_condattr_destroy(&ca);
     atomic_init(&ad->ev_stop, 0);
     atomic_init(&ad->dead, 0);
+    atomic_init(&ad->mmio_writes, 0);
     if (qpnic_heap_init(&ad->heap, t->dma_bytes) != 0) {
         ad->t = NULL;
         adapter_free(ad);
@@ -207,6 +211,8 @@ ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out)
         st = read_caps(ad);
     if (st == NDK_STATUS_SUCCESS)
         st = alloc_tables(ad);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_ci_recs_init(ad);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_event_start(ad);
     if (st == NDK_STATUS_SUCCESS && qpnic_handle_add(ad, QPNIC_H_ADAPTER) != 0) {

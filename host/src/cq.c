@@ -4,16 +4,25 @@
  * memory, owned by phase bit), the mapping of the NIC's completion codes to
  * ndk_status, freeing SQ and RQ slots as their completions are taken,
  * ndk_arm_cq (one register write; the firmware does the rest: N1-N7) and
- * ndk_wait_cq (V9), and letting waiters go when their CQ is destroyed. Not for: calling callbacks (event.c).
+ * ndk_wait_cq (V9), and letting waiters go when their CQ is destroyed; the
+ * CQs' consumer index records. Not for: calling callbacks (event.c).
  *
  * The consumer side of a CQ is serialized by the caller (C1): cq->ci needs
  * no lock. The QP table is read under ad->lock, once per call.
+ *
+ * Consumer index records (layout struct ci_rec, as mlx5's CQ doorbell
+ * records): taking CQEs stores the CQ's new CI in its record in DMA memory,
+ * which the NIC reads only when its own copy says the CQ is full
+ * (qpnic_cqe_writer); ARM carries the CI too, so the firmware judges an arm
+ * with the host's CI. Polling writes no register: on a board link, where
+ * one costs a frame, a chain of N requests costs its doorbell, not N more.
  */
 #include <errno.h>
 #include <time.h>
 
 #include "internal.h"
 #include "regs.h"
+#include "shm_proto.h" /* QPNIC_RANGE_READ */
 
 /* The NIC's completion codes as statuses. */
 ndk_status qpnic_cqe_status(uint32_t cqe_status)
@@ -132,9 +141,28 @@ static uint32_t get_results(ndk_cq *cq, ndk_result_ex *ex, ndk_result *plain, ui
         got++;
         cq->ci++;
     }
-    (void)qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, CI), cq->ci & HREG_INDEX_MASK);
     pthread_mutex_unlock(&ad->lock);
+    qpnic_ci_rec_store(ad, cq->cqn, cq->ci);
     return got;
+}
+
+ndk_status qpnic_ci_recs_init(ndk_adapter *ad)
+{
+    ndk_status st = qpnic_dma_buf_alloc(ad, (uint64_t)ad->num_cq * QPNIC_CI_REC_BYTES, QPNIC_RANGE_READ,
+                                        &ad->ci_recs);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write(ad, QPNIC_REG_CI_REC_LO, (uint32_t)ad->ci_recs.dev);
+    if (st == NDK_STATUS_SUCCESS)
+        st = qpnic_reg_write(ad, QPNIC_REG_CI_REC_HI, (uint32_t)(ad->ci_recs.dev >> 32));
+    return st;
+}
+
+void qpnic_ci_rec_store(ndk_adapter *ad, uint32_t cqn, uint32_t ci)
+{
+    /* release: the NIC that reads this CI must not see the CQEs before it as
+     * still the host's (it may overwrite them) */
+    _Atomic uint32_t *rec = (_Atomic uint32_t *)(ad->ci_recs.host + (size_t)cqn * QPNIC_CI_REC_BYTES);
+    atomic_store_explicit(rec, QPNIC_FIELD(QPNIC_CI_REC_CI, ci), memory_order_release);
 }
 
 uint32_t ndk_get_cq_results(ndk_cq *cq, ndk_result *out, uint32_t n)
@@ -155,7 +183,9 @@ void ndk_arm_cq(ndk_cq *cq, uint32_t trigger)
     pthread_mutex_lock(&ad->ev_lock);
     cq->arm_seq++; /* before the NIC hears of it: its notification counts */
     pthread_mutex_unlock(&ad->ev_lock);
-    if (qpnic_reg_write(ad, QPNIC_CQREG(cq->cqn, ARM), trigger) == NDK_STATUS_IO_ERROR) {
+    uint32_t arm = QPNIC_FIELD(QPNIC_CQ_ARM_TRIGGER, trigger) | QPNIC_FIELD(QPNIC_CQ_ARM_CI_VALID, 1) |
+                   QPNIC_FIELD(QPNIC_CQ_ARM_CI, cq->ci);
+    if (qpnic_reg_write(ad, QPNIC_CQREG(cq->cqn, ARM), arm) == NDK_STATUS_IO_ERROR) {
         /* No NIC to answer it: the event thread does, with INTERNAL_ERROR. */
         pthread_mutex_lock(&ad->ev_lock);
         ad->ev_arm_pending = 1;

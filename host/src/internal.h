@@ -99,6 +99,8 @@ struct ndk_adapter {
     uint32_t next_tag;     /* token tags, 24 bits, never 0 */
     uint32_t next_pd;      /* PD numbers, modulo 2^PD_BITS */
     uint16_t *qp_gen;      /* [num_qp]: generation of each index's next QP */
+    qpnic_dma_buf ci_recs; /* [num_cq] CQ consumer index records (struct ci_rec) the NIC
+                            * reads when a CQ looks full to it (CI_REC; cq.c) */
     uint8_t *cq_gen;       /* [num_cq]: generation of each number's next CQ */
     ndk_qp *zombies;       /* destroyed QPs whose completions are still in CQs */
 
@@ -107,6 +109,7 @@ struct ndk_adapter {
     int ev_running;
     atomic_int ev_stop;
     atomic_int dead;       /* the device is gone: calls return IO_ERROR */
+    _Atomic uint64_t mmio_writes; /* register writes made (ndk_sim_mmio_writes) */
     pthread_mutex_t ev_lock;
     pthread_cond_t ev_cond;
     ndk_cq *cb_cq;         /* the CQ whose callback runs now, or NULL */
@@ -356,6 +359,10 @@ ndk_status qpnic_ntf_status(uint32_t ntf_status);
 /* destroy_cq: every thread in ndk_wait_cq on cq returns CANCELLED; returns
  * once the last has left. Without ad->lock. */
 void qpnic_cq_release_waiters(ndk_cq *cq);
+/* Open: the CQs' consumer index records (struct ci_rec), and CI_REC. */
+ndk_status qpnic_ci_recs_init(ndk_adapter *ad);
+/* CQ cqn's record says the host has taken ci CQEs (free-running). */
+void qpnic_ci_rec_store(ndk_adapter *ad, uint32_t cqn, uint32_t ci);
 
 /* ---- small helpers ---- */
 

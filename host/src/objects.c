@@ -64,9 +64,11 @@ static int free_slot(void **table, uint32_t n)
     return -1;
 }
 
-/* Program CQ cqn's ring and enable it (enable zeroes its PI and CI). */
+/* Program CQ cqn's ring and enable it (enable zeroes its PI and CI, so its
+ * consumer index record starts at 0 too). */
 static ndk_status cq_program(ndk_adapter *ad, ndk_cq *cq)
 {
+    qpnic_ci_rec_store(ad, cq->cqn, 0);
     uint32_t cfg = QPNIC_FIELD(QPNIC_CQ_CFG_LOG_DEPTH, cq->log_depth) |
                    QPNIC_FIELD(QPNIC_CQ_CFG_GEN, cq->gen) | QPNIC_FIELD(QPNIC_CQ_CFG_ENABLE, 1);
     ndk_status st = qpnic_reg_write_locked(ad, QPNIC_CQREG(cq->cqn, BASE_LO), (uint32_t)cq->ring.dev);

@@ -40,6 +40,11 @@ ndk_status ndk_sim_set_doorbell_delay(ndk_adapter *ad, uint32_t cycles)
     return NDK_STATUS_SUCCESS;
 }
 
+uint64_t ndk_sim_mmio_writes(ndk_adapter *ad)
+{
+    return qpnic_handle_live(ad, QPNIC_H_ADAPTER) ? atomic_load(&ad->mmio_writes) : 0;
+}
+
 uint64_t ndk_sim_cycles(ndk_adapter *ad)
 {
     qpnic_shm_hdr *h = sim_hdr(ad);

@@ -119,7 +119,7 @@ static uint32_t chain_requests(const run_cfg *c)
 typedef struct {
     uint64_t ops;
     ndk_counters d;            /* counter deltas over the measured ops */
-    uint64_t other_writes;     /* host MMIO writes besides doorbells: CQ CI writes, arms */
+    uint64_t mmio_writes;      /* host register writes (ndk_sim_mmio_writes): doorbells, arms */
     uint64_t ntf_latency_max;  /* since the adapter opened (warmup never notifies) */
     double wall_s;
     uint64_t sim_cycles;       /* ndk_sim_cycles delta */
@@ -148,7 +148,6 @@ typedef struct {
     size_t chains, chains_cap;
     uint32_t rq_depth;         /* RQ_DEPTH, or less if the NIC offers less */
     uint64_t recv_posted, recv_done;
-    uint64_t ci_writes, arms;  /* the host's other MMIO writes, counted here */
     char err[256];
 } bench;
 
@@ -560,7 +559,6 @@ static int reap_receives(bench *b)
 {
     ndk_result r[REAP_BATCH];
     uint32_t n = ndk_get_cq_results(b->rcq, r, REAP_BATCH);
-    b->ci_writes += n > 0; /* a poll that takes any writes the CQ's CI once */
     for (uint32_t i = 0; i < n; i++)
         if (r[i].status != NDK_STATUS_SUCCESS)
             return fail(b, "a receive completed with %s", ndk_status_str(r[i].status));
@@ -677,7 +675,6 @@ static int reap(bench *b, uint32_t *got)
 {
     ndk_result r[REAP_BATCH];
     uint32_t n = ndk_get_cq_results(b->icq, r, REAP_BATCH);
-    b->ci_writes += n > 0; /* a poll that takes any writes the CQ's CI once */
     for (uint32_t i = 0; i < n; i++)
         if (r[i].status != NDK_STATUS_SUCCESS)
             return fail(b, "a %s completed with %s", op_names[b->cfg->op], ndk_status_str(r[i].status));
@@ -691,7 +688,6 @@ static int reap(bench *b, uint32_t *got)
 static void arm(bench *b)
 {
     ndk_arm_cq(b->icq, NDK_CQ_NOTIFY_ANY);
-    b->arms++;
 }
 
 static int wait_notified(bench *b)
@@ -808,7 +804,7 @@ static int measure(bench *b, run_result *r)
     if (check(b, ndk_query_counters(b->ad, &c0), "ndk_query_counters"))
         return -1;
     uint64_t s0 = ndk_sim_cycles(b->ad);
-    uint64_t w0 = b->ci_writes + b->arms;
+    uint64_t w0 = ndk_sim_mmio_writes(b->ad);
     size_t first_chain = b->chains;
     double t0 = now_s();
     if (run_ops(b, ops, c->wait))
@@ -819,7 +815,7 @@ static int measure(bench *b, run_result *r)
     r->post_ns = least(b->chain_s + first_chain, b->chains - first_chain) * 1e9;
     r->sim_cycles = ndk_sim_cycles(b->ad) - s0;
     r->ops = ops;
-    r->other_writes = b->ci_writes + b->arms - w0;
+    r->mmio_writes = ndk_sim_mmio_writes(b->ad) - w0;
     counter_delta(&c0, &c1, r);
     if (c->op == OP_SEND || c->op == OP_FRSEND) {
         while (b->recv_done < b->sends)
@@ -855,7 +851,7 @@ static per_op per_op_figures(const run_cfg *c, const run_result *r)
     double n = (double)r->ops;
     per_op p = {
         .db = (double)r->d.doorbells / n,
-        .mmio = (double)(r->d.doorbells + r->other_writes) / n,
+        .mmio = (double)r->mmio_writes / n,
         .fetch = (double)r->d.wqe_fetch_reads / n,
         .wqes = (double)r->d.wqes_fetched / n,
         .rd = (double)r->d.dma_read_bytes / n,

@@ -24,6 +24,7 @@
 #define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */
 #define QPNIC_CQ_WR_OP_WRITTEN 0x1u /* a CQE was written: PI + 1, the marks, the latency stamp; answered with the armed bit as the op found it */
 #define QPNIC_CQ_WR_OP_OVERRUN 0x2u /* the CQ was full: set overrun; not answered */
+#define QPNIC_CQ_WR_OP_SET_CI 0x3u /* the CQ looked full, and the writer read the host's record of its consumer index: CI = arg; answered with the context, the new CI in it */
 
 /* enum cq_fw_op: Operations on qpnic_cq_table's firmware port (f_op). */
 #define QPNIC_CQ_FW_OP_READ 0x0u /* answer PI, CI and the marks */

@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 518  // layout version 2.6 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those
+`define QPNIC_VERSION_VALUE 519  // layout version 2.7 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -39,6 +39,7 @@
 `define QPNIC_RNR_TIMER_CYCLES 4096  // cycles a QP waits after a receiver-not-ready NAK before its SEND is sent again (164 us at 25 MHz; rxe's min_rnr_timer, one value for the whole NIC)
 `define QPNIC_EPOCH_ARG_BIT 16  // bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only
 `define QPNIC_RNR_RETRY_FOREVER 7  // QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7)
+`define QPNIC_CI_REC_BYTES 4  // bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES
 `define QPNIC_FW_RAM_WORDS 2048  // the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk)
 `define QPNIC_LINK_FLAG 126  // board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR
 `define QPNIC_LINK_ESC 125  // board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR
@@ -137,6 +138,7 @@
 `define QPNIC_CQ_WR_OP_READ 2'd0
 `define QPNIC_CQ_WR_OP_WRITTEN 2'd1
 `define QPNIC_CQ_WR_OP_OVERRUN 2'd2
+`define QPNIC_CQ_WR_OP_SET_CI 2'd3
 
 // enum cq_fw_op (2 bits): Operations on qpnic_cq_table's firmware port (f_op).
 `define QPNIC_CQ_FW_OP_BITS 2
@@ -810,6 +812,21 @@
 `define QPNIC_CQ_ARM_TRIGGER_WIDTH 2
 `define QPNIC_CQ_ARM_TRIGGER 1:0  // enum cq_trigger
 `define QPNIC_CQ_ARM_TRIGGER_FLAT 1:0
+`define QPNIC_CQ_ARM_CI_VALID_WORD 0
+`define QPNIC_CQ_ARM_CI_VALID_WIDTH 1
+`define QPNIC_CQ_ARM_CI_VALID 15:15  // 1: field ci is the host's consumer index now, and becomes the CQ's CI before the arm is judged
+`define QPNIC_CQ_ARM_CI_VALID_FLAT 15:15
+`define QPNIC_CQ_ARM_CI_WORD 0
+`define QPNIC_CQ_ARM_CI_WIDTH 16
+`define QPNIC_CQ_ARM_CI 31:16  // with ci_valid: the CQEs the host has taken (as in its record)
+`define QPNIC_CQ_ARM_CI_FLAT 31:16
+
+// struct ci_rec (1 words): One CQ's consumer index record in host memory (mlx5's CQ doorbell record): the host writes it as it takes CQEs, with no register write; the NIC reads it when its own copy of CI says the CQ is full, before it declares an overrun. The table of records is at CI_REC (NUM_CQ entries of CI_REC_BYTES).
+`define QPNIC_CI_REC_WORDS 1
+`define QPNIC_CI_REC_CI_WORD 0
+`define QPNIC_CI_REC_CI_WIDTH 16
+`define QPNIC_CI_REC_CI 15:0  // CQEs the host has taken from the CQ (free-running)
+`define QPNIC_CI_REC_CI_FLAT 15:0
 
 // struct lrh (1 words): Port header, 1 word, in front of every packet. The port is a word stream, so the length a link layer would carry travels here.
 `define QPNIC_LRH_WORDS 1
@@ -1011,6 +1028,8 @@
 `define QPNIC_REG_MR_PD 16'h0228
 `define QPNIC_REG_PT_IDX 16'h0230
 `define QPNIC_REG_PT_PFN 16'h0234
+`define QPNIC_REG_CI_REC_LO 16'h0238
+`define QPNIC_REG_CI_REC_HI 16'h023C
 
 // per-qp registers: Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP).
 `define QPNIC_QP_BASE 16'h4000

@@ -33,7 +33,8 @@ static void cq_depth_rounded_and_programmed(void)
     CHECK_ST(ndk_destroy_cq(small), NDK_STATUS_SUCCESS);
     CHECK_ST(ndk_destroy_cq(cq), NDK_STATUS_SUCCESS);
     CHECK(fake_last(f, QPNIC_CQREG(0, CFG)) == 0, "destroy disables the CQ");
-    CHECK(fake_ranges_live(f) == 0, "ranges removed: %d left", fake_ranges_live(f));
+    /* left: the adapter's CQ consumer index record table, until close */
+    CHECK(fake_ranges_live(f) == 1, "ranges removed: %d left, want the CI record table's only", fake_ranges_live(f));
     CHECK_ST(ndk_close_adapter(ad), NDK_STATUS_SUCCESS);
 }
 
@@ -115,7 +116,7 @@ static void teardown_order_v10(void)
     CHECK_ST(ndk_destroy_mr(mr), NDK_STATUS_SUCCESS);
     CHECK_ST(ndk_destroy_cq(cq), NDK_STATUS_SUCCESS);
     CHECK_ST(ndk_destroy_pd(pd), NDK_STATUS_SUCCESS);
-    CHECK(fake_ranges_live(f) == 0, "no checker range left: %d", fake_ranges_live(f));
+    CHECK(fake_ranges_live(f) == 1, "checker ranges left: %d, want the CI record table's only", fake_ranges_live(f));
     CHECK_ST(ndk_close_adapter(ad), NDK_STATUS_SUCCESS);
 }
 

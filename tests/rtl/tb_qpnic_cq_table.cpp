@@ -43,7 +43,8 @@ constexpr int ANS_LATENCY = 2;
 constexpr unsigned EVT_FIFO = 1u << QPNIC_EVT_LOG_DEPTH;
 
 // Op codes of the CQ table ports (layout enums cq_wr_op, cq_fw_op).
-enum { C_READ = QPNIC_CQ_WR_OP_READ, C_WRITTEN = QPNIC_CQ_WR_OP_WRITTEN, C_OVERRUN = QPNIC_CQ_WR_OP_OVERRUN };
+enum { C_READ = QPNIC_CQ_WR_OP_READ, C_WRITTEN = QPNIC_CQ_WR_OP_WRITTEN, C_OVERRUN = QPNIC_CQ_WR_OP_OVERRUN,
+       C_SET_CI = QPNIC_CQ_WR_OP_SET_CI };
 enum { F_READ = QPNIC_CQ_FW_OP_READ, F_ARMED_CLR = QPNIC_CQ_FW_OP_ARMED_CLR, F_ARM_POPPED = QPNIC_CQ_FW_OP_ARM_POPPED };
 
 uint32_t cq_cfg(bool enable, unsigned log_depth) {
@@ -772,6 +773,7 @@ struct Model {
             return true;
         case QPNIC_CQREG_CI: q.ci = (uint16_t)d; break;
         case QPNIC_CQREG_ARM:
+            if (QPNIC_FIELD_GET(&d, QPNIC_CQ_ARM_CI_VALID)) q.ci = (uint16_t)QPNIC_FIELD_GET(&d, QPNIC_CQ_ARM_CI);
             q.armed = true;
             q.aq++;
             CHECK(q.aq <= EVT_FIFO + 1, "model: CQ %u has %u ARMs queued", i, q.aq);
@@ -861,7 +863,8 @@ void test_random(Tb &t, const unsigned seed) {
         }
         if (!m->c_valid && rnd(3) == 0) {
             m->c_valid = 1;
-            m->c_op = rnd(8) == 0 ? C_OVERRUN : rnd(2) ? C_WRITTEN : C_READ;
+            m->c_op = rnd(8) == 0 ? C_OVERRUN : rnd(8) == 0 ? C_SET_CI : rnd(2) ? C_WRITTEN : C_READ;
+            m->c_arg = (uint16_t)rand_r(&state);
             m->c_idx = pick();
             m->c_err = rnd(4) == 0;
             m->c_sol = rnd(4) == 0;
@@ -919,6 +922,8 @@ void test_random(Tb &t, const unsigned seed) {
         if (t.c_fire) {
             counts[1]++;
             unsigned i = m->c_idx;
+            // SET_CI answers with its CI; every other op with the context it found
+            if (m->c_op == C_SET_CI && md.in(i)) md.cq[i].ci = m->c_arg;
             if (m->c_op != C_OVERRUN) {
                 want_c.push_back({c + ANS_LATENCY, md.cans(i)});
                 if (md.cans(i).armed) counts[7]++;

@@ -15,7 +15,11 @@
 // blocked event FIFO stalls the writer instead of losing the event, and that
 // the armed bit comes from the WRITTEN op's answer alone: an arm taken by
 // the table before the WRITTEN gets the event, one taken after it counts the
-// CQE by its index, never neither, never both (cycle-exact sweep).
+// CQE by its index, never neither, never both (cycle-exact sweep). With a
+// consumer index record table (rec_base), a CQ that looks full is read from
+// its record once (4 bytes at rec_base + cqn * 4, on the DMA read channel
+// the testbench also plays), SET_CI'd, and decided again: written when the
+// record says there is room, overrun (after exactly one read) when not.
 // Not for: the CQ registers or the table's atomicity (tb_qpnic_cq_table).
 #include <cstdint>
 #include <cstdlib>
@@ -32,7 +36,8 @@
 namespace {
 
 constexpr unsigned NUM_CQ = 8;   // what the played table has
-enum { C_READ = QPNIC_CQ_WR_OP_READ, C_WRITTEN = QPNIC_CQ_WR_OP_WRITTEN, C_OVERRUN = QPNIC_CQ_WR_OP_OVERRUN };
+enum { C_READ = QPNIC_CQ_WR_OP_READ, C_WRITTEN = QPNIC_CQ_WR_OP_WRITTEN, C_OVERRUN = QPNIC_CQ_WR_OP_OVERRUN,
+       C_SET_CI = QPNIC_CQ_WR_OP_SET_CI };
 
 struct Cq {
     uint64_t base = 0;
@@ -70,6 +75,13 @@ struct Tb {
     long written_at = -1;      // cycle the table took the WRITTEN
     long ovr_op_at = -1;       // cycle the table took the last OVERRUN
     long ovr_evt_at = -1;      // cycle the last OVERRUN event was taken
+    // the host's consumer index records, and the DMA read channel
+    uint64_t rec_base = 0;
+    uint16_t rec[NUM_CQ] = {};
+    std::vector<uint64_t> rec_reads;   // addresses read
+    int set_ci_ops = 0;
+    long rd_due = -1;                  // cycle the outstanding read's beat is offered
+    uint32_t rd_word = 0;
 
     bool coin() { return steady || (rand_r(&seed) & 3) != 0; }   // ready 3 times in 4
 
@@ -91,6 +103,12 @@ struct Tb {
         }
         m->dmaw_req_ready = coin();
         m->dmaw_dat_ready = coin();
+        m->rec_base = rec_base;
+        m->dmar_req_ready = rd_due < 0 && coin();
+        m->dmar_rsp_valid = rd_due >= 0 && now >= rd_due;
+        m->dmar_rsp_data = rd_word;
+        m->dmar_rsp_keep = 0xF;
+        m->dmar_rsp_last = 1;
         m->evt_ready = !block_events && coin();
         m->clk = 0;
         m->eval();
@@ -99,6 +117,17 @@ struct Tb {
         bool evt = m->evt_valid && m->evt_ready;
         bool cqe = m->cqe_valid && m->cqe_ready;
         bool op = m->t_valid && m->t_ready;
+        if (m->dmar_req_valid && m->dmar_req_ready) {
+            uint64_t a = m->dmar_req_addr;
+            CHECK(m->dmar_req_len == QPNIC_CI_REC_BYTES, "record read of %u bytes", m->dmar_req_len);
+            CHECK(a >= rec_base && a < rec_base + NUM_CQ * QPNIC_CI_REC_BYTES && (a - rec_base) % 4 == 0,
+                  "record read at 0x%llx, the table is at 0x%llx", (unsigned long long)a,
+                  (unsigned long long)rec_base);
+            rec_reads.push_back(a);
+            rd_word = 0xBEEF0000u | rec[(a - rec_base) / QPNIC_CI_REC_BYTES];   // bits above ci ignored
+            rd_due = now + 1 + (long)(steady ? 0 : rand_r(&seed) % 5);
+        }
+        if (m->dmar_rsp_valid && m->dmar_rsp_ready) rd_due = -1;
         if (m->cnt_cqe) cnt_pulses++;
         if (req) {
             CHECK(!in_write, "a new DMA write request before the last one's data ended");
@@ -145,6 +174,11 @@ struct Tb {
                 ovr_ops++;
                 ovr_op_at = now;
                 c.ovr = true;
+                break;
+            case C_SET_CI:
+                set_ci_ops++;
+                c.ci = m->t_arg;
+                found = c;   // answered with the CI it set
                 break;
             default:
                 CHECK(false, "op %u on the table port", m->t_op);
@@ -434,6 +468,44 @@ void test_armed_from_written_answer(Tb &t) {
     PASS("cqe_writer_armed_bit_from_written_answer_never_neither");
 }
 
+// A host that takes CQEs and writes only its record: the writer reads the
+// record when its copy of CI says full, and writes the CQE; a record that
+// says full too leads to an overrun after one read; no table, no read.
+void test_ci_record(Tb &t) {
+    Cq &c = t.cq[7];
+    c = Cq{};
+    c.base = 0x70000;
+    c.log = 1;   // 2 entries
+    c.en = true;
+    t.rec_base = 0x0000000500002000ull;
+    t.writes.clear();
+    t.events.clear();
+    t.rec_reads.clear();
+    uint32_t w[4];
+    make_cqe(w, 0, QPNIC_CQE_STATUS_SUCCESS, false);
+    t.cqe(7, w);
+    t.cqe(7, w);
+    CHECK(t.rec_reads.empty(), "a record read while the CQ had room");
+    t.rec[7] = 2;   // the host took both; the table's CI is still 0
+    int ovr0 = t.ovr_ops;
+    t.cqe(7, w);
+    CHECK(t.rec_reads.size() == 1 && t.rec_reads[0] == t.rec_base + 7 * QPNIC_CI_REC_BYTES,
+          "%zu record reads for a CQ that looked full (want 1, at CQ 7's record)", t.rec_reads.size());
+    CHECK(c.ci == 2 && t.set_ci_ops == 1, "SET_CI: the table's CI %u after %d SET_CI ops", c.ci, t.set_ci_ops);
+    CHECK(t.writes.size() == 3 && c.pi == 3 && t.ovr_ops == ovr0, "the CQE after the record read: %zu writes, PI %u",
+          t.writes.size(), c.pi);
+    t.cqe(7, w);   // PI 4, CI 2: full again, and the record says so too
+    CHECK(t.rec_reads.size() == 1, "a record read while the CQ had room (PI 3, CI 2)");
+    t.cqe(7, w);
+    CHECK(t.rec_reads.size() == 2, "the record was not read again when the CQ looked full");
+    CHECK(t.writes.size() == 4 && c.ovr && t.ovr_ops == ovr0 + 1,
+          "a record saying full: %zu writes, overrun %d (want 4 writes and an overrun)", t.writes.size(), c.ovr);
+    CHECK(t.events.size() == 1 && QPNIC_FIELD_GET(&t.events[0], QPNIC_EVENT_TYPE) == QPNIC_EVT_TYPE_OVERRUN,
+          "%zu events after the overrun", t.events.size());
+    t.rec_base = 0;
+    PASS("cqe_writer_reads_the_ci_record_when_full_once");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -448,6 +520,7 @@ int main(int argc, char **argv) {
     test_events(t);
     test_event_index_wrap(t);
     test_armed_from_written_answer(t);
+    test_ci_record(t);
     t.m->final();
     return 0;
 }

@@ -36,6 +36,11 @@ NDK_API ndk_status ndk_sim_wait_idle(ndk_adapter *ad, int timeout_ms);
  * the NIC's own counter (ndk_query_counters, cycles). */
 NDK_API uint64_t ndk_sim_cycles(ndk_adapter *ad);
 
+/* Register writes this library has made to the NIC since the adapter was
+ * opened (doorbells, arms, configuration): counted by the library itself,
+ * so on every carrier, not only the simulator (0 for a dead handle). */
+NDK_API uint64_t ndk_sim_mmio_writes(ndk_adapter *ad);
+
 /* The simulator's process id (0 when not simulated): tests kill it to
  * show what a program sees when its device dies. */
 NDK_API int ndk_sim_pid(ndk_adapter *ad);

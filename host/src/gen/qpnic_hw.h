@@ -20,7 +20,7 @@
     (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 518u /* layout version 2.6 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those */
+#define QPNIC_VERSION_VALUE 519u /* layout version 2.7 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -55,6 +55,7 @@
 #define QPNIC_RNR_TIMER_CYCLES 4096u /* cycles a QP waits after a receiver-not-ready NAK before its SEND is sent again (164 us at 25 MHz; rxe's min_rnr_timer, one value for the whole NIC) */
 #define QPNIC_EPOCH_ARG_BIT 16u /* bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only */
 #define QPNIC_RNR_RETRY_FOREVER 7u /* QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7) */
+#define QPNIC_CI_REC_BYTES 4u /* bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 #define QPNIC_LINK_FLAG 126u /* board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR */
 #define QPNIC_LINK_ESC 125u /* board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR */
@@ -623,6 +624,24 @@
 #define QPNIC_CQ_ARM_TRIGGER_SHIFT 0u
 #define QPNIC_CQ_ARM_TRIGGER_WIDTH 2u
 #define QPNIC_CQ_ARM_TRIGGER_MASK 0x3u
+/* ci_valid: 1: field ci is the host's consumer index now, and becomes the CQ's CI before the arm is judged */
+#define QPNIC_CQ_ARM_CI_VALID_WORD 0u
+#define QPNIC_CQ_ARM_CI_VALID_SHIFT 15u
+#define QPNIC_CQ_ARM_CI_VALID_WIDTH 1u
+#define QPNIC_CQ_ARM_CI_VALID_MASK 0x1u
+/* ci: with ci_valid: the CQEs the host has taken (as in its record) */
+#define QPNIC_CQ_ARM_CI_WORD 0u
+#define QPNIC_CQ_ARM_CI_SHIFT 16u
+#define QPNIC_CQ_ARM_CI_WIDTH 16u
+#define QPNIC_CQ_ARM_CI_MASK 0xFFFFu
+
+/* struct ci_rec (1 words): One CQ's consumer index record in host memory (mlx5's CQ doorbell record): the host writes it as it takes CQEs, with no register write; the NIC reads it when its own copy of CI says the CQ is full, before it declares an overrun. The table of records is at CI_REC (NUM_CQ entries of CI_REC_BYTES). */
+#define QPNIC_CI_REC_WORDS 1u
+/* ci: CQEs the host has taken from the CQ (free-running) */
+#define QPNIC_CI_REC_CI_WORD 0u
+#define QPNIC_CI_REC_CI_SHIFT 0u
+#define QPNIC_CI_REC_CI_WIDTH 16u
+#define QPNIC_CI_REC_CI_MASK 0xFFFFu
 
 /* struct lrh (1 words): Port header, 1 word, in front of every packet. The port is a word stream, so the length a link layer would carry travels here. */
 #define QPNIC_LRH_WORDS 1u
@@ -855,6 +874,8 @@
 #define QPNIC_REG_MR_PD 0x0228u /* rw: staging: protection domain of the entry (PD_BITS) */
 #define QPNIC_REG_PT_IDX 0x0230u /* rw: page table entry the next PT_PFN write goes to; each PT_PFN write adds one */
 #define QPNIC_REG_PT_PFN 0x0234u /* wo: write the page frame number (PT_PFN_BITS) of entry PT_IDX, then step PT_IDX; an index >= CAPS3 pt_entries is ignored */
+#define QPNIC_REG_CI_REC_LO 0x0238u /* rw: device address of the host's table of CQ consumer index records (struct ci_rec), low word (4-byte aligned); 0 (with CI_REC_HI): no table, CI only from the CQ register CI and ARM */
+#define QPNIC_REG_CI_REC_HI 0x023Cu /* rw: its high word */
 
 /* Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP). */
 #define QPNIC_QP_BASE 0x4000u
@@ -884,7 +905,7 @@
 #define QPNIC_CQREG_BASE_LO 0x00u /* rw: device address of the CQ ring, low word (16-byte aligned) */
 #define QPNIC_CQREG_BASE_HI 0x04u /* rw: device address of the CQ ring, high word */
 #define QPNIC_CQREG_CFG 0x08u /* rw: struct cq_cfg: depth, enable (setting it zeroes PI, CI, the overrun flag and the marks) */
-#define QPNIC_CQREG_CI 0x0Cu /* rw: doorbell: consumer index (CQEs the host has taken) */
+#define QPNIC_CQREG_CI 0x0Cu /* rw: consumer index (CQEs the host has taken); a host with a record table (CI_REC) need not write it */
 #define QPNIC_CQREG_ARM 0x10u /* wo: doorbell: struct cq_arm (enum cq_trigger); goes to the firmware as an ARM event */
 #define QPNIC_CQREG_PI 0x14u /* ro: producer index (CQEs the NIC has written) */
 #define QPNIC_CQREG_STATE 0x18u /* ro: struct cq_state: enabled, overrun */
