@@ -79,6 +79,16 @@ test-conformance:
 
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).
+# qpnic-info on the simulator: it opens, names the layout the library was
+# built for, and fails cleanly on a URI with no device behind it.
+.PHONY: test-tools
+test-tools: $(INFO_BIN) $(SIM_BIN) $(FW_HEX)
+	@out=$$($(INFO_BIN)) || { echo "FAIL qpnic_info_sim: exit $$?"; exit 1; }; \
+	    echo "$$out" | grep -q "register layout $$(($(shell sed -n 's/.*QPNIC_VERSION_VALUE \([0-9]*\)u.*/\1/p' host/src/gen/qpnic_hw.h) >> 8))\." \
+	    || { echo "FAIL qpnic_info_sim: no layout version in:"; echo "$$out"; exit 1; }; echo "PASS qpnic_info_sim"
+	@if $(INFO_BIN) tty:/nonexistent/qpnic 2>/dev/null; then echo "FAIL qpnic_info_no_device: exit 0"; exit 1; fi; \
+	    echo "PASS qpnic_info_no_device"
+
 # Board level (docs/boards.md): the board-level co-simulation reached over
 # its pseudo-terminal.
 .PHONY: test-board
@@ -86,7 +96,7 @@ test-board: $(BOARD_SIM_BINS) $(FW_HEX)
 	@set -e; for b in $(SIM_BOARDS); do echo "== board $$b"; \
 	    $(PYTHON) tests/board/link_smoke.py $(BUILD)/bin/qpnic-sim-$$b --fw $(FW_HEX); done
 
-TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-fuzz test-bench test-install test-board
+TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-fuzz test-bench test-install test-tools test-board
 .PHONY: test test-layers
 test-layers: $(TEST_LAYERS)
 test:

@@ -284,6 +284,7 @@ ndk_status ndk_query_adapter_info(ndk_adapter *ad, ndk_adapter_info *info)
     info->fetch_burst_wqes = ad->fetch_burst_wqes;
     info->max_message_bytes = QPNIC_MAX_MSG_BYTES;
     info->dma_bytes = ad->t->dma_bytes;
+    info->layout_version = QPNIC_VERSION_VALUE; /* the open checked the NIC's VERSION is this */
     return NDK_STATUS_SUCCESS;
 }
 

@@ -135,6 +135,7 @@ typedef struct {
     uint64_t dma_bytes;         /* size of the memory ndk_alloc_dma hands out from */
     uint32_t max_fr_pages;      /* pages all fast-registered regions map together (the
                                  * NIC's page table: 4096 in the simulator's build) */
+    uint32_t layout_version;    /* the NIC's register layout (VERSION: major << 8 | minor) */
 } ndk_adapter_info;
 
 /* Hardware counters, read from the NIC (DESIGN.md "Measuring"). */
