@@ -654,10 +654,11 @@ module qpnic_csr #(
             fl_hit   <= fl && cnt_rd_pending && fl_slot == cnt_rd_slot;
         end
         fl_wslot <= fl_slot;
-        // zero while the RAM clears (a synchronous reset): with fl_word,
-        // zero from reset until the first flush reads (RD_RST), cnt_sum
-        // is then zero, which the clear writes as it is (ZERO_DATA)
-        fl_acc   <= fl ? acc_now : {ACC_W{1'b0}};
+        // zero while the RAM clears (a synchronous reset, rst included: the
+        // clear writes from the cycle after it): with fl_word, zero from
+        // reset until the first flush reads (RD_RST), cnt_sum is then zero,
+        // which the clear writes as it is (ZERO_DATA)
+        fl_acc   <= (fl && !rst) ? acc_now : {ACC_W{1'b0}};
     end
     assign cnt_sum = fl_word + {{(64-ACC_W){1'b0}}, fl_acc};
     assign cnt_reply = fl_hit;

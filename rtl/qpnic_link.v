@@ -385,179 +385,253 @@ module qpnic_link #(
     end
 
     // ---- fill -----------------------------------------------------------------
+    // Frames are numbered in the order they are complete, not begun: a DMA
+    // write's request comes before its data, and its data may wait for a DMA
+    // read of the core's own (a WRITE's payload on its way through the
+    // loopback), so the write fills a slot of its own (the write filler)
+    // while reads, notifications and read answers fill others (the small
+    // filler), and each gets its seq when it is whole. order[seq] says which
+    // slot holds frame seq; a slot is free again once its frame is
+    // acknowledged. Only one DMA write is on the core's channel at a time.
     reg  [SQ-1:0]  tx_base;            // oldest unacknowledged frame
     reg  [SQ-1:0]  tx_next;            // next frame to send
     reg  [SQ-1:0]  tx_sent;            // one past the newest frame sent
-    reg  [SQ-1:0]  tx_fill;            // next frame to fill
+    reg  [SQ-1:0]  tx_fill;            // the seq the next whole frame gets
+    reg  [TXB-1:0] order   [0:TXF-1];  // slot of frame seq, by seq mod TXF
+    reg  [TXF-1:0] slot_used;          // held by a frame being filled or unacknowledged
     reg  [7:0]     ts_type [0:TXF-1];  // each slot's frame: type, tag, bytes after the header
     reg  [7:0]     ts_tag  [0:TXF-1];
     reg  [IW-1:0]  ts_len  [0:TXF-1];
     reg            fr_slot;            // the frame being sent is a slot's
     reg  [TXB-1:0] fr_slot_no;
     wire           fr_busy;
+    wire [SQ-1:0]  ack_adv;            // frames a sound ack from the host covers (transmit)
+    wire           ack_new;
 
-    localparam [2:0] F_IDLE = 3'd0,    // choosing what to fill next
-                     F_HI   = 3'd1,    // DMA request: its address's high word
-                     F_LEN  = 3'd2,    // DMA read: its length
-                     F_DATA = 3'd3,    // DMA write: its bytes
-                     F_LAST = 3'd4,    // DMA write: the last word, then done
-                     F_REP  = 3'd5;    // read answer: its data
-    reg  [2:0]     f_state;
-    reg  [7:0]     f_type;
-    reg  [SW-1:0]  f_widx;             // next word of the slot to write
-    reg  [31:0]    f_addr_hi;
-    reg  [IW-1:0]  f_left;             // DMA write: bytes the request still has
-    reg  [IW-1:0]  f_bytes;            // DMA write: bytes in the slot so far
-    reg  [31:0]    f_beat;             // DMA write: the beat being unpacked
-    reg  [3:0]     f_keep;             //   its bytes not yet unpacked
-    reg            f_beat_last;
-    reg  [23:0]    f_asm;              //   bytes of the next word so far
-    reg  [1:0]     f_apos;             //   how many
-    wire [SQ-1:0]  tx_used = tx_fill - tx_base;
-    wire [TXB-1:0] f_slot = tx_fill[TXB-1:0];
-    // a free slot that no frame is being sent from (a frame sent again may
-    // already be acknowledged while it is sent)
-    wire           can_fill = !lrst && tx_used != TXF[SQ-1:0] && !(fr_busy && fr_slot && fr_slot_no == f_slot);
-    wire           f_pick = f_state == F_IDLE && can_fill;
-    wire           pick_w = f_pick && dmaw_req_valid;
-    wire           pick_r = f_pick && !dmaw_req_valid && dmar_req_valid && !rd_pending;
-    wire           pick_n = f_pick && !dmaw_req_valid && !pick_r && ntf_valid;
-    wire           pick_p = f_pick && !dmaw_req_valid && !pick_r && !ntf_valid && reply_valid;
-    assign dmaw_req_ready = pick_w;
+    // a free slot no frame is being sent from (a frame sent again may already
+    // be acknowledged while it is sent): the lowest
+    reg            free_any;
+    reg  [TXB-1:0] free_slot;
+    integer fi;
+    always @* begin
+        free_any = 1'b0;
+        free_slot = {TXB{1'b0}};
+        for (fi = TXF - 1; fi >= 0; fi = fi - 1)
+            if (!slot_used[fi] && !(fr_busy && fr_slot && fr_slot_no == fi[TXB-1:0])) begin
+                free_any = 1'b1;
+                free_slot = fi[TXB-1:0];
+            end
+    end
+
+    // -- the small filler: DMA read requests, notifications, read answers
+    localparam [1:0] S_IDLE = 2'd0,    // choosing what to fill next
+                     S_HI   = 2'd1,    // DMA read request: its address's high word
+                     S_LEN  = 2'd2,    // DMA read request: its length
+                     S_REP  = 2'd3;    // read answer: its data
+    reg  [1:0]     s_state;
+    reg  [TXB-1:0] s_slot;
+    reg  [31:0]    s_addr_hi;
+    wire           s_pick = s_state == S_IDLE && !lrst && free_any;
+    wire           pick_r = s_pick && dmar_req_valid && !rd_pending;
+    wire           pick_n = s_pick && !pick_r && ntf_valid;
+    wire           pick_p = s_pick && !pick_r && !ntf_valid && reply_valid;
+    wire           s_we   = pick_r || pick_n || pick_p || s_state != S_IDLE;
+    wire           s_commit = pick_n || s_state == S_LEN || s_state == S_REP;
     assign dmar_req_ready = pick_r;
     assign ntf_ready      = pick_n;
     assign reply_taken    = pick_p;
-    assign dmaw_dat_ready = f_state == F_DATA && f_keep == 4'd0 && !f_beat_last;
 
+    // -- the write filler: DMA writes
+    localparam [1:0] W_IDLE = 2'd0,    // waiting for a DMA write request
+                     W_HI   = 2'd1,    // its address's high word
+                     W_DATA = 2'd2,    // its bytes
+                     W_LAST = 2'd3;    // the last word written, then whole
+    reg  [1:0]     w_state;
+    reg  [TXB-1:0] w_slot;
+    reg  [SW-1:0]  w_widx;             // next word of the slot to write
+    reg  [31:0]    w_addr_hi;
+    reg  [IW-1:0]  w_left;             // bytes the request still has
+    reg  [IW-1:0]  w_bytes;            // bytes in the slot so far
+    reg  [31:0]    w_beat;             // the beat being unpacked
+    reg  [3:0]     w_keep;             //   its bytes not yet unpacked
+    reg            w_beat_last;
+    reg  [23:0]    w_asm;              //   bytes of the next word so far
+    reg  [1:0]     w_apos;             //   how many
+    // the write filler takes a slot when the small filler does not use the
+    // RAM's write port this cycle
+    wire           w_pick  = w_state == W_IDLE && !lrst && free_any && !s_we && dmaw_req_valid;
     // the lowest byte of the beat not yet unpacked
-    wire [1:0] f_lane = f_keep[0] ? 2'd0 : f_keep[1] ? 2'd1 : f_keep[2] ? 2'd2 : 2'd3;
-    wire [7:0] f_byte = f_beat[8*f_lane +: 8];
-    wire       f_take = f_state == F_DATA && f_keep != 4'd0 && f_left != {IW{1'b0}};
+    wire [1:0]     w_lane = w_keep[0] ? 2'd0 : w_keep[1] ? 2'd1 : w_keep[2] ? 2'd2 : 2'd3;
+    wire [7:0]     w_byte = w_beat[8*w_lane +: 8];
+    // a byte is unpacked unless the small filler has the RAM's write port
+    // this cycle and the byte would complete a word
+    wire           w_step = w_state == W_DATA && w_keep != 4'd0 && !(s_we && w_apos == 2'd3);
+    wire           w_take = w_step && w_left != {IW{1'b0}};
+    wire           w_commit = w_state == W_LAST && !s_commit && !(s_we && w_apos != 2'd0);
+    assign dmaw_req_ready = w_pick;
+    assign dmaw_dat_ready = w_state == W_DATA && w_keep == 4'd0 && !w_beat_last;
 
+    // the TX RAM's one write port: the small filler first
     reg              tw_en;
+    reg  [TXB-1:0]   tw_slot;
     reg  [SW-1:0]    tw_idx;
     reg  [31:0]      tw_data;
     always @* begin
-        tw_en = 1'b0;
-        tw_idx = f_widx;
+        tw_en = 1'b1;
+        tw_slot = s_slot;
+        tw_idx = {SW{1'b0}};
         tw_data = 32'd0;
-        if (pick_w) begin
-            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = dmaw_req_addr[31:0];
-        end else if (pick_r) begin
-            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = dmar_req_addr[31:0];
+        if (pick_r) begin
+            tw_slot = free_slot; tw_data = dmar_req_addr[31:0];
         end else if (pick_n) begin
-            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = ntf_data;
+            tw_slot = free_slot; tw_data = ntf_data;
         end else if (pick_p) begin
-            tw_en = 1'b1; tw_idx = {SW{1'b0}}; tw_data = {16'd0, mmio_addr};
-        end else if (f_state == F_HI) begin
-            tw_en = 1'b1; tw_data = f_addr_hi;
-        end else if (f_state == F_LEN) begin
-            tw_en = 1'b1; tw_data = {{(32-IW){1'b0}}, rd_len};
-        end else if (f_state == F_REP) begin
-            tw_en = 1'b1; tw_data = reply_data;
-        end else if (f_take && f_apos == 2'd3) begin
-            tw_en = 1'b1; tw_data = {f_byte, f_asm};
-        end else if (f_state == F_LAST && f_apos != 2'd0) begin
-            // the last f_apos bytes, at the top of f_asm, down to lane 0
-            tw_en = 1'b1; tw_data = {8'd0, f_asm} >> {2'd3 - f_apos, 3'd0};
+            tw_slot = free_slot; tw_data = {16'd0, mmio_addr};
+        end else if (s_state == S_HI) begin
+            tw_idx = 1; tw_data = s_addr_hi;
+        end else if (s_state == S_LEN) begin
+            tw_idx = 2; tw_data = {{(32-IW){1'b0}}, rd_len};
+        end else if (s_state == S_REP) begin
+            tw_idx = 1; tw_data = reply_data;
+        end else if (w_pick) begin
+            tw_slot = free_slot; tw_data = dmaw_req_addr[31:0];
+        end else if (w_state == W_HI) begin
+            tw_slot = w_slot; tw_idx = 1; tw_data = w_addr_hi;
+        end else if (w_take && w_apos == 2'd3) begin
+            tw_slot = w_slot; tw_idx = w_widx; tw_data = {w_byte, w_asm};
+        end else if (w_commit && w_apos != 2'd0) begin
+            // the last w_apos bytes, at the top of w_asm, down to lane 0
+            tw_slot = w_slot; tw_idx = w_widx; tw_data = {8'd0, w_asm} >> {2'd3 - w_apos, 3'd0};
+        end else begin
+            tw_en = 1'b0;
         end
     end
     // bytes after the header of each frame the NIC sends (docs/link.md)
     localparam [IW-1:0] LEN_NTF = 4, LEN_REPLY = 8, LEN_DRREQ = 12, LEN_DWR = 8, LEN_RDONE = 8;
-    wire f_commit = pick_n || f_state == F_LEN || f_state == F_REP || f_state == F_LAST;
 
     wire [TXB+SW-1:0] tr_addr;
     wire              tr_en;
     wire [31:0]       tr_data;
     qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + SW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_tx_ram (
         .clk(clk), .rst(rst), .busy(unused_tx_busy),
-        .wr_en(tw_en), .wr_addr({f_slot, tw_idx}), .wr_data(tw_data),
+        .wr_en(tw_en), .wr_addr({tw_slot, tw_idx}), .wr_data(tw_data),
         .rd_en(tr_en), .rd_addr(tr_addr), .rd_data(tr_data));
+
+    // a frame is whole: it gets seq tx_fill (the small filler's first)
+    wire           commit   = s_commit || w_commit;
+    wire [TXB-1:0] c_slot   = s_commit ? (pick_n ? free_slot : s_slot) : w_slot;
+    wire [7:0]     c_type   = pick_n ? T_NTF : s_state == S_REP ? T_REPLY : s_state == S_LEN ? T_DRREQ : T_DWR;
+    wire [7:0]     c_tag    = s_state == S_REP ? reply_tag : s_state == S_LEN ? rd_tag : 8'd0;
+    wire [IW-1:0]  c_len    = pick_n ? LEN_NTF : s_state == S_REP ? LEN_REPLY : s_state == S_LEN ? LEN_DRREQ
+                            : w_bytes + LEN_DWR;
 
     integer ti;
     always @(posedge clk) begin
         if (lrst) begin
-            f_state <= F_IDLE;
-            f_type <= 8'd0;
-            f_widx <= {SW{1'b0}};
-            f_addr_hi <= 32'd0;
-            f_left <= {IW{1'b0}};
-            f_bytes <= {IW{1'b0}};
-            f_beat <= 32'd0;
-            f_keep <= 4'd0;
-            f_beat_last <= 1'b0;
-            f_asm <= 24'd0;
-            f_apos <= 2'd0;
+            s_state <= S_IDLE;
+            s_slot <= {TXB{1'b0}};
+            s_addr_hi <= 32'd0;
+            w_state <= W_IDLE;
+            w_slot <= {TXB{1'b0}};
+            w_widx <= {SW{1'b0}};
+            w_addr_hi <= 32'd0;
+            w_left <= {IW{1'b0}};
+            w_bytes <= {IW{1'b0}};
+            w_beat <= 32'd0;
+            w_keep <= 4'd0;
+            w_beat_last <= 1'b0;
+            w_asm <= 24'd0;
+            w_apos <= 2'd0;
             rd_pending <= 1'b0;
             rd_data_in <= 1'b0;
             rd_tag <= 8'd0;
             rd_tag_next <= 8'd0;
             rd_len <= {IW{1'b0}};
             tx_fill <= {SQ{1'b0}};
+            slot_used <= {TXF{1'b0}};
             for (ti = 0; ti < TXF; ti = ti + 1) begin
+                order[ti] <= {TXB{1'b0}};
                 ts_type[ti] <= 8'd0;
                 ts_tag[ti] <= 8'd0;
                 ts_len[ti] <= {IW{1'b0}};
             end
         end else begin
-            if (tw_en) f_widx <= tw_idx + 1'b1;
             if (take && h_type == T_DRDATA) rd_data_in <= 1'b1;
             if (beat_go && dmar_rsp_last) begin
                 rd_pending <= 1'b0;
                 rd_data_in <= 1'b0;
             end
-            case (f_state)
-            F_IDLE: begin
-                if (pick_w) begin
-                    f_type <= T_DWR;
-                    f_addr_hi <= dmaw_req_addr[63:32];
-                    // never more than a slot holds, whatever len says
-                    f_left <= dmaw_req_len > MAXD ? MAXD_B : dmaw_req_len[IW-1:0];
-                    f_bytes <= {IW{1'b0}};
-                    f_state <= F_HI;
-                end
+
+            // slots: taken by a pick, free again when their frame is acknowledged
+            for (ti = 0; ti < TXF; ti = ti + 1)
+                if (ack_new && ti[SQ-1:0] < ack_adv)
+                    slot_used[order[tx_base[TXB-1:0] + ti[TXB-1:0]]] <= 1'b0;
+            if (pick_r || pick_n || pick_p || w_pick) slot_used[free_slot] <= 1'b1;
+
+            // the small filler
+            case (s_state)
+            S_IDLE: begin
                 if (pick_r) begin
-                    f_type <= T_DRREQ;
-                    f_addr_hi <= dmar_req_addr[63:32];
+                    s_slot <= free_slot;
+                    s_addr_hi <= dmar_req_addr[63:32];
                     rd_pending <= 1'b1;
                     rd_tag <= rd_tag_next;
                     rd_tag_next <= rd_tag_next + 8'd1;
                     rd_len <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
-                    f_state <= F_HI;
+                    s_state <= S_HI;
                 end
-                if (pick_p) f_state <= F_REP;
-            end
-            F_HI: f_state <= f_type == T_DWR ? F_DATA : F_LEN;
-            F_LEN, F_REP, F_LAST: f_state <= F_IDLE;
-            F_DATA: begin
-                if (dmaw_dat_valid && dmaw_dat_ready) begin
-                    f_beat <= dmaw_dat_data;
-                    f_keep <= dmaw_dat_keep;
-                    f_beat_last <= dmaw_dat_last;
-                end else if (f_keep != 4'd0) begin
-                    f_keep[f_lane] <= 1'b0;
-                    if (f_take) begin
-                        // the byte goes to the slot (bytes past len are dropped)
-                        f_asm <= {f_byte, f_asm[23:8]};
-                        f_apos <= f_apos + 2'd1;
-                        f_left <= f_left - 1'b1;
-                        f_bytes <= f_bytes + 1'b1;
-                    end
-                end else if (f_beat_last) begin
-                    f_state <= F_LAST;
+                if (pick_p) begin
+                    s_slot <= free_slot;
+                    s_state <= S_REP;
                 end
             end
-            default: f_state <= F_IDLE;
+            S_HI: s_state <= S_LEN;
+            default: s_state <= S_IDLE;    // S_LEN, S_REP: whole
             endcase
-            if (f_state == F_LAST) begin
-                f_apos <= 2'd0;
-                f_beat_last <= 1'b0;
+
+            // the write filler
+            case (w_state)
+            W_IDLE: if (w_pick) begin
+                w_slot <= free_slot;
+                w_widx <= 2;                  // after its address's two words
+                w_addr_hi <= dmaw_req_addr[63:32];
+                // never more than a slot holds, whatever len says
+                w_left <= dmaw_req_len > MAXD ? MAXD_B : dmaw_req_len[IW-1:0];
+                w_bytes <= {IW{1'b0}};
+                w_state <= W_HI;
             end
-            if (f_commit) begin
-                ts_type[f_slot] <= pick_n ? T_NTF : f_state == F_REP ? T_REPLY : f_type;
-                ts_tag[f_slot]  <= f_state == F_REP ? reply_tag : f_state == F_LEN ? rd_tag : 8'd0;
-                ts_len[f_slot]  <= pick_n ? LEN_NTF : f_state == F_REP ? LEN_REPLY : f_state == F_LEN ? LEN_DRREQ
-                                 : f_bytes + LEN_DWR;
+            W_HI: if (!s_we) w_state <= W_DATA;
+            W_DATA: begin
+                if (dmaw_dat_valid && dmaw_dat_ready) begin
+                    w_beat <= dmaw_dat_data;
+                    w_keep <= dmaw_dat_keep;
+                    w_beat_last <= dmaw_dat_last;
+                end else if (w_step) begin
+                    w_keep[w_lane] <= 1'b0;
+                    if (w_take) begin
+                        // the byte goes to the slot (bytes past len are dropped)
+                        w_asm <= {w_byte, w_asm[23:8]};
+                        w_apos <= w_apos + 2'd1;
+                        w_left <= w_left - 1'b1;
+                        w_bytes <= w_bytes + 1'b1;
+                        if (w_apos == 2'd3) w_widx <= w_widx + 1'b1;
+                    end
+                end else if (w_keep == 4'd0 && w_beat_last) begin
+                    w_state <= W_LAST;
+                end
+            end
+            default: if (w_commit) begin     // W_LAST
+                w_apos <= 2'd0;
+                w_beat_last <= 1'b0;
+                w_state <= W_IDLE;
+            end
+            endcase
+
+            if (commit) begin
+                order[tx_fill[TXB-1:0]] <= c_slot;
+                ts_type[c_slot] <= c_type;
+                ts_tag[c_slot]  <= c_tag;
+                ts_len[c_slot]  <= c_len;
                 tx_fill <= tx_fill + 1'b1;
             end
         end
@@ -584,11 +658,11 @@ module qpnic_link #(
     wire           slot_start  = fr_free && !rdone_pending && tx_next != tx_fill;
     wire           ack_start   = fr_free && !rdone_pending && tx_next == tx_fill && ack_pending && link_up;
     assign         tx_ack_sent = slot_start || ack_start;
-    wire [TXB-1:0] nslot = tx_next[TXB-1:0];
+    wire [TXB-1:0] nslot = order[tx_next[TXB-1:0]];
     // an ack from the host: frames up to it, which must have been sent, are done
-    wire [SQ-1:0]  ack_adv = h_ack - tx_base;
-    wire           ack_new = sound && h_type != T_RESET && ack_adv != {SQ{1'b0}}
-                          && ack_adv <= tx_sent - tx_base;
+    assign ack_adv = h_ack - tx_base;
+    assign ack_new = sound && h_type != T_RESET && ack_adv != {SQ{1'b0}}
+                     && ack_adv <= tx_sent - tx_base;
 
     always @(posedge clk) begin
         fr_start <= 1'b0;

@@ -216,8 +216,11 @@ module qpnic_qp_table #(
         c_op     <= b_op;
         c_qpn    <= b_qpn;
         // zero while the RAMs clear: cfg_ram's write data, which comes from
-        // c_arg alone, is then the zero word (cfg_ram's ZERO_DATA)
-        c_arg    <= cfg_busy ? 32'd0 : b_arg;
+        // c_arg alone, is then the zero word (cfg_ram's ZERO_DATA); zeroed
+        // by rst too, since the clear writes from the cycle after rst (a
+        // reset in the middle of traffic, as a board link's RESET is, leaves
+        // an old argument in b_arg)
+        c_arg    <= (rst || cfg_busy) ? 32'd0 : b_arg;
         c_off    <= b_off;
     end
 

@@ -33,7 +33,8 @@
 //           (block RAM's byte enables: on ECP5 a lane of 9 bits maps onto
 //           one; the owner then writes a field without reading it first).
 //           CLEAR 2 needs LANES 1 (its bit says a whole word was written)
-//   ZERO_DATA 1: the owner holds wr_data at zero while busy, and the
+//   ZERO_DATA 1: the owner holds wr_data at zero while busy (from the
+//           cycle after rst on: it zeroes its register on rst too), and the
 //           clear writes it as it is: no multiplexer forcing zero in front
 //           of each data bit (with RDW_OLD 0 and a block RAM there is no
 //           register for Yosys to fold that zero into; a zeroed register

@@ -8,9 +8,12 @@ Starts SIM with its serial line on a pseudo-terminal, opens the link with
 RESET, and reads the ID and VERSION registers through it: this checks the
 pty bridge, the UART's bit timing, the link's framing, CRC and sequencing,
 and the core behind it, independently of the host library's own link code.
-Checks: RESET_DONE repeats the nonce and carries LINK_VERSION; the ID
-register reads ID_VALUE and VERSION reads VERSION_VALUE; the replies carry
-the reads' tags and addresses. Prints PASS lines; exits 1 with a message on
+Then it writes a QP register and opens again: a RESET with a new nonce
+resets the core in the middle of a session. Checks, each open: RESET_DONE
+repeats the nonce and carries LINK_VERSION; ID reads ID_VALUE, VERSION
+reads VERSION_VALUE, the QP register reads 0 (the second time: the reset
+cleared what the first session wrote); the replies carry the reads' tags
+and addresses. Prints PASS lines; exits 1 with a message on
 any failure.
 """
 import argparse
@@ -67,9 +70,13 @@ class Line:
         self.buf = bytearray()
         self.esc = False
         self.cur = None
+        self.expected = 0      # the NIC's next seq
 
     def send(self, data):
-        os.write(self.fd, data)
+        try:
+            os.write(self.fd, data)
+        except OSError as e:
+            fail(f"the line is gone ({e}): did the simulator stop?")
 
     def frames(self, timeout):
         """Sound frames (bodies without the CRC) until timeout."""
@@ -94,6 +101,38 @@ class Line:
                     self.esc = False
 
 
+def reset(line, nonce):
+    """RESET until RESET_DONE with nonce comes back; its caps word."""
+    for attempt in range(10):
+        line.send(frame(hdr(L["QPNIC_LINK_TYPE_RESET"]) + struct.pack("<I", nonce)))
+        for body in line.frames(3.0):
+            if body[0] == L["QPNIC_LINK_TYPE_RESET_DONE"] and struct.unpack("<I", body[4:8])[0] == nonce:
+                line.expected = 0
+                return struct.unpack("<I", body[8:12])[0]
+    fail(f"no RESET_DONE for nonce 0x{nonce:08x} after 10 RESETs")
+
+
+def reads(line, regs, first_seq=0):
+    """Read each (addr, _) of regs, seq first_seq on, tags 1.. ; the answers
+    as (addr, data) in order, acking each reply."""
+    for k, (addr, _) in enumerate(regs):
+        line.send(frame(hdr(L["QPNIC_LINK_TYPE_MMIO_RD"], first_seq + k, line.expected, 1 + k) +
+                        struct.pack("<I", addr)))
+    got = {}
+    deadline = time.time() + 60
+    while len(got) < len(regs) and time.time() < deadline:
+        for body in line.frames(1.0):
+            typ, seq, tag = body[0], body[1], body[3]
+            if typ == L["QPNIC_LINK_TYPE_MMIO_RD_REPLY"] and seq == line.expected:
+                line.expected += 1
+                addr, data = struct.unpack("<II", body[4:12])
+                got[tag] = (addr & 0xFFFF, data)
+                line.send(frame(hdr(L["QPNIC_LINK_TYPE_ACK"], 0, line.expected)))
+            if len(got) == len(regs):
+                break
+    return [got.get(1 + k) for k in range(len(regs))]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sim", help="the board-level simulator (qpnic-sim-ulx3s)")
@@ -111,45 +150,30 @@ def main():
         else:
             fail(f"{a.sim} made no {link}")
         line = Line(link)
-        nonce = 0x5EED0000 | (os.getpid() & 0xFFFF)
-        caps = None
-        for attempt in range(10):
-            line.send(frame(hdr(L["QPNIC_LINK_TYPE_RESET"]) + struct.pack("<I", nonce)))
-            for body in line.frames(3.0):
-                typ = body[0]
-                if typ == L["QPNIC_LINK_TYPE_RESET_DONE"] and struct.unpack("<I", body[4:8])[0] == nonce:
-                    caps = struct.unpack("<I", body[8:12])[0]
-                    break
-            if caps is not None:
-                break
-        if caps is None:
-            fail("no RESET_DONE after 10 RESETs")
-        version = (caps >> L["QPNIC_LINK_RESET_VERSION_SHIFT"]) & L["QPNIC_LINK_RESET_VERSION_MASK"]
-        if version != L["QPNIC_LINK_VERSION"]:
-            fail(f"RESET_DONE version {version}, expected {L['QPNIC_LINK_VERSION']}")
-        print("PASS link_smoke_reset")
-
-        # two register reads, seq 0 and 1, tags 7 and 8; ack each reply
-        want = {7: (L["QPNIC_REG_ID"], L["QPNIC_ID_VALUE"]), 8: (L["QPNIC_REG_VERSION"], L["QPNIC_VERSION_VALUE"])}
-        got = {}
-        expected_seq = 0
-        for seq, tag in ((0, 7), (1, 8)):
-            line.send(frame(hdr(L["QPNIC_LINK_TYPE_MMIO_RD"], seq, 0, tag) + struct.pack("<I", want[tag][0])))
-        deadline = time.time() + 60
-        while len(got) < 2 and time.time() < deadline:
-            for body in line.frames(1.0):
-                typ, seq, _, tag = body[0], body[1], body[2], body[3]
-                if typ == L["QPNIC_LINK_TYPE_MMIO_RD_REPLY"] and seq == expected_seq:
-                    expected_seq += 1
-                    addr, data = struct.unpack("<II", body[4:12])
-                    got[tag] = (addr & 0xFFFF, data)
-                    line.send(frame(hdr(L["QPNIC_LINK_TYPE_ACK"], 0, expected_seq)))
-                if len(got) == 2:
-                    break
-        for tag, (addr, value) in want.items():
-            if got.get(tag) != (addr, value):
-                fail(f"read tag {tag} of register 0x{addr:04x}: got {got.get(tag)}, expected (0x{addr:x}, 0x{value:08x})")
-        print("PASS link_smoke_registers")
+        # first open: RESET, two reads; a register write (an old argument
+        # left in the core's pipelines); second open: a RESET with a new
+        # nonce resets the core mid-session, and the register reads 0 again
+        qp_reg = L["QPNIC_QP_BASE"] + 3 * L["QPNIC_QP_STRIDE"] + L["QPNIC_QPREG_SQ_BASE_LO"]
+        for opening in (1, 2):
+            nonce = (0x5EED0000 | (os.getpid() & 0xFFFF)) + opening
+            caps = reset(line, nonce)
+            version = (caps >> L["QPNIC_LINK_RESET_VERSION_SHIFT"]) & L["QPNIC_LINK_RESET_VERSION_MASK"]
+            if version != L["QPNIC_LINK_VERSION"]:
+                fail(f"open {opening}: RESET_DONE version {version}, expected {L['QPNIC_LINK_VERSION']}")
+            print(f"PASS link_smoke_reset_{opening}")
+            want = [(L["QPNIC_REG_ID"], L["QPNIC_ID_VALUE"]), (L["QPNIC_REG_VERSION"], L["QPNIC_VERSION_VALUE"]),
+                    (qp_reg, 0)]
+            got = reads(line, want)
+            for (addr, value), g in zip(want, got):
+                if g != (addr, value):
+                    fail(f"open {opening}: register 0x{addr:04x} read {g}, expected (0x{addr:x}, 0x{value:08x})")
+            print(f"PASS link_smoke_registers_{opening}")
+            if opening == 1:
+                # seq 3 (after the three reads): a write the next open must undo
+                line.send(frame(hdr(L["QPNIC_LINK_TYPE_MMIO_WR"], 3, line.expected) +
+                                struct.pack("<II", qp_reg, 0x12345600)))
+                if reads(line, [(qp_reg, 0x12345600)], first_seq=4) != [(qp_reg, 0x12345600)]:
+                    fail("the register write did not reach the core")
     finally:
         sim.terminate()
         try:

@@ -4,7 +4,9 @@
 // The testbench plays both neighbours: the host at the far end of the line
 // (its own framing, CRC and go-back-N, written from docs/link.md alone),
 // and a model of qpnic_core's ports (a register file; DMA writes with random
-// keep patterns; DMA reads, one at a time, whose data it checks;
+// keep patterns, some of whose data comes only after a DMA read of the
+// core's own has completed, as a WRITE's payload does on its way through
+// the loopback; DMA reads, one at a time, whose data it checks;
 // notifications). Each round opens the link with RESET, runs a random mix
 // of every frame type both ways, and impairs the line both ways at a given
 // rate: a frame's byte corrupted, a byte dropped, the frame cut short,
@@ -293,11 +295,14 @@ struct Tb {
     unsigned mmio_rd_delay = 0;
     bool mmio_rd_busy = false;
     uint16_t mmio_rd_addr = 0;
-    struct CoreWr { uint64_t addr; Bytes data; };
+    struct CoreWr { uint64_t addr; Bytes data; bool late; };
     std::deque<CoreWr> core_writes;     // to issue
     std::deque<CoreWr> writes_issued;
     bool wr_req_done = false;
     size_t wr_pos = 0;
+    bool wr_waits = false;           // the write's data waits for a read to complete
+    unsigned wr_reads_mark = 0;      //   reads_done when its request was taken
+    unsigned late_writes = 0;
     std::deque<std::pair<uint64_t, unsigned>> core_reads;   // to issue
     bool rd_busy = false;
     uint64_t rd_addr = 0;
@@ -340,7 +345,7 @@ struct Tb {
             c.dmaw_req_addr = core_writes.front().addr;
             c.dmaw_req_len = (uint16_t)core_writes.front().data.size();
         }
-        c.dmaw_dat_valid = wr_req_done;
+        c.dmaw_dat_valid = wr_req_done && !(wr_waits && reads_done == wr_reads_mark);
         c.dmaw_dat_data = beat_data;
         c.dmaw_dat_keep = beat_keep;
         c.dmaw_dat_last = beat_last;
@@ -378,6 +383,10 @@ struct Tb {
         if (c.dmaw_req_valid && c.dmaw_req_ready) {
             wr_req_done = true;
             wr_pos = 0;
+            // a late write's data waits for a read still to come (if one is)
+            wr_waits = core_writes.front().late && (rd_busy || !core_reads.empty());
+            wr_reads_mark = reads_done;
+            late_writes += wr_waits;
             next_write_beat();
         } else if (c.dmaw_dat_valid && c.dmaw_dat_ready) {
             if (beat_last) {
@@ -543,7 +552,7 @@ void round(unsigned seed, unsigned fault_pct) {
         for (auto &x : d) x = (uint8_t)t.rnd();
         // one in four bytes a flag or an escape, so that stuffing is exercised
         for (unsigned k = 0; k < len; k += 4) d[k] = (t.rnd() & 1) ? QPNIC_LINK_FLAG : QPNIC_LINK_ESC;
-        t.core_writes.push_back(Tb::CoreWr{wa, d});
+        t.core_writes.push_back(Tb::CoreWr{wa, d, i % 2 == 1});
         wa += len + t.rnd() % 16;
     }
     for (int i = 0; i < 16; i++) {
@@ -618,9 +627,11 @@ void round(unsigned seed, unsigned fault_pct) {
     for (int k = 0; k < 5000 && t.mmio_wr_log.size() == w; k++) t.step();
     CHECK(t.mmio_wr_log.size() == w + 1 && t.mmio_wr_log.back().second == 0xC0FFEE,
           "after the second RESET, seq 0 was not applied");
+    CHECK(t.late_writes > 0, "no DMA write waited for a read");
     std::printf("  seed %u, %u%% impaired: %llu cycles, %u frames impaired (%u to the NIC broken), %u NIC error "
-                "pulses, %u frames dropped by the host\n", seed, fault_pct, (unsigned long long)t.cycle, t.impaired,
-                t.broken_to_nic, t.error_pulses, t.frames_dropped_by_host);
+                "pulses, %u frames dropped by the host, %u DMA writes waited for a read\n", seed, fault_pct,
+                (unsigned long long)t.cycle, t.impaired, t.broken_to_nic, t.error_pulses, t.frames_dropped_by_host,
+                t.late_writes);
 }
 
 } // namespace
