@@ -84,7 +84,7 @@ install: $(HOST_INST_DIR)/libqpnic.a $(HOST_INST_DIR)/libqpnic.so $(HOST_INST_DI
 
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/test_*.c))
 HOST_TEST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_TEST_SRCS))
-HOST_TEST_SUPPORT := $(wildcard tests/host/*.h) tests/host/fake_nic.c
+HOST_TEST_SUPPORT := $(wildcard tests/host/*.h) tests/host/fake_nic.c tests/host/link_nic.c
 HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 $(BUILD)/tests/host/test_%: tests/host/test_%.c $(HOST_TEST_SUPPORT) $(HOST_SRCS) $(HOST_HDRS)
