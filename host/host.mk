@@ -7,8 +7,13 @@
 
 HOST_SRCS := $(sort $(wildcard host/src/*.c))
 HOST_HDRS := $(wildcard host/include/qpnic/*.h host/src/*.h host/src/gen/*.h) sim/shm_proto.h
+# libftdi1 (Debian libftdi1-dev) carries the board link's "usb" URIs
+# (host/src/link_pipe.c); whatever links libqpnic links it too: HOST_LIBS.
+FTDI_CFLAGS := $(shell pkg-config --cflags libftdi1)
+FTDI_LIBS := $(shell pkg-config --libs libftdi1)
+HOST_LIBS = $(FTDI_LIBS) -pthread
 HOST_CFLAGS = $(CSTD) $(WARN) $(OPT) -fPIC -pthread -fvisibility=hidden \
-    -Ihost/include -Ihost/src -Isim
+    -Ihost/include -Ihost/src -Isim $(FTDI_CFLAGS)
 
 HOST_OBJ_DIR := $(BUILD)/obj/host
 HOST_OBJS := $(patsubst host/src/%.c,$(HOST_OBJ_DIR)/%.o,$(HOST_SRCS))
@@ -24,7 +29,7 @@ $(LIB_A): $(HOST_OBJS)
 
 $(LIB_SO): $(HOST_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -pthread -Wl,-soname,libqpnic.so -o $@ $^
+	$(CC) -shared -pthread -Wl,-soname,libqpnic.so -o $@ $^ $(FTDI_LIBS)
 
 # ---- install: the library again, with the installed simulator's path ----
 
@@ -45,7 +50,7 @@ $(HOST_INST_DIR)/libqpnic.a: $(HOST_INST_OBJS)
 	ar rcs $@ $^
 
 $(HOST_INST_DIR)/libqpnic.so: $(HOST_INST_OBJS)
-	$(CC) -shared -pthread -Wl,-soname,libqpnic.so -o $@ $^
+	$(CC) -shared -pthread -Wl,-soname,libqpnic.so -o $@ $^ $(FTDI_LIBS)
 
 $(HOST_INST_DIR)/qpnic.pc: $(HOST_INST_STAMP)
 	@printf '%s\n' \
@@ -58,7 +63,7 @@ $(HOST_INST_DIR)/qpnic.pc: $(HOST_INST_STAMP)
 	    'Description: host driver of the qpnic open RDMA NIC (NDKPI-style API)' \
 	    'Version: 0.1.0' \
 	    'Libs: -L$${libdir} -lqpnic' \
-	    'Libs.private: -pthread' \
+	    'Libs.private: -pthread $(FTDI_LIBS)' \
 	    'Cflags: -I$${includedir}' > $@
 
 HOST_DEST := $(DESTDIR)$(PREFIX)
@@ -79,13 +84,14 @@ install: $(HOST_INST_DIR)/libqpnic.a $(HOST_INST_DIR)/libqpnic.so $(HOST_INST_DI
 
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/test_*.c))
 HOST_TEST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_TEST_SRCS))
-HOST_TEST_SUPPORT := $(wildcard tests/host/*.h) tests/host/fake_nic.c
+HOST_TEST_SUPPORT := $(wildcard tests/host/*.h) tests/host/fake_nic.c tests/host/link_nic.c
 HOST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 $(BUILD)/tests/host/test_%: tests/host/test_%.c $(HOST_TEST_SUPPORT) $(HOST_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O1 -g $(HOST_SAN) -pthread -Ihost/include -Ihost/src -Isim -Itests/host \
-	    -DQPNIC_DEFAULT_SIM='"$(abspath $(SIM_BIN))"' $< tests/host/fake_nic.c $(HOST_SRCS) -o $@
+	    $(FTDI_CFLAGS) -DQPNIC_DEFAULT_SIM='"$(abspath $(SIM_BIN))"' $< $(filter %.c,$(HOST_TEST_SUPPORT)) \
+	    $(HOST_SRCS) -o $@ $(HOST_LIBS)
 
 .PHONY: test-host host-prefix-check
 # test_sim_smoke runs against the real simulator: build it first, so that

@@ -40,7 +40,7 @@ E2E_CFLAGS := $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -Ihost/src/gen
 
 $(BUILD)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.c tests/e2e/e2e.h host/src/gen/qpnic_hw.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(E2E_CFLAGS) -o $@ $< tests/e2e/e2e.c $(LIB_A) -pthread
+	$(CC) $(E2E_CFLAGS) -o $@ $< tests/e2e/e2e.c $(LIB_A) $(HOST_LIBS)
 
 .PHONY: test-e2e
 test-e2e: $(E2E_BINS) $(SIM_BIN) $(FW_HEX)
@@ -55,7 +55,7 @@ DIFF_BIN := $(BUILD)/tests/diff/qpnic-diff
 DIFF_OPS ?= 10000
 $(DIFF_BIN): tests/diff/diff.c tests/diff/model.c tests/diff/model.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(E2E_CFLAGS) -o $@ tests/diff/diff.c tests/diff/model.c $(LIB_A) -pthread
+	$(CC) $(E2E_CFLAGS) -o $@ tests/diff/diff.c tests/diff/model.c $(LIB_A) $(HOST_LIBS)
 
 .PHONY: test-diff
 test-diff: $(DIFF_BIN) $(SIM_BIN) $(FW_HEX)

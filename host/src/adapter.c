@@ -4,14 +4,15 @@
  * one this library knows, wait for its firmware, read its capabilities,
  * start the event thread), ndk_close_adapter (V10), ndk_query_adapter_info,
  * ndk_query_counters, and the register helpers every other file uses.
- * Not for: how a carrier moves register accesses (transport_*.c) or the
- * objects (objects.c, mr.c).
+ * Not for: how a carrier moves register accesses (transport_sim.c, link*.c)
+ * or the objects (objects.c, mr.c).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "internal.h"
+#include "link.h"
 #include "regs.h"
 
 #define FW_READY_TIMEOUT_MS 10000
@@ -227,22 +228,71 @@ ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out)
     return NDK_STATUS_SUCCESS;
 }
 
+/* ---- the carriers, by URI scheme (API.md, ndk_open_adapter) ---- */
+
+static ndk_status open_sim(const char *arg, const char *uri, qpnic_transport **t)
+{
+    (void)uri;
+    return qpnic_sim_transport_open(arg, t);
+}
+
+/* A board's node address: the same for the same URI in every run, and not
+ * the simulator's (a process id). */
+static uint64_t board_node(const char *uri)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (const char *p = uri; *p; p++)
+        h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+    return h | 1ull << 63;
+}
+
+static ndk_status open_tty(const char *arg, const char *uri, qpnic_transport **t)
+{
+    qpnic_pipe *p = NULL;
+    ndk_status st = qpnic_pipe_tty_open(arg, &p);
+    return st == NDK_STATUS_SUCCESS ? qpnic_link_transport_open(p, board_node(uri), t) : st;
+}
+
+static ndk_status open_usb(const char *arg, const char *uri, qpnic_transport **t)
+{
+    qpnic_pipe *p = NULL;
+    ndk_status st = qpnic_pipe_usb_open(arg ? arg : "", &p);
+    return st == NDK_STATUS_SUCCESS ? qpnic_link_transport_open(p, board_node(uri), t) : st;
+}
+
+enum uri_arg { ARG_OPTIONAL, ARG_REQUIRED };
+
+static const struct {
+    const char *scheme;
+    enum uri_arg arg;   /* "scheme" alone allowed, or only "scheme:ARG" */
+    ndk_status (*open)(const char *arg, const char *uri, qpnic_transport **t);
+} carriers[] = {
+    { "sim", ARG_OPTIONAL, open_sim }, /* a private simulator; sim:PATH one serving at PATH */
+    { "tty", ARG_REQUIRED, open_tty }, /* tty:DEV, a board on a serial device */
+    { "usb", ARG_OPTIONAL, open_usb }, /* usb[:VID:PID[:SERIAL]], a board's FTDI bridge */
+};
+
 ndk_status ndk_open_adapter(const char *uri, ndk_adapter **out)
 {
     if (!out)
         return NDK_STATUS_INVALID_PARAMETER;
     *out = NULL;
-    const char *path = NULL;
-    if (uri && strcmp(uri, "sim") != 0) {
-        if (strncmp(uri, "sim:", 4) != 0 || uri[4] == '\0')
-            return NDK_STATUS_INVALID_PARAMETER; /* tty:, usb: not yet */
-        path = uri + 4;
+    if (!uri)
+        uri = "sim";
+    for (size_t i = 0; i < sizeof carriers / sizeof carriers[0]; i++) {
+        size_t n = strlen(carriers[i].scheme);
+        if (strncmp(uri, carriers[i].scheme, n) != 0 || (uri[n] != '\0' && uri[n] != ':'))
+            continue;
+        const char *arg = uri[n] == ':' ? uri + n + 1 : NULL;
+        if (arg ? *arg == '\0' : carriers[i].arg == ARG_REQUIRED)
+            return NDK_STATUS_INVALID_PARAMETER;
+        qpnic_transport *t = NULL;
+        ndk_status st = carriers[i].open(arg, uri, &t);
+        if (st != NDK_STATUS_SUCCESS)
+            return st;
+        return qpnic_adapter_open_on(t, out);
     }
-    qpnic_transport *t = NULL;
-    ndk_status st = qpnic_sim_transport_open(path, &t);
-    if (st != NDK_STATUS_SUCCESS)
-        return st;
-    return qpnic_adapter_open_on(t, out);
+    return NDK_STATUS_INVALID_PARAMETER;
 }
 
 /* ---- close ---- */

@@ -4,7 +4,7 @@ PERF_BIN := $(BUILD)/bin/qpnic-perf
 
 $(DEMO_BIN): host/tools/qpnic-demo.c host/include/qpnic/ndk.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) -pthread
+	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) $(HOST_LIBS)
 
 # qpnic-info: an adapter's identity, limits and counters, on any backend.
 INFO_BIN := $(BUILD)/bin/qpnic-info
@@ -15,7 +15,7 @@ $(INFO_BIN): host/tools/qpnic-info.c host/include/qpnic/ndk.h host/include/qpnic
 # qpnic-perf: the benchmark (issue 3; bench/bench.mk runs its sweep).
 $(PERF_BIN): host/tools/qpnic-perf.c host/include/qpnic/ndk.h host/include/qpnic/ndk_sim.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) -pthread
+	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) $(HOST_LIBS)
 
 # make demo: the walking skeleton end to end (README.md).
 demo: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX)

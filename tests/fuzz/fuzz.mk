@@ -16,7 +16,7 @@ FUZZ_CC    ?= clang-14
 FUZZ_TIME  ?= 300
 FUZZ_HANG  ?= 20
 FUZZ_FLAGS := $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -fno-omit-frame-pointer -pthread -Ihost/include -Ihost/src -Isim -Itests/host \
+    -fno-omit-frame-pointer -pthread -Ihost/include -Ihost/src -Isim -Itests/host $(FTDI_CFLAGS) \
     -DQPNIC_DEFAULT_SIM='"$(abspath $(SIM_BIN))"'
 
 # ---- 1. the API, over a fake NIC (tests/fuzz/fuzz_api.c)
@@ -31,7 +31,7 @@ FUZZ_TEST_TIME ?= 20
 
 $(FUZZ_API_BIN): tests/fuzz/fuzz_api.c $(HOST_TEST_SUPPORT) $(HOST_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< tests/host/fake_nic.c $(HOST_SRCS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< tests/host/fake_nic.c $(HOST_SRCS) $(FTDI_LIBS)
 
 .PHONY: fuzz-api test-fuzz-api fuzz-api-corpus
 fuzz-api-corpus:

@@ -19,12 +19,12 @@ FUZZ_RINGS_CORPUS := tests/fuzz/corpus/rings
 FUZZ_RINGS_WORK   := $(BUILD)/fuzz/rings
 FUZZ_RINGS_TEST_RUNS ?= 1500
 FUZZ_RINGS_CFLAGS := $(CSTD) $(WARN) -O1 -g -pthread -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=undefined -Ihost/include -Ihost/src -Ihost/src/gen -Isim \
+    -fno-sanitize-recover=undefined -Ihost/include -Ihost/src -Ihost/src/gen -Isim $(FTDI_CFLAGS) \
     -DQPNIC_DEFAULT_SIM='"$(abspath $(SIM_BIN))"'
 
 $(FUZZ_RINGS_BIN): tests/fuzz/fuzz_rings.c $(HOST_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_RINGS_CFLAGS) -o $@ tests/fuzz/fuzz_rings.c $(HOST_SRCS)
+	$(FUZZ_CC) $(FUZZ_RINGS_CFLAGS) -o $@ tests/fuzz/fuzz_rings.c $(HOST_SRCS) $(FTDI_LIBS)
 
 # The simulator's limits (a settle of the NIC is bounded inside the harness
 # in simulated cycles); -timeout catches a harness that stops altogether.

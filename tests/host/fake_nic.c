@@ -143,6 +143,24 @@ static const qpnic_transport_ops fake_ops = {
     .close = f_close,
 };
 
+void fake_preset_regs(uint32_t *regs)
+{
+    uint32_t c0 = QPNIC_FIELD(QPNIC_CAPS0_NUM_QP, QPNIC_NUM_QP) |
+                  QPNIC_FIELD(QPNIC_CAPS0_NUM_CQ, QPNIC_NUM_CQ);
+    uint32_t c1 = QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_QP_DEPTH, QPNIC_LOG_MAX_QP_DEPTH) |
+                  QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_CQ_DEPTH, QPNIC_LOG_MAX_CQ_DEPTH) |
+                  QPNIC_FIELD(QPNIC_CAPS1_FETCH_BURST_WQES, QPNIC_FETCH_BURST_WQES) |
+                  QPNIC_FIELD(QPNIC_CAPS1_MAX_SGE, QPNIC_MAX_SGE);
+    uint32_t c2 = QPNIC_FIELD(QPNIC_CAPS2_NUM_MR, QPNIC_NUM_MR) | QPNIC_FIELD(QPNIC_CAPS2_MAX_INLINE, QPNIC_MAX_INLINE_BYTES);
+    regs[QPNIC_REG_ID / 4] = QPNIC_ID_VALUE;
+    regs[QPNIC_REG_VERSION / 4] = QPNIC_VERSION_VALUE;
+    regs[QPNIC_REG_CAPS0 / 4] = c0;
+    regs[QPNIC_REG_CAPS1 / 4] = c1;
+    regs[QPNIC_REG_CAPS2 / 4] = c2;
+    regs[QPNIC_REG_CAPS3 / 4] = QPNIC_FIELD(QPNIC_CAPS3_PT_ENTRIES, QPNIC_NUM_PT);
+    regs[QPNIC_REG_STATUS / 4] = QPNIC_FIELD(QPNIC_STATUS_FW_READY, 1);
+}
+
 fake_nic *fake_new(size_t dma_bytes)
 {
     fake_nic *f = calloc(1, sizeof *f);
@@ -158,20 +176,7 @@ fake_nic *fake_new(size_t dma_bytes)
     f->base.node = 42;
     pthread_mutex_init(&f->m, NULL);
     pthread_cond_init(&f->c, NULL);
-    uint32_t c0 = QPNIC_FIELD(QPNIC_CAPS0_NUM_QP, QPNIC_NUM_QP) |
-                  QPNIC_FIELD(QPNIC_CAPS0_NUM_CQ, QPNIC_NUM_CQ);
-    uint32_t c1 = QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_QP_DEPTH, QPNIC_LOG_MAX_QP_DEPTH) |
-                  QPNIC_FIELD(QPNIC_CAPS1_LOG_MAX_CQ_DEPTH, QPNIC_LOG_MAX_CQ_DEPTH) |
-                  QPNIC_FIELD(QPNIC_CAPS1_FETCH_BURST_WQES, QPNIC_FETCH_BURST_WQES) |
-                  QPNIC_FIELD(QPNIC_CAPS1_MAX_SGE, QPNIC_MAX_SGE);
-    uint32_t c2 = QPNIC_FIELD(QPNIC_CAPS2_NUM_MR, QPNIC_NUM_MR) | QPNIC_FIELD(QPNIC_CAPS2_MAX_INLINE, QPNIC_MAX_INLINE_BYTES);
-    f->regs[QPNIC_REG_ID / 4] = QPNIC_ID_VALUE;
-    f->regs[QPNIC_REG_VERSION / 4] = QPNIC_VERSION_VALUE;
-    f->regs[QPNIC_REG_CAPS0 / 4] = c0;
-    f->regs[QPNIC_REG_CAPS1 / 4] = c1;
-    f->regs[QPNIC_REG_CAPS2 / 4] = c2;
-    f->regs[QPNIC_REG_CAPS3 / 4] = QPNIC_FIELD(QPNIC_CAPS3_PT_ENTRIES, QPNIC_NUM_PT);
-    f->regs[QPNIC_REG_STATUS / 4] = QPNIC_FIELD(QPNIC_STATUS_FW_READY, 1);
+    fake_preset_regs(f->regs);
     return f;
 }
 

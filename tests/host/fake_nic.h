@@ -44,6 +44,9 @@ typedef struct {
     fake_range ranges[FAKE_RANGES];
 } fake_nic;
 
+/* The default build's CAPS, ID, VERSION and firmware ready, into a
+ * register file of 0x10000 / 4 words (indexed by address / 4). */
+void fake_preset_regs(uint32_t *regs);
 /* A fake with the default build's CAPS, ID, VERSION and firmware ready. */
 fake_nic *fake_new(size_t dma_bytes);
 /* Open an adapter over it (the adapter owns it from now on). */

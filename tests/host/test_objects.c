@@ -254,7 +254,7 @@ static void adapter_info_from_caps(void)
 static void open_rejects_unknown_uri(void)
 {
     ndk_adapter *ad = (ndk_adapter *)1;
-    CHECK_ST(ndk_open_adapter("usb", &ad), NDK_STATUS_INVALID_PARAMETER);
+    CHECK_ST(ndk_open_adapter("pcie:0", &ad), NDK_STATUS_INVALID_PARAMETER);
     CHECK(ad == NULL, "out cleared on failure");
     CHECK_ST(ndk_open_adapter("sim:", &ad), NDK_STATUS_INVALID_PARAMETER);
     CHECK_ST(ndk_open_adapter("sim:/nonexistent/qpnic-none", &ad), NDK_STATUS_IO_ERROR);
