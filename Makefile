@@ -50,7 +50,7 @@ include tests/tests.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: all gen check-gen lint demo wave test install clean
-all: $(FW_HEX) $(SIM_BIN) $(LIB_A) $(LIB_SO) $(DEMO_BIN) $(INFO_BIN)
+all: $(FW_HEX) $(SIM_BIN) $(BOARD_SIM_BINS) $(LIB_A) $(LIB_SO) $(DEMO_BIN) $(INFO_BIN)
 
 gen:
 	python3 tools/genlayout.py

@@ -14,7 +14,7 @@
 // at the PLL's output clock.
 //
 //   qpnic-sim-ulx3s --pty-link PATH [--fw HEX] [--wave FILE.fst]
-//                   [--fault-pct P --fault-seed N] [--max-cycles N] [--quiet]
+//                   [--fault-ppm P --fault-seed N] [--max-cycles N] [--quiet]
 //
 // Exit status 0 when stopped by a signal or --max-cycles; 1 on any error.
 #include <cerrno>
@@ -67,7 +67,7 @@ struct Options {
     const char *pty_link = nullptr;
     std::string fw_path;
     const char *wave_path = nullptr;
-    unsigned fault_pct = 0;
+    unsigned fault_ppm = 0;
     unsigned fault_seed = 1;
     uint64_t max_cycles = 0;
     bool quiet = false;
@@ -79,8 +79,9 @@ void usage(FILE *to) {
             "  --pty-link PATH   make PATH a symbolic link to the board's serial line (a pty)\n"
             "  --fw HEX          firmware image (default: $QPNIC_FW, else <bin>/../share/qpnic/qpnic-fw.hex)\n"
             "  --wave FILE.fst   dump an FST waveform of the whole NIC\n"
-            "  --fault-pct P     impair P%% of the line's bytes each way (0..50): a bit flipped,\n"
-            "                    the byte lost, or the rest of its frame lost (equally likely)\n"
+            "  --fault-ppm P     impair P in a million of the line's bytes each way (0..100000):\n"
+            "                    a bit flipped, the byte lost, or the rest of its frame lost\n"
+            "                    (equally likely)\n"
             "  --fault-seed N    seed of the impairment (printed)\n"
             "  --max-cycles N    stop after N cycles\n"
             "  --quiet           no informational messages\n",
@@ -88,10 +89,10 @@ void usage(FILE *to) {
 }
 
 Options parse_args(int argc, char **argv) {
-    enum { PTY = 1, FW, WAVE, FPCT, FSEED, MAXC, QUIET, HELP };
+    enum { PTY = 1, FW, WAVE, FPPM, FSEED, MAXC, QUIET, HELP };
     static const struct option longopts[] = {
         {"pty-link", required_argument, nullptr, PTY},   {"fw", required_argument, nullptr, FW},
-        {"wave", required_argument, nullptr, WAVE},       {"fault-pct", required_argument, nullptr, FPCT},
+        {"wave", required_argument, nullptr, WAVE},       {"fault-ppm", required_argument, nullptr, FPPM},
         {"fault-seed", required_argument, nullptr, FSEED}, {"max-cycles", required_argument, nullptr, MAXC},
         {"quiet", no_argument, nullptr, QUIET},           {"help", no_argument, nullptr, HELP},
         {nullptr, 0, nullptr, 0},
@@ -104,7 +105,7 @@ Options parse_args(int argc, char **argv) {
         case PTY: o.pty_link = optarg; break;
         case FW: o.fw_path = optarg; break;
         case WAVE: o.wave_path = optarg; break;
-        case FPCT: o.fault_pct = (unsigned)sim_parse_number(PROG, "--fault-pct", optarg, 0, 50); break;
+        case FPPM: o.fault_ppm = (unsigned)sim_parse_number(PROG, "--fault-ppm", optarg, 0, 100000); break;
         case FSEED: o.fault_seed = (unsigned)sim_parse_number(PROG, "--fault-seed", optarg, 0, UINT_MAX); break;
         case MAXC: o.max_cycles = sim_parse_number(PROG, "--max-cycles", optarg, 1, UINT64_MAX); break;
         case QUIET: o.quiet = true; break;
@@ -122,7 +123,7 @@ Options parse_args(int argc, char **argv) {
 // bit flipped, be lost, or take the rest of its frame (up to the next flag)
 // with it.
 struct Impair {
-    unsigned pct = 0;
+    unsigned ppm = 0;
     unsigned seed = 1;
     bool cutting = false;
     uint64_t flipped = 0, lost = 0, cut = 0;
@@ -137,7 +138,7 @@ struct Impair {
             cutting = false;
             return true;
         }
-        if (pct == 0 || (unsigned)rand_r(&seed) % 100 >= pct)
+        if (ppm == 0 || (unsigned)rand_r(&seed) % 1000000 >= ppm)
             return true;
         switch ((unsigned)rand_r(&seed) % 3) {
         case 0: *b ^= (uint8_t)(1u << (rand_r(&seed) % 8)); flipped++; return true;
@@ -292,13 +293,13 @@ int main(int argc, char **argv) {
     if (!o.quiet) {
         fprintf(stderr, "%s: the board's serial line is %s (%s), %u baud at %u Hz; firmware %s\n", PROG,
                 o.pty_link, slave.c_str(), (unsigned)BOARD_BAUD, (unsigned)BOARD_CLK_HZ, o.fw_path.c_str());
-        if (o.fault_pct)
-            fprintf(stderr, "%s: impairing %u%% of the line's bytes each way, seed %u\n", PROG, o.fault_pct,
-                    o.fault_seed);
+        if (o.fault_ppm)
+            fprintf(stderr, "%s: impairing %u in a million of the line's bytes each way, seed %u\n", PROG,
+                    o.fault_ppm, o.fault_seed);
     }
 
-    Impair to_board{o.fault_pct, o.fault_seed};
-    Impair to_host{o.fault_pct, o.fault_seed * 2654435761u + 1};
+    Impair to_board{o.fault_ppm, o.fault_seed};
+    Impair to_host{o.fault_ppm, o.fault_seed * 2654435761u + 1};
     LineIn in;
     LineOut out;
     std::vector<uint8_t> outbuf;

@@ -89,12 +89,15 @@ test-tools: $(INFO_BIN) $(SIM_BIN) $(FW_HEX)
 	@if $(INFO_BIN) tty:/nonexistent/qpnic 2>/dev/null; then echo "FAIL qpnic_info_no_device: exit 0"; exit 1; fi; \
 	    echo "PASS qpnic_info_no_device"
 
-# Board level (docs/boards.md): the board-level co-simulation reached over
-# its pseudo-terminal.
+# Board level (docs/link.md, "Board-level co-simulation"): the board-level
+# simulator over its pseudo-terminal: a Python host, then qpnic-info, the
+# demo and the D, V and N end-to-end tests over tty:, then the demo and the
+# D tests on an impaired line (tests/board/run_board_tests.sh).
 .PHONY: test-board
-test-board: $(BOARD_SIM_BINS) $(FW_HEX)
+test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(INFO_BIN) $(DEMO_BIN) \
+            $(BUILD)/tests/e2e/test_defer $(BUILD)/tests/e2e/test_ops $(BUILD)/tests/e2e/test_notify
 	@set -e; for b in $(SIM_BOARDS); do echo "== board $$b"; \
-	    $(PYTHON) tests/board/link_smoke.py $(BUILD)/bin/qpnic-sim-$$b --fw $(FW_HEX); done
+	    PYTHON=$(PYTHON) tests/board/run_board_tests.sh $(BUILD) $$b; done
 
 TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-fuzz test-bench test-install test-tools test-board
 .PHONY: test test-layers

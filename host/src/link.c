@@ -99,6 +99,7 @@ typedef struct {
     size_t nranges;
 
     qpnic_link_counts counts;
+    uint64_t first_violation;   /* device address of the first DMA refused */
     void *dma_map;
 } link_transport;
 
@@ -290,6 +291,8 @@ static int dma_allowed_locked(link_transport *lt, uint64_t addr, uint64_t len, u
 
 static void violation_locked(link_transport *lt, const char *what, uint64_t addr, size_t len)
 {
+    if (lt->counts.dma_violations == 0)
+        lt->first_violation = addr;
     if (lt->counts.dma_violations++ == 0)
         fprintf(stderr, "qpnic: link on %s: DMA %s of %zu bytes at 0x%llx outside the host's ranges: "
                 "not performed (further ones counted, not printed)\n",
@@ -609,6 +612,15 @@ static void link_close(qpnic_transport *t)
     free(lt);
 }
 
+static void link_violations(qpnic_transport *t, uint32_t *count, uint64_t *first_addr)
+{
+    link_transport *lt = (link_transport *)t;
+    pthread_mutex_lock(&lt->m);
+    *count = (uint32_t)lt->counts.dma_violations;
+    *first_addr = lt->first_violation;
+    pthread_mutex_unlock(&lt->m);
+}
+
 static const qpnic_transport_ops link_ops = {
     .mmio_write = link_mmio_write,
     .mmio_read = link_mmio_read,
@@ -616,6 +628,7 @@ static const qpnic_transport_ops link_ops = {
     .ntf_kick = link_ntf_kick,
     .range_add = link_range_add,
     .range_del = link_range_del,
+    .violations = link_violations,
     .close = link_close,
 };
 

@@ -18,15 +18,17 @@ static qpnic_shm_hdr *sim_hdr(ndk_adapter *ad)
 
 ndk_status ndk_sim_dma_violations(ndk_adapter *ad, uint32_t *count, uint64_t *first_addr)
 {
-    qpnic_shm_hdr *h = sim_hdr(ad);
-    if (!h)
-        return qpnic_handle_live(ad, QPNIC_H_ADAPTER) ? NDK_STATUS_INVALID_DEVICE_STATE
-                                                      : NDK_STATUS_INVALID_PARAMETER;
-    uint32_t n = atomic_load(&h->violations);
+    if (!qpnic_handle_live(ad, QPNIC_H_ADAPTER))
+        return NDK_STATUS_INVALID_PARAMETER;
+    if (!ad->t->ops->violations)
+        return NDK_STATUS_INVALID_DEVICE_STATE; /* a carrier with no DMA checker */
+    uint32_t n = 0;
+    uint64_t first = 0;
+    ad->t->ops->violations(ad->t, &n, &first);
     if (count)
         *count = n;
     if (first_addr)
-        *first_addr = n ? h->first_violation_addr : 0;
+        *first_addr = first;
     return NDK_STATUS_SUCCESS;
 }
 

@@ -38,6 +38,9 @@ typedef struct {
      * A carrier without a checker returns 0 and ignores range_del. */
     int (*range_add)(qpnic_transport *t, uint64_t dev_addr, uint64_t len, uint32_t perm);
     void (*range_del)(qpnic_transport *t, int handle);
+    /* The DMA checker's verdict: accesses refused so far, and the device
+     * address of the first (0 when none). NULL for a carrier without one. */
+    void (*violations)(qpnic_transport *t, uint32_t *count, uint64_t *first_addr);
     /* Detach; stop a private device; free t. */
     void (*close)(qpnic_transport *t);
 } qpnic_transport_ops;

@@ -450,6 +450,14 @@ static void sim_close(qpnic_transport *t)
     free(s);
 }
 
+static void sim_violations(qpnic_transport *t, uint32_t *count, uint64_t *first_addr)
+{
+    sim_transport *s = (sim_transport *)t;
+    uint32_t n = atomic_load(&s->hdr->violations); /* acquire: the first's fields are set */
+    *count = n;
+    *first_addr = n ? s->hdr->first_violation_addr : 0;
+}
+
 static const qpnic_transport_ops sim_ops = {
     .mmio_write = sim_mmio_write,
     .mmio_read = sim_mmio_read,
@@ -457,6 +465,7 @@ static const qpnic_transport_ops sim_ops = {
     .ntf_kick = sim_ntf_kick,
     .range_add = sim_range_add,
     .range_del = sim_range_del,
+    .violations = sim_violations,
     .close = sim_close,
 };
 

@@ -6,7 +6,8 @@
  * notification, then prints what the NIC counted: one doorbell for the chain,
  * the WQE fetch reads, the CQEs.
  *
- *   qpnic-demo [URI]     URI as for ndk_open_adapter; default: a private sim
+ *   qpnic-demo [URI]     URI as for ndk_open_adapter; default: $QPNIC_URI,
+ *                        else a private sim
  *
  * Exit status 0 when everything checked out, 1 otherwise.
  */
@@ -71,7 +72,7 @@ static void counters_delta(const ndk_counters *a, const ndk_counters *b)
 
 int main(int argc, char **argv)
 {
-    const char *uri = argc > 1 ? argv[1] : NULL;
+    const char *uri = argc > 1 ? argv[1] : getenv("QPNIC_URI");
     ndk_adapter *ad;
     printf("Opening the NIC (%s)...\n", uri ? uri : "a private co-simulated qpnic");
     TRY(ndk_open_adapter(uri, &ad));

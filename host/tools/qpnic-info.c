@@ -1,7 +1,8 @@
 /* qpnic-info: what an adapter is, what it offers, and what it has counted.
  *
- *   qpnic-info [URI]     URI as for ndk_open_adapter (default: a private sim;
- *                        "tty:/dev/ttyUSB0", "usb", ... for a board)
+ *   qpnic-info [URI]     URI as for ndk_open_adapter (default: $QPNIC_URI,
+ *                        else a private sim; "tty:/dev/ttyUSB0", "usb", ...
+ *                        for a board)
  *
  * For: checking that a NIC answers on a backend (a board's link, a
  * simulator), reading its limits (CAPS registers) and its hardware
@@ -13,6 +14,7 @@
 #include <qpnic/ndk_sim.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
@@ -20,7 +22,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: qpnic-info [URI]\n");
         return 1;
     }
-    const char *uri = argc > 1 ? argv[1] : NULL;
+    const char *uri = argc > 1 ? argv[1] : getenv("QPNIC_URI");
     ndk_adapter *ad;
     ndk_status st = ndk_open_adapter(uri, &ad);
     if (st != NDK_STATUS_SUCCESS) {

@@ -10,7 +10,7 @@ $(DEMO_BIN): host/tools/qpnic-demo.c host/include/qpnic/ndk.h $(LIB_A)
 INFO_BIN := $(BUILD)/bin/qpnic-info
 $(INFO_BIN): host/tools/qpnic-info.c host/include/qpnic/ndk.h host/include/qpnic/ndk_sim.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) -pthread
+	$(CC) $(CSTD) $(WARN) $(OPT) -pthread -Ihost/include -o $@ $< $(LIB_A) $(HOST_LIBS)
 
 # qpnic-perf: the benchmark (issue 3; bench/bench.mk runs its sweep).
 $(PERF_BIN): host/tools/qpnic-perf.c host/include/qpnic/ndk.h host/include/qpnic/ndk_sim.h $(LIB_A)

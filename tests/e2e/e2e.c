@@ -73,9 +73,20 @@ void e2e_record_cb(void *fn_ctx, ndk_status cq_status)
     atomic_fetch_sub(&g_callbacks_running, 1);
 }
 
+/* Waits for the NIC scaled by $QPNIC_E2E_TIMEOUT_SCALE (default 1): over a
+ * board's serial line a request takes milliseconds, and on an impaired one
+ * a lost frame waits out a retransmission timeout. */
+static uint64_t scaled_ms(int timeout_ms)
+{
+    static unsigned scale;
+    if (!scale)
+        scale = e2e_env_uint("QPNIC_E2E_TIMEOUT_SCALE", 1);
+    return (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * (scale ? scale : 1);
+}
+
 unsigned e2e_wait_calls(e2e_cb *cb, unsigned n, int timeout_ms)
 {
-    uint64_t end = e2e_now_ms() + (uint64_t)timeout_ms;
+    uint64_t end = e2e_now_ms() + scaled_ms(timeout_ms);
     while (atomic_load(&cb->calls) < n && e2e_now_ms() < end)
         usleep(200);
     return atomic_load(&cb->calls);
@@ -128,7 +139,9 @@ void e2e_pair_open(e2e_pair *p, const e2e_opts *o)
     if (!o)
         o = &none;
     memset(p, 0, sizeof *p);
-    ndk_status st = ndk_open_adapter(NULL, &p->ad);
+    /* $QPNIC_URI picks the backend (a board, or the board-level simulator
+     * over its tty: make test-board); unset: a private simulator */
+    ndk_status st = ndk_open_adapter(getenv("QPNIC_URI"), &p->ad);
     EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
     st = ndk_create_pd(p->ad, &p->pd);
     EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
@@ -196,7 +209,7 @@ uint64_t e2e_remote_addr(const e2e_side *s, uint32_t off)
 uint32_t e2e_poll(ndk_cq *cq, ndk_result_ex *out, uint32_t n, int timeout_ms)
 {
     uint32_t got = 0;
-    uint64_t end = e2e_now_ms() + (uint64_t)timeout_ms;
+    uint64_t end = e2e_now_ms() + scaled_ms(timeout_ms);
     while (got < n) {
         got += ndk_get_cq_results_ex(cq, out + got, n - got);
         if (got < n) {

@@ -1,8 +1,10 @@
 /* e2e.h: what the end-to-end tests share.
  *
  * Every test here runs the whole NIC: libqpnic starts a private qpnic-sim
- * (the Verilator model of the RTL with the firmware on its soft core) and the
- * test talks to it only through the public API, as a user program would.
+ * (the Verilator model of the RTL with the firmware on its soft core), or
+ * opens the URI in $QPNIC_URI (a board, or the board-level simulator over
+ * its tty), and the test talks to it only through the public API, as a
+ * user program would.
  *
  * A test file is a list of cases; each case gets a fresh loopback pair (two
  * connected QPs on one adapter, each with its own CQs and a registered

@@ -16,7 +16,8 @@ extern "C" {
 
 /* DMA accesses the NIC made outside every range the driver entered (its
  * rings, registered regions); *first_addr is the device address of the
- * first one (0 when none). Either pointer may be NULL. A test asserts 0. */
+ * first one (0 when none). Either pointer may be NULL. A test asserts 0.
+ * The simulator's checker, or the board link's (the host serves DMA). */
 NDK_API ndk_status ndk_sim_dma_violations(ndk_adapter *ad, uint32_t *count, uint64_t *first_addr);
 
 /* Make every MMIO write cost `cycles` simulated cycles (a cost model for

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# tests/board/run_board_tests.sh: the board layer through the board-level
+# co-simulation (docs/link.md "Board-level co-simulation"), over tty:.
+#
+#   tests/board/run_board_tests.sh BUILD_DIR BOARD
+#
+# 1. link_smoke.py: a host written in Python opens the link twice
+# 2. qpnic-info, qpnic-demo and the end-to-end tests of deferral (D), the
+#    operations (V) and notification (N) over tty:, unchanged: $QPNIC_URI
+#    picks the backend
+# 3. the demo and the deferral tests again on a line that corrupts, drops
+#    and cuts bytes at a seeded rate (seed printed; QPNIC_BOARD_SEED
+#    replays it): the tests' own checks account for every completion
+# Each part starts its own simulator; every simulator is stopped at exit.
+set -euo pipefail
+BUILD=$1
+BOARD=$2
+SIM="$BUILD/bin/qpnic-sim-$BOARD"
+FW="$BUILD/share/qpnic/qpnic-fw.hex"
+PY=${PYTHON:-python3}
+TMP=$(mktemp -d /tmp/qpnic-board-test.XXXXXX)
+SIM_PID=
+stop_sim() {
+    if [ -n "$SIM_PID" ]; then
+        kill "$SIM_PID" 2>/dev/null || true
+        wait "$SIM_PID" 2>/dev/null || true
+        SIM_PID=
+    fi
+}
+trap 'stop_sim; rm -rf "$TMP"' EXIT
+
+# start_sim NAME [simulator options]: a simulator whose line is $TMP/NAME
+start_sim() {
+    local name=$1
+    shift
+    "$SIM" --pty-link "$TMP/$name" --fw "$FW" "$@" 2> "$TMP/$name.log" &
+    SIM_PID=$!
+    for _ in $(seq 100); do
+        [ -L "$TMP/$name" ] && return 0
+        sleep 0.05
+    done
+    echo "FAIL board_sim_start: $SIM made no $TMP/$name"; cat "$TMP/$name.log"; exit 1
+}
+
+run() {   # run NAME COMMAND...: PASS/FAIL line by the command's status
+    local name=$1
+    shift
+    if "$@" > "$TMP/out.txt" 2>&1; then
+        echo "PASS $name"
+    else
+        echo "FAIL $name: $* exited $?"; tail -20 "$TMP/out.txt"; tail -5 "$TMP"/*.log; exit 1
+    fi
+}
+
+$PY tests/board/link_smoke.py "$SIM" --fw "$FW"
+
+start_sim clean
+export QPNIC_URI="tty:$TMP/clean"
+# the tests' waits for the NIC, scaled: a request takes milliseconds here
+export QPNIC_E2E_TIMEOUT_SCALE=3
+run "board_${BOARD}_qpnic_info" "$BUILD/bin/qpnic-info"
+grep -q "register layout" "$TMP/out.txt" || { echo "FAIL board_${BOARD}_qpnic_info: no identity"; exit 1; }
+run "board_${BOARD}_demo" "$BUILD/bin/qpnic-demo"
+for t in test_defer test_ops test_notify; do
+    "$BUILD/tests/e2e/$t" | sed "s/^PASS /PASS board_${BOARD}_/; s/^FAIL /FAIL board_${BOARD}_/"
+done
+stop_sim
+
+SEED=${QPNIC_BOARD_SEED:-$(( $(date +%s) % 100000 ))}
+PPM=300
+echo "board $BOARD: impaired line, $PPM bytes in a million each way, seed $SEED (QPNIC_BOARD_SEED=$SEED replays it)"
+start_sim faulty --fault-ppm "$PPM" --fault-seed "$SEED"
+export QPNIC_URI="tty:$TMP/faulty"
+# a lost frame waits out a retransmission timeout (the NIC's 20 ms is about
+# a second of the simulator's wall time)
+export QPNIC_E2E_TIMEOUT_SCALE=10
+run "board_${BOARD}_demo_impaired_line" "$BUILD/bin/qpnic-demo"
+"$BUILD/tests/e2e/test_defer" | sed "s/^PASS /PASS board_${BOARD}_impaired_/; s/^FAIL /FAIL board_${BOARD}_impaired_/"
+stop_sim
+grep -h "impaired in" "$TMP/faulty.log" || true
