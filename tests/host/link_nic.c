@@ -34,7 +34,8 @@ struct lnic {
     int have_nonce;
     uint32_t nonce;
     uint8_t expect;      /* the host's next seq */
-    int owe_ack;
+    int owe_ack;         /* frames applied since the last ack sent */
+    uint64_t owe_since_ms; /* when the first of them was */
     nframe q[NQ];
     unsigned qh, qn, qsent;
     uint8_t qseq;        /* seq of q[qh] */
@@ -202,7 +203,8 @@ static void on_body(lnic *n, const uint8_t *b, size_t len)
     }
     if (apply(n, type, QPNIC_FIELD_GET(w, QPNIC_LINK_HDR_TAG), w, b, len)) {
         n->expect++;
-        n->owe_ack = 1;
+        if (n->owe_ack++ == 0)
+            n->owe_since_ms = ms_now();
         n->st.applied++;
     }
 }
@@ -222,7 +224,7 @@ static void timers(lnic *n)
         nframe *f = &n->q[(n->qh + n->qsent++) % NQ];
         emit(n, f->b, f->n);
     }
-    if (n->owe_ack)
+    if (n->owe_ack && (!n->cfg.lazy_ack || n->owe_ack >= 2 || now - n->owe_since_ms >= 3))
         send_plain(n, QPNIC_LINK_TYPE_ACK, NULL, 0);
 }
 
@@ -257,6 +259,7 @@ void lnic_cfg_default(lnic_cfg *cfg)
     cfg->version = QPNIC_LINK_VERSION;
     cfg->rx_frames = QPNIC_LINK_NIC_RX_FRAMES;
     cfg->lose_reset_done = 0;
+    cfg->lazy_ack = 0;
     cfg->rto_ms = 10;
 }
 

@@ -20,6 +20,8 @@ typedef struct {
     uint32_t rx_frames;   /* the window it announces (LINK_NIC_RX_FRAMES) */
     int lose_reset_done;  /* RESET_DONEs lost on the way before one arrives */
     int rto_ms;           /* its retransmission timeout */
+    int lazy_ack;         /* 1: an ACK only once two frames are owed one, or 3 ms
+                           * after the first: acks that cover several frames */
 } lnic_cfg;
 
 typedef struct {
