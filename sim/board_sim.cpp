@@ -14,7 +14,8 @@
 // at the PLL's output clock.
 //
 //   qpnic-sim-ulx3s --pty-link PATH [--fw HEX] [--wave FILE.fst]
-//                   [--fault-ppm P --fault-seed N] [--max-cycles N] [--quiet]
+//                   [--fault-ppm P --fault-seed N] [--line-log FILE]
+//                   [--max-cycles N] [--quiet]
 //
 // Exit status 0 when stopped by a signal or --max-cycles; 1 on any error.
 #include <cerrno>
@@ -69,6 +70,7 @@ struct Options {
     const char *wave_path = nullptr;
     unsigned fault_ppm = 0;
     unsigned fault_seed = 1;
+    const char *line_log = nullptr;
     uint64_t max_cycles = 0;
     bool quiet = false;
 };
@@ -83,17 +85,20 @@ void usage(FILE *to) {
             "                    a bit flipped, the byte lost, or the rest of its frame lost\n"
             "                    (equally likely)\n"
             "  --fault-seed N    seed of the impairment (printed)\n"
+            "  --line-log FILE   write every byte on the line to FILE, one a line:\n"
+            "                    <cycle> H|N <hex> (H: host to board, N: board to host, as sent,\n"
+            "                    before impairment); tools/link_log.py decodes the frames\n"
             "  --max-cycles N    stop after N cycles\n"
             "  --quiet           no informational messages\n",
             PROG);
 }
 
 Options parse_args(int argc, char **argv) {
-    enum { PTY = 1, FW, WAVE, FPPM, FSEED, MAXC, QUIET, HELP };
+    enum { PTY = 1, FW, WAVE, FPPM, FSEED, LOG, MAXC, QUIET, HELP };
     static const struct option longopts[] = {
         {"pty-link", required_argument, nullptr, PTY},   {"fw", required_argument, nullptr, FW},
         {"wave", required_argument, nullptr, WAVE},       {"fault-ppm", required_argument, nullptr, FPPM},
-        {"fault-seed", required_argument, nullptr, FSEED}, {"max-cycles", required_argument, nullptr, MAXC},
+        {"fault-seed", required_argument, nullptr, FSEED}, {"line-log", required_argument, nullptr, LOG}, {"max-cycles", required_argument, nullptr, MAXC},
         {"quiet", no_argument, nullptr, QUIET},           {"help", no_argument, nullptr, HELP},
         {nullptr, 0, nullptr, 0},
     };
@@ -107,6 +112,7 @@ Options parse_args(int argc, char **argv) {
         case WAVE: o.wave_path = optarg; break;
         case FPPM: o.fault_ppm = (unsigned)sim_parse_number(PROG, "--fault-ppm", optarg, 0, 100000); break;
         case FSEED: o.fault_seed = (unsigned)sim_parse_number(PROG, "--fault-seed", optarg, 0, UINT_MAX); break;
+        case LOG: o.line_log = optarg; break;
         case MAXC: o.max_cycles = sim_parse_number(PROG, "--max-cycles", optarg, 1, UINT64_MAX); break;
         case QUIET: o.quiet = true; break;
         case HELP: usage(stdout); exit(0);
@@ -298,6 +304,9 @@ int main(int argc, char **argv) {
                     o.fault_ppm, o.fault_seed);
     }
 
+    FILE *line_log = nullptr;
+    if (o.line_log && !(line_log = fopen(o.line_log, "w")))
+        sim_fail(PROG, "cannot write %s: %s", o.line_log, strerror(errno));
     Impair to_board{o.fault_ppm, o.fault_seed};
     Impair to_host{o.fault_ppm, o.fault_seed * 2654435761u + 1};
     LineIn in;
@@ -323,9 +332,12 @@ int main(int argc, char **argv) {
             uint8_t buf[4096];
             ssize_t n = read(master, buf, sizeof buf);
             if (n > 0) {
-                for (ssize_t i = 0; i < n; i++)
+                for (ssize_t i = 0; i < n; i++) {
+                    if (line_log)
+                        fprintf(line_log, "%llu H %02x\n", (unsigned long long)cycle, buf[i]);
                     if (to_board.pass(&buf[i]))
                         in.pending.push_back(buf[i]);
+                }
                 quiet = 0;
             } else if (n < 0 && errno != EAGAIN && errno != EIO) {
                 sim_fail(PROG, "reading the pty: %s", strerror(errno));
@@ -346,6 +358,8 @@ int main(int argc, char **argv) {
         int b = out.clock(nic->uart_tx);
         if (b >= 0) {
             uint8_t c = (uint8_t)b;
+            if (line_log)
+                fprintf(line_log, "%llu N %02x\n", (unsigned long long)cycle, c);
             if (to_host.pass(&c))
                 outbuf.push_back(c);
             quiet = 0;
@@ -370,6 +384,8 @@ int main(int argc, char **argv) {
     double secs = now_s() - t0;
     if (trace)
         trace->close();
+    if (line_log)
+        fclose(line_log);
     nic->final();
     unlink(o.pty_link);
     close(slave_fd);
