@@ -368,6 +368,8 @@ int main(int argc, char **argv) {
             ssize_t n = write(master, outbuf.data(), outbuf.size());
             if (n > 0)
                 outbuf.erase(outbuf.begin(), outbuf.begin() + n);
+            if (line_log)
+                fflush(line_log);   // a reader of the log sees every frame that reached the host
             // else the pty is full (no host reading): keep the bytes, try again
         }
         if (nic->error)

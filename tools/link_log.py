@@ -71,7 +71,10 @@ def frames(path):
     esc = {"H": False, "N": False}
     start = {"H": 0, "N": 0}
     for line in open(path):
-        cyc, d, byte = line.split()
+        parts = line.split()
+        if len(parts) != 3:
+            continue   # the last line of a log still being written
+        cyc, d, byte = parts
         cyc, b = int(cyc), int(byte, 16)
         if b == FLAG:
             body = cur[d]

@@ -4,7 +4,8 @@
 #
 #   tests/board/run_board_tests.sh BUILD_DIR BOARD
 #
-# 1. link_smoke.py: a host written in Python opens the link twice
+# 1. link_smoke.py: a host written in Python opens the link twice; the
+#    line's log of the demo decodes into frames (tools/link_log.py)
 # 2. qpnic-info, qpnic-demo and the end-to-end tests of deferral (D), the
 #    operations (V) and notification (N) over tty:, unchanged: $QPNIC_URI
 #    picks the backend
@@ -54,13 +55,21 @@ run() {   # run NAME COMMAND...: PASS/FAIL line by the command's status
 
 $PY tests/board/link_smoke.py "$SIM" --fw "$FW"
 
-start_sim clean
+start_sim clean --line-log "$TMP/line.log"
 export QPNIC_URI="tty:$TMP/clean"
 # the tests' waits for the NIC, scaled: a request takes milliseconds here
 export QPNIC_E2E_TIMEOUT_SCALE=3
 run "board_${BOARD}_qpnic_info" "$BUILD/bin/qpnic-info"
 grep -q "register layout" "$TMP/out.txt" || { echo "FAIL board_${BOARD}_qpnic_info: no identity"; exit 1; }
 run "board_${BOARD}_demo" "$BUILD/bin/qpnic-demo"
+# the line's log decodes into frames: the demo's doorbell and DMA, none broken
+$PY tools/link_log.py "$TMP/line.log" > "$TMP/frames.txt"
+if grep -q "DMA_RD_REQ" "$TMP/frames.txt" && grep -q "DMA_WR" "$TMP/frames.txt" && \
+   grep -q "MMIO_WR" "$TMP/frames.txt" && ! grep -q "BAD" "$TMP/frames.txt"; then
+    echo "PASS board_${BOARD}_line_log_decodes"
+else
+    echo "FAIL board_${BOARD}_line_log_decodes"; head -20 "$TMP/frames.txt"; exit 1
+fi
 for t in test_defer test_ops test_notify; do
     "$BUILD/tests/e2e/$t" | sed "s/^PASS /PASS board_${BOARD}_/; s/^FAIL /FAIL board_${BOARD}_/"
 done
