@@ -46,6 +46,7 @@ include host/host.mk
 include host/tools/tools.mk
 include bench/bench.mk
 include synth/synth.mk
+include boards/boards.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
 
@@ -59,8 +60,9 @@ check-gen:
 
 # Every build (docs/internals.md "Builds"): the default, the lite and the
 # full one, since widths follow the parameters; then the core inside make
-# synth's top (synth/qpnic_synth_top.v). rtl/lint.vlt waives PicoRV32 (not
-# ours); the few inline waivers in rtl/ each say why.
+# synth's top (synth/qpnic_synth_top.v); then the boards' shared logic
+# (boards/common/, its PLL apart). rtl/lint.vlt waives PicoRV32 (not ours);
+# the few inline waivers each say why.
 LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS)"
 lint:
 	@for p in $(LINT_BUILDS); do \
@@ -69,6 +71,10 @@ lint:
 	done
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) synth/qpnic_synth_top.v --top-module qpnic_synth_top
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_serial_nic
+	@for m in qpnic_board_status qpnic_reset_sync; do \
+	    echo "verilator --lint-only -Wall ... boards/common/*.v --top-module $$m"; \
+	    verilator --lint-only -Wall $(BOARD_LOGIC_SRCS) --top-module $$m || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)
