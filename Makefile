@@ -5,8 +5,8 @@
 #   make wave      run the demo with a waveform dump: build/demo.fst
 #   make lint      verilator --lint-only -Wall over the RTL
 #   make synth TARGET=NAME   the core through Yosys and nextpnr (synth/synth.mk)
-#   make bitstream BOARD=NAME   a board's bitstream (boards/boards.mk,
-#                  docs/boards.md)
+#   make bitstream BOARD=NAME   a board's bitstream; make prog BOARD=NAME
+#                  loads it (boards/boards.mk, docs/boards.md)
 #   make install PREFIX=DIR   headers, libraries, pkg-config, simulator, firmware
 #
 # Everything built goes under build/, laid out like an install prefix

@@ -5,6 +5,10 @@
 #   make bitstream BOARD=colorlight-i5  Colorlight i5 (LFE5U-25F), the 25F
 #                                       sizes: build/boards/colorlight-i5/
 #                                       colorlight-i5.bit
+#   make prog BOARD=NAME                loads that bitstream onto the board
+#                                       with openFPGALoader: into its flash
+#                                       (PROG_MEM=flash, the default) or
+#                                       only into the FPGA (PROG_MEM=sram)
 #
 # make bitstream is make synth's flow (synth/run_synth.py) on the board's
 # top: Yosys synth_ecp5, nextpnr-ecp5 with the board's LPF (its clock
@@ -12,18 +16,20 @@
 # and Fmax and exits nonzero when the design does not fit or misses 48 MHz.
 # Each board is one table of boards/boards.toml; SYNTH_CHECK and SYNTH_SEED
 # work as for make synth. A run takes 5 to 20 minutes (docs/boards.md), so
-# make test never runs one.
+# make test never runs one. make prog installs openFPGALoader (Debian's,
+# pinned in tools/debian-packages.txt) on its first use (boards/prog.sh).
 #
 # BOARD_COMMON_SRCS is the logic both tops share (boards/common/); the
 # Makefile lints it, tests/tests.mk tests it (tests/rtl).
 
 BOARD_NAMES       := ulx3s colorlight-i5
+PROG_MEM          ?= flash
 BOARD_COMMON_SRCS := $(sort $(wildcard boards/common/*.v))
 # The same but qpnic_ecp5_*.v, the PLL (EHXPLLL, which only Yosys and
 # nextpnr know) and what uses it: what Verilator can lint alone and simulate.
 BOARD_LOGIC_SRCS  := $(filter-out %/qpnic_ecp5_pll.v %/qpnic_ecp5_board.v,$(BOARD_COMMON_SRCS))
 
-.PHONY: bitstream board-known
+.PHONY: bitstream prog board-known
 board-known:
 	@case " $(BOARD_NAMES) " in *" $(BOARD) "*) ;; \
 	    *) echo "say which board: make $(MAKECMDGOALS) BOARD=NAME, NAME one of: $(BOARD_NAMES)"; exit 2 ;; esac
@@ -33,3 +39,6 @@ bitstream: board-known $(FW_HEX) $(BUILD)/venv/requirements-synth.installed
 	    --out $(BUILD)/boards/$(BOARD) --fw-hex $(FW_HEX) --label bitstream \
 	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) \
 	    $(PICORV32_V) $(RTL_SRCS) $(BOARD_COMMON_SRCS) $(wildcard boards/$(BOARD)/*.v)
+
+prog: board-known
+	bash boards/prog.sh $(BOARD) $(BUILD)/boards/$(BOARD)/$(BOARD).bit $(PROG_MEM)
