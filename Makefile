@@ -62,9 +62,11 @@ check-gen:
 
 # Every build (docs/internals.md "Builds"): the default, the lite and the
 # full one, since widths follow the parameters; then the core inside make
-# synth's top (synth/qpnic_synth_top.v); then the boards' shared logic
-# (boards/common/, its PLL apart). rtl/lint.vlt waives PicoRV32 (not ours);
-# the few inline waivers each say why.
+# synth's top (synth/qpnic_synth_top.v), and the serial NIC; then the
+# boards' shared logic alone, and each board's top (boards/boards.mk) with
+# the ECP5 primitives as Yosys declares them. rtl/lint.vlt waives PicoRV32
+# (not ours), boards/lint.vlt Yosys's declarations; the few inline waivers
+# each say why.
 LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS)"
 lint:
 	@for p in $(LINT_BUILDS); do \
@@ -76,6 +78,11 @@ lint:
 	@for m in qpnic_board_status qpnic_reset_sync; do \
 	    echo "verilator --lint-only -Wall ... boards/common/*.v --top-module $$m"; \
 	    verilator --lint-only -Wall $(BOARD_LOGIC_SRCS) --top-module $$m || exit 1; \
+	done
+	@for b in $(BOARD_TOPS); do \
+	    echo "verilator --lint-only -Wall ... boards/$${b%%:*}/*.v --top-module $${b##*:}"; \
+	    verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt boards/lint.vlt $(PICORV32_V) $(RTL_SRCS) \
+	        $(BOARD_COMMON_SRCS) $(ECP5_CELLS_BB) boards/$${b%%:*}/*.v --top-module $${b##*:} || exit 1; \
 	done
 
 clean:

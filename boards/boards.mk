@@ -20,7 +20,8 @@
 # pinned in tools/debian-packages.txt) on its first use (boards/prog.sh).
 #
 # BOARD_COMMON_SRCS is the logic both tops share (boards/common/); the
-# Makefile lints it, tests/tests.mk tests it (tests/rtl).
+# Makefile lints it with the tops (BOARD_TOPS, board:module), tests/tests.mk
+# tests it (tests/rtl).
 
 BOARD_NAMES       := ulx3s colorlight-i5
 PROG_MEM          ?= flash
@@ -28,6 +29,11 @@ BOARD_COMMON_SRCS := $(sort $(wildcard boards/common/*.v))
 # The same but qpnic_ecp5_*.v, the PLL (EHXPLLL, which only Yosys and
 # nextpnr know) and what uses it: what Verilator can lint alone and simulate.
 BOARD_LOGIC_SRCS  := $(filter-out %/qpnic_ecp5_pll.v %/qpnic_ecp5_board.v,$(BOARD_COMMON_SRCS))
+BOARD_TOPS        := ulx3s:qpnic_ulx3s colorlight-i5:qpnic_colorlight_i5
+
+# Yosys's black-box declarations of the ECP5 primitives (EHXPLLL), from
+# Debian's yosys (tools/debian-packages.txt), for linting the tops.
+ECP5_CELLS_BB := /usr/share/yosys/ecp5/cells_bb.v
 
 .PHONY: bitstream prog board-known
 board-known:
