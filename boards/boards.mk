@@ -15,8 +15,8 @@
 # constraint is the PLL's 48 MHz), ecppack. It prints LUTs, FFs, RAM blocks
 # and Fmax and exits nonzero when the design does not fit or misses 48 MHz.
 # Each board is one table of boards/boards.toml; SYNTH_CHECK and SYNTH_SEED
-# work as for make synth. A run takes 5 to 20 minutes (docs/boards.md), so
-# make test never runs one. make prog installs openFPGALoader (Debian's,
+# work as for make synth. A run takes most of an hour here (docs/boards.md,
+# "Figures"), so make test never runs one. make prog installs openFPGALoader (Debian's,
 # pinned in tools/debian-packages.txt) on its first use (boards/prog.sh).
 #
 # BOARD_COMMON_SRCS is the logic both tops share (boards/common/); the
