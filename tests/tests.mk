@@ -1,8 +1,10 @@
 # tests/tests.mk: the test layers (DESIGN.md "Testing, layer by layer").
 #
 # RTL unit tests: each tests/rtl/tb_<module>.cpp is a Verilator C++ testbench
-# whose top is rtl/<module>.v; it prints "PASS <name>" lines or fails with a
-# message and a non-zero exit.
+# whose top is rtl/<module>.v or boards/common/<module>.v (the boards' shared
+# logic); it prints "PASS <name>" lines or fails with a message and a
+# non-zero exit. (The board tops themselves are not unit-tested here: they
+# need the ECP5 PLL.)
 
 RTL_TB_SRCS := $(sort $(wildcard tests/rtl/tb_*.cpp))
 RTL_TB_BINS := $(patsubst tests/rtl/tb_%.cpp,$(BUILD)/tests/rtl/tb_%,$(RTL_TB_SRCS))
@@ -10,9 +12,9 @@ VERILATOR_TB_FLAGS = --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
     $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_$* -o ../tb_$* \
     -CFLAGS "-O1 -std=c++17 -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen -I$(CURDIR)/rtl/gen" rtl/lint.vlt
 
-$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h
+$(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) $(BOARD_LOGIC_SRCS) rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h
 	@mkdir -p $(dir $@)
-	verilator $(VERILATOR_TB_FLAGS) --top-module $* $(PICORV32_V) $(RTL_SRCS) $(abspath $<) > $(BUILD)/tests/rtl/tb_$*.build.log 2>&1 || { cat $(BUILD)/tests/rtl/tb_$*.build.log; exit 1; }
+	verilator $(VERILATOR_TB_FLAGS) --top-module $* $(PICORV32_V) $(RTL_SRCS) $(BOARD_LOGIC_SRCS) $(abspath $<) > $(BUILD)/tests/rtl/tb_$*.build.log 2>&1 || { cat $(BUILD)/tests/rtl/tb_$*.build.log; exit 1; }
 
 # tb_qpnic_core runs the real firmware image on the soft core.
 $(BUILD)/tests/rtl/tb_qpnic_core: $(FW_HEX)

@@ -14,9 +14,11 @@ sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 
 # Each line of debian-packages.txt: package=version command-it-provides
+# [target]; a line with a target is that target's to install (make prog).
 missing=()
-while read -r pkg cmd; do
+while read -r pkg cmd target; do
     case "$pkg" in ''|\#*) continue ;; esac
+    [ -z "$target" ] || continue
     name=${pkg%%=*}
     if [ "$cmd" = "-" ]; then
         dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q "ok installed" || missing+=("$name")

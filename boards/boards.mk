@@ -1,0 +1,50 @@
+# boards/boards.mk: the boards (docs/boards.md).
+#
+#   make bitstream BOARD=ulx3s          Radiona ULX3S (LFE5U-85F), the full
+#                                       build: build/boards/ulx3s/ulx3s.bit
+#   make bitstream BOARD=colorlight-i5  Colorlight i5 (LFE5U-25F), the 25F
+#                                       sizes: build/boards/colorlight-i5/
+#                                       colorlight-i5.bit
+#   make prog BOARD=NAME                loads that bitstream onto the board
+#                                       with openFPGALoader: into its flash
+#                                       (PROG_MEM=flash, the default) or
+#                                       only into the FPGA (PROG_MEM=sram)
+#
+# make bitstream is make synth's flow (synth/run_synth.py) on the board's
+# top: Yosys synth_ecp5, nextpnr-ecp5 with the board's LPF (its clock
+# constraint is the PLL's 48 MHz), ecppack. It prints LUTs, FFs, RAM blocks
+# and Fmax and exits nonzero when the design does not fit or misses 48 MHz.
+# Each board is one table of boards/boards.toml; SYNTH_CHECK and SYNTH_SEED
+# work as for make synth. A run takes most of an hour here (docs/boards.md,
+# "Figures"), so make test never runs one. make prog installs openFPGALoader (Debian's,
+# pinned in tools/debian-packages.txt) on its first use (boards/prog.sh).
+#
+# BOARD_COMMON_SRCS is the logic both tops share (boards/common/); the
+# Makefile lints it with the tops (BOARD_TOPS, board:module), tests/tests.mk
+# tests it (tests/rtl).
+
+BOARD_NAMES       := ulx3s colorlight-i5
+PROG_MEM          ?= flash
+BOARD_COMMON_SRCS := $(sort $(wildcard boards/common/*.v))
+# The same but qpnic_ecp5_*.v, the PLL (EHXPLLL, which only Yosys and
+# nextpnr know) and what uses it: what Verilator can lint alone and simulate.
+BOARD_LOGIC_SRCS  := $(filter-out %/qpnic_ecp5_pll.v %/qpnic_ecp5_board.v,$(BOARD_COMMON_SRCS))
+BOARD_TOPS        := ulx3s:qpnic_ulx3s colorlight-i5:qpnic_colorlight_i5
+
+# Yosys's black-box declarations of the ECP5 primitives (EHXPLLL), from
+# Debian's yosys (tools/debian-packages.txt), for linting the tops.
+ECP5_CELLS_BB := /usr/share/yosys/ecp5/cells_bb.v
+
+.PHONY: bitstream prog board-known
+board-known:
+	@case " $(BOARD_NAMES) " in *" $(BOARD) "*) ;; \
+	    *) echo "say which board: make $(MAKECMDGOALS) BOARD=NAME, NAME one of: $(BOARD_NAMES)"; exit 2 ;; esac
+
+bitstream: board-known $(FW_HEX) $(BUILD)/venv/requirements-synth.installed
+	$(PYTHON) synth/run_synth.py $(BOARD) --targets boards/boards.toml --repo $(CURDIR) \
+	    --out $(BUILD)/boards/$(BOARD) --fw-hex $(FW_HEX) --label bitstream \
+	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) \
+	    $(PICORV32_V) $(RTL_SRCS) $(BOARD_COMMON_SRCS) $(wildcard boards/$(BOARD)/*.v)
+
+prog: board-known
+	bash boards/prog.sh $(BOARD) $(BUILD)/boards/$(BOARD)/$(BOARD).bit $(PROG_MEM)
