@@ -18,7 +18,6 @@ any failure.
 """
 import argparse
 import os
-import re
 import select
 import struct
 import subprocess
@@ -28,19 +27,9 @@ import time
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def layout():
-    """The numbers this test needs, from the generated C header (one source)."""
-    text = open(os.path.join(ROOT, "host/src/gen/qpnic_hw.h")).read()
-    vals = {}
-    for name, val in re.findall(r"#define (QPNIC_\w+) (0x[0-9A-Fa-f]+|\d+)u", text):
-        vals[name] = int(val, 0)
-    return vals
-
-
-L = layout()
-FLAG, ESC, XOR = L["QPNIC_LINK_FLAG"], L["QPNIC_LINK_ESC"], L["QPNIC_LINK_ESC_XOR"]
+# the layout's numbers, read from the generated C header by the frame decoder
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from link_log import L, FLAG, ESC, XOR  # noqa: E402
 
 
 def fail(msg):
