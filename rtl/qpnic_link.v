@@ -103,9 +103,39 @@ module qpnic_link #(
     localparam IW   = 10;                   // bits of a body's length
     localparam SQ   = `QPNIC_LINK_SEQ_BITS;
     localparam MAXD = `QPNIC_LINK_MAX_DATA;
-    // the longest body the host sends: header, LINK_MAX_DATA bytes, CRC
-    localparam [IW-1:0] RX_MAX = 8 + MAXD;
-    localparam [IW-1:0] HDR_CRC = 8;        // a body's header and CRC bytes
+    // a frame's words (layout structs link_*), counted from the body's first
+    // word after the header: a slot holds those words, then the data
+    localparam integer HW = `QPNIC_LINK_HDR_WORDS;
+    localparam integer HDR_CRC_I    = 4 * HW + 4;   // a body's header and CRC bytes
+    localparam integer W_DMA_HI_I   = `QPNIC_LINK_DMA_ADDR_HI_WORD - HW;
+    localparam integer W_DMA_LEN_I  = `QPNIC_LINK_DMA_LEN_WORD - HW;   // a DMA_WR's data start here
+    localparam integer W_MMIO_DATA_I = `QPNIC_LINK_MMIO_DATA_WORD - HW;
+    // bytes after the header of each frame the NIC sends ...
+    localparam integer LEN_NTF_I    = 4 * (`QPNIC_LINK_NTF_WORDS - HW);
+    localparam integer LEN_REPLY_I  = 4 * (`QPNIC_LINK_MMIO_WORDS - HW);
+    localparam integer LEN_DRREQ_I  = 4 * (`QPNIC_LINK_DMA_WORDS - HW);
+    localparam integer LEN_DWR_I    = 4 * W_DMA_LEN_I;                  // before the data
+    localparam integer LEN_RDONE_I  = 4 * (`QPNIC_LINK_RESET_WORDS - HW);
+    // ... and the bodies the host sends, CRC included
+    localparam integer BODY_MWR_I   = HDR_CRC_I + 4 * (`QPNIC_LINK_MMIO_WORDS - HW);
+    localparam integer BODY_MRD_I   = HDR_CRC_I + 4 * W_MMIO_DATA_I;
+    localparam integer BODY_RESET_I = HDR_CRC_I + 4 * (`QPNIC_LINK_RESET_NONCE_WORD + 1 - HW);
+    localparam integer NONCE_LAST_I = 4 * `QPNIC_LINK_RESET_NONCE_WORD + 3;  // byte index
+    localparam [IW-1:0] HDR_CRC    = HDR_CRC_I[IW-1:0];
+    localparam [SW-1:0] W_DMA_HI   = W_DMA_HI_I[SW-1:0];
+    localparam [SW-1:0] W_DMA_LEN  = W_DMA_LEN_I[SW-1:0];
+    localparam [SW-1:0] W_MMIO_DATA = W_MMIO_DATA_I[SW-1:0];
+    localparam [IW-1:0] LEN_NTF    = LEN_NTF_I[IW-1:0];
+    localparam [IW-1:0] LEN_REPLY  = LEN_REPLY_I[IW-1:0];
+    localparam [IW-1:0] LEN_DRREQ  = LEN_DRREQ_I[IW-1:0];
+    localparam [IW-1:0] LEN_DWR    = LEN_DWR_I[IW-1:0];
+    localparam [IW-1:0] LEN_RDONE  = LEN_RDONE_I[IW-1:0];
+    localparam [IW-1:0] BODY_MWR   = BODY_MWR_I[IW-1:0];
+    localparam [IW-1:0] BODY_MRD   = BODY_MRD_I[IW-1:0];
+    localparam [IW-1:0] BODY_RESET = BODY_RESET_I[IW-1:0];
+    localparam [IW-1:0] NONCE_LAST = NONCE_LAST_I[IW-1:0];
+    localparam integer  RX_MAX_I   = HDR_CRC_I + MAXD;
+    localparam [IW-1:0] RX_MAX     = RX_MAX_I[IW-1:0];   // the longest body the host sends: header, data, CRC
     localparam [IW-1:0] FOUR = 4;
     localparam [IW-1:0] MAXD_B = MAXD;
     localparam [7:0] T_ACK    = `QPNIC_LINK_TYPE_ACK;
@@ -134,6 +164,13 @@ module qpnic_link #(
             $fatal(1, "qpnic_link: LINK_NIC_RX_FRAMES and LINK_NIC_TX_FRAMES must be powers of two");
         if (RTO_CYCLES < 1 || RTO_CYCLES >= (1 << 24) || RESET_CYCLES < 1 || RESET_CYCLES > 31)
             $fatal(1, "qpnic_link: RTO_CYCLES %0d or RESET_CYCLES %0d out of range", RTO_CYCLES, RESET_CYCLES);
+        // the first word after the header is the one every type starts with
+        // (a DMA address's low word, a register's address, a notification,
+        // a nonce), and a register's data follows its address
+        if (`QPNIC_LINK_DMA_ADDR_LO_WORD != HW || `QPNIC_LINK_MMIO_ADDR_WORD != HW ||
+            `QPNIC_LINK_NTF_WORD_WORD != HW || `QPNIC_LINK_RESET_NONCE_WORD != HW ||
+            `QPNIC_LINK_MMIO_DATA_WORD != HW + 1)
+            $fatal(1, "qpnic_link: the layout's link_* words are not where the slots expect them");
         if ((MAXD + 12) / 4 > (1 << SW))
             $fatal(1, "qpnic_link: a slot of 2^%0d words is too small", SW);
     end
@@ -187,9 +224,9 @@ module qpnic_link #(
     always @* begin
         case (h_type)
         T_ACK:    snd_len = d_len == HDR_CRC;
-        T_MWR:    snd_len = d_len == HDR_CRC + 8;
-        T_MRD:    snd_len = d_len == HDR_CRC + 4;
-        T_RESET:  snd_len = d_len == HDR_CRC + 4;
+        T_MWR:    snd_len = d_len == BODY_MWR;
+        T_MRD:    snd_len = d_len == BODY_MRD;
+        T_RESET:  snd_len = d_len == BODY_RESET;
         T_DRDATA: snd_len = d_len > HDR_CRC;
         default:  snd_len = 1'b0;
         endcase
@@ -225,7 +262,7 @@ module qpnic_link #(
         end else if (db_valid) begin
             if (db_idx < 4) h <= {db_data, h[31:8]};
             else rx_word <= {db_data, rx_word[23:8]};
-            if (db_idx == 7) h_nonce <= {db_data, rx_word};
+            if (db_idx == NONCE_LAST) h_nonce <= {db_data, rx_word};
             if (db_idx == {IW{1'b0}}) rx_wr_ok <= rx_count != RXF[RXB:0];
         end
     end
@@ -488,15 +525,15 @@ module qpnic_link #(
         end else if (pick_p) begin
             tw_slot = free_slot; tw_data = {16'd0, mmio_addr};
         end else if (s_state == S_HI) begin
-            tw_idx = 1; tw_data = s_addr_hi;
+            tw_idx = W_DMA_HI; tw_data = s_addr_hi;
         end else if (s_state == S_LEN) begin
-            tw_idx = 2; tw_data = {{(32-IW){1'b0}}, rd_len};
+            tw_idx = W_DMA_LEN; tw_data = {{(32-IW){1'b0}}, rd_len};
         end else if (s_state == S_REP) begin
-            tw_idx = 1; tw_data = reply_data;
+            tw_idx = W_MMIO_DATA; tw_data = reply_data;
         end else if (w_pick) begin
             tw_slot = free_slot; tw_data = dmaw_req_addr[31:0];
         end else if (w_state == W_HI) begin
-            tw_slot = w_slot; tw_idx = 1; tw_data = w_addr_hi;
+            tw_slot = w_slot; tw_idx = W_DMA_HI; tw_data = w_addr_hi;
         end else if (w_take && w_apos == 2'd3) begin
             tw_slot = w_slot; tw_idx = w_widx; tw_data = {w_byte, w_asm};
         end else if (w_commit && w_apos != 2'd0) begin
@@ -506,8 +543,6 @@ module qpnic_link #(
             tw_en = 1'b0;
         end
     end
-    // bytes after the header of each frame the NIC sends (docs/link.md)
-    localparam [IW-1:0] LEN_NTF = 4, LEN_REPLY = 8, LEN_DRREQ = 12, LEN_DWR = 8, LEN_RDONE = 8;
 
     wire [TXB+SW-1:0] tr_addr;
     wire              tr_en;
@@ -593,7 +628,7 @@ module qpnic_link #(
             case (w_state)
             W_IDLE: if (w_pick) begin
                 w_slot <= free_slot;
-                w_widx <= 2;                  // after its address's two words
+                w_widx <= W_DMA_LEN;          // after its address's two words
                 w_addr_hi <= dmaw_req_addr[63:32];
                 // never more than a slot holds, whatever len says
                 w_left <= dmaw_req_len > MAXD ? MAXD_B : dmaw_req_len[IW-1:0];
