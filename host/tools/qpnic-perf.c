@@ -785,14 +785,6 @@ static void counter_delta(const ndk_counters *c0, const ndk_counters *c1, run_re
 /* Warm up (always polling, at no doorbell cost, so no notification happens
  * before the measurement), set the doorbell cost, let the NIC go idle, then
  * measure `iters` operations between two counter snapshots. */
-/* The simulator's doorbell cost model. A carrier without one (a board, the
- * board-level simulator) has its own real cost: only 0 is asked of it. */
-static ndk_status set_delay(bench *b, uint32_t cycles)
-{
-    ndk_status st = ndk_sim_set_doorbell_delay(b->ad, cycles);
-    return st == NDK_STATUS_INVALID_DEVICE_STATE && cycles == 0 ? NDK_STATUS_SUCCESS : st;
-}
-
 static int measure(bench *b, run_result *r)
 {
     const run_cfg *c = b->cfg;
@@ -802,10 +794,10 @@ static int measure(bench *b, run_result *r)
     if ((c->op == OP_SEND || c->op == OP_FRSEND) &&
         ensure_receives(b, sends < b->rq_depth ? sends : b->rq_depth))
         return -1;
-    if (check(b, set_delay(b, 0), "ndk_sim_set_doorbell_delay") ||
+    if (check(b, ndk_sim_set_doorbell_delay(b->ad, 0), "ndk_sim_set_doorbell_delay") ||
         (warm && run_ops(b, warm, WAIT_POLL)))
         return -1;
-    if (check(b, set_delay(b, c->delay), "ndk_sim_set_doorbell_delay") ||
+    if (check(b, ndk_sim_set_doorbell_delay(b->ad, c->delay), "ndk_sim_set_doorbell_delay") ||
         check(b, ndk_sim_wait_idle(b->ad, WAIT_TIMEOUT_MS), "ndk_sim_wait_idle"))
         return -1;
     ndk_counters c0, c1;

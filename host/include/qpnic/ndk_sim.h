@@ -21,7 +21,7 @@ extern "C" {
 NDK_API ndk_status ndk_sim_dma_violations(ndk_adapter *ad, uint32_t *count, uint64_t *first_addr);
 
 /* Make every MMIO write cost `cycles` simulated cycles (a cost model for
- * doorbells; 0 = free). */
+ * doorbells; 0 = free). On another carrier only 0 (no added cost) succeeds. */
 NDK_API ndk_status ndk_sim_set_doorbell_delay(ndk_adapter *ad, uint32_t cycles);
 
 /* Wait until the NIC has nothing in flight: every register write posted
