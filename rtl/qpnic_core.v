@@ -39,7 +39,8 @@
 //                                     registers, 2 or more for the QP and CQ
 //                                     blocks, which their tables answer);
 //                                     mmio_ready stays low until then
-//   dmar_req_*, dmar_rsp_*            DMA read channel
+//   dmar_req_*, dmar_rsp_*            DMA read channel, tagged by read
+//                                     master: several reads in flight
 //   dmaw_req_*, dmaw_dat_*            DMA write channel; the carrier takes
 //                                     a write's data beats only after it
 //                                     took the write's request (the data
@@ -76,11 +77,13 @@ module qpnic_core #(
     input  wire        dmar_req_ready,
     output wire [63:0] dmar_req_addr,
     output wire [15:0] dmar_req_len,
+    output wire [`QPNIC_DMA_RD_TAG_BITS-1:0] dmar_req_tag,
     input  wire        dmar_rsp_valid,
     output wire        dmar_rsp_ready,
     input  wire [31:0] dmar_rsp_data,
     input  wire [3:0]  dmar_rsp_keep,
     input  wire        dmar_rsp_last,
+    input  wire [`QPNIC_DMA_RD_TAG_BITS-1:0] dmar_rsp_tag,
 
     output wire        dmaw_req_valid,
     input  wire        dmaw_req_ready,
@@ -198,6 +201,7 @@ module qpnic_core #(
     wire          cnt_rd_valid, cnt_wr_valid;
     wire [15:0]   cnt_rd_bytes, cnt_wr_bytes;
 
+    wire unused_wr_tag;   // the write channel has no tags
     wire dp_idle, cqw_idle, rd_arb_idle, wr_arb_idle, rd_pt_idle, wr_pt_idle;
 
     // ---- csr -> the page tables; arbiters -> page tables -> the ports ---------
@@ -213,6 +217,7 @@ module qpnic_core #(
     wire         ar_req_valid, ar_req_ready, aw_req_valid, aw_req_ready;
     wire [63:0]  ar_req_addr, aw_req_addr;
     wire [15:0]  ar_req_len, aw_req_len;
+    wire [`QPNIC_DMA_RD_TAG_BITS-1:0] ar_req_tag;
 
     // Idle apart from MMIO (STATUS.idle), and idle as a whole (the port).
     wire engines_idle = dp_idle && cqw_idle && cqt_idle && rd_arb_idle && wr_arb_idle &&
@@ -359,7 +364,7 @@ module qpnic_core #(
         .trap(fw_trap)
     );
 
-    qpnic_dma_rd_arb #(.N(4)) rd_arb (
+    qpnic_dma_rd_arb #(.N(4), .TW(`QPNIC_DMA_RD_TAG_BITS)) rd_arb (
         .clk(clk), .rst(rst),
         .s_req_valid(rd_req_valid), .s_req_ready(rd_req_ready),
         .s_req_addr(rd_req_addr), .s_req_len(rd_req_len),
@@ -367,10 +372,10 @@ module qpnic_core #(
         .s_rsp_data(rd_rsp_data), .s_rsp_keep(rd_rsp_keep),
         .s_rsp_last(rd_rsp_last),
         .m_req_valid(ar_req_valid), .m_req_ready(ar_req_ready),
-        .m_req_addr(ar_req_addr), .m_req_len(ar_req_len),
+        .m_req_addr(ar_req_addr), .m_req_len(ar_req_len), .m_req_tag(ar_req_tag),
         .m_rsp_valid(dmar_rsp_valid), .m_rsp_ready(dmar_rsp_ready),
         .m_rsp_data(dmar_rsp_data), .m_rsp_keep(dmar_rsp_keep),
-        .m_rsp_last(dmar_rsp_last),
+        .m_rsp_last(dmar_rsp_last), .m_rsp_tag(dmar_rsp_tag),
         .cnt_valid(cnt_rd_valid), .cnt_bytes(cnt_rd_bytes),
         .idle(rd_arb_idle)
     );
@@ -399,13 +404,13 @@ module qpnic_core #(
     // Each channel's requests through its copy of the page table. A write
     // request's data waits for the request (the carrier takes the data
     // only after the request), so delaying the request delays nothing else.
-    qpnic_page_table #(.NUM_PT(NUM_PT)) rd_pt (
+    qpnic_page_table #(.NUM_PT(NUM_PT), .TW(`QPNIC_DMA_RD_TAG_BITS)) rd_pt (
         .clk(clk), .rst(rst),
         .pt_wr_en(pt_wr_en), .pt_wr_idx(pt_wr_idx), .pt_wr_pfn(pt_wr_pfn),
         .in_valid(ar_req_valid), .in_ready(ar_req_ready),
-        .in_addr(ar_req_addr), .in_len(ar_req_len),
+        .in_addr(ar_req_addr), .in_len(ar_req_len), .in_tag(ar_req_tag),
         .out_valid(dmar_req_valid), .out_ready(dmar_req_ready),
-        .out_addr(dmar_req_addr), .out_len(dmar_req_len),
+        .out_addr(dmar_req_addr), .out_len(dmar_req_len), .out_tag(dmar_req_tag),
         .idle(rd_pt_idle)
     );
 
@@ -413,9 +418,9 @@ module qpnic_core #(
         .clk(clk), .rst(rst),
         .pt_wr_en(pt_wr_en), .pt_wr_idx(pt_wr_idx), .pt_wr_pfn(pt_wr_pfn),
         .in_valid(aw_req_valid), .in_ready(aw_req_ready),
-        .in_addr(aw_req_addr), .in_len(aw_req_len),
+        .in_addr(aw_req_addr), .in_len(aw_req_len), .in_tag(1'b0),
         .out_valid(dmaw_req_valid), .out_ready(dmaw_req_ready),
-        .out_addr(dmaw_req_addr), .out_len(dmaw_req_len),
+        .out_addr(dmaw_req_addr), .out_len(dmaw_req_len), .out_tag(unused_wr_tag),
         .idle(wr_pt_idle)
     );
 endmodule

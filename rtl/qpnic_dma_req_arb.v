@@ -18,6 +18,8 @@
 //   m_req_valid/ready, m_req_addr, m_req_len   the request towards the carrier
 //   xfer_done            the owner's last beat passed this cycle
 //   owner                the master that owns the channel (valid when in_xfer)
+//   req_sel              the master whose request is passed on (valid with
+//                        m_req_valid)
 //   in_xfer              the request is done, beats pass for the owner
 //   cnt_valid, cnt_bytes a granted request and its length (byte counters)
 //   idle                 nothing granted or in progress
@@ -47,6 +49,7 @@ module qpnic_dma_req_arb #(
     input  wire            xfer_done,
     output reg  [IW-1:0]   owner,
     output wire            in_xfer,
+    output wire [IW-1:0]   req_sel,
 
     output wire            cnt_valid,
     output wire [15:0]     cnt_bytes,
@@ -95,6 +98,7 @@ module qpnic_dma_req_arb #(
     end
 
     assign in_xfer   = state == S_XFER;
+    assign req_sel   = sel;
     assign cnt_valid = m_req_valid && m_req_ready;
     assign cnt_bytes = m_req_len;
     assign idle      = state == S_IDLE;

@@ -65,6 +65,7 @@ module qpnic_dma_wr_arb #(
     localparam IW = (N > 1) ? $clog2(N) : 1;
 
     wire [IW-1:0] owner;
+    wire [IW-1:0] unused_req_sel;   // owner names the master once its request is done
     wire          in_xfer;
     wire          xfer_done = m_dat_valid && m_dat_ready && m_dat_last;
 
@@ -74,7 +75,7 @@ module qpnic_dma_wr_arb #(
         .s_req_addr(s_req_addr), .s_req_len(s_req_len),
         .m_req_valid(m_req_valid), .m_req_ready(m_req_ready),
         .m_req_addr(m_req_addr), .m_req_len(m_req_len),
-        .xfer_done(xfer_done), .owner(owner), .in_xfer(in_xfer),
+        .xfer_done(xfer_done), .owner(owner), .in_xfer(in_xfer), .req_sel(unused_req_sel),
         .cnt_valid(cnt_valid), .cnt_bytes(cnt_bytes), .idle(idle));
 
     // The data beats pass from the owner to the carrier only (an indexed

@@ -22,14 +22,19 @@
 // A RESET with a new nonce holds the core and all four in reset for
 // RESET_CYCLES, then sends RESET_DONE (docs/link.md "Opening: RESET").
 //
-// One DMA read is outstanding at a time (the core's read channel takes one
-// at a time anyway: docs/internals.md), so dmar_req_ready stays low until
-// its data has gone into the core.
+// Up to RD_OPEN DMA reads are outstanding at once, each DMA_RD_REQ tagged
+// with the core's read tag; the host answers them in the order it got
+// them (docs/link.md), so a DMA_RD_DATA is taken only if it answers the
+// oldest read not yet answered, with that read's tag and length, and its
+// beats go into the core with that tag. dmar_req_ready stays low while
+// RD_OPEN reads wait for their data to go into the core.
 //
 // Parameters
 //   RTO_CYCLES     retransmission timeout, clock cycles (below 2^24; a
 //                  board sets it for about 20 ms: qpnic_serial_nic)
 //   RESET_CYCLES   how long a RESET holds the core in reset
+//   RD_OPEN        DMA reads outstanding at most (a power of two; the
+//                  core keeps at most 6 open: docs/internals.md)
 // Ports
 //   clk, rst                             clock, synchronous active-high reset
 //   rx_valid, rx_data, rx_err            the line's bytes in (qpnic_uart)
@@ -46,7 +51,8 @@
 
 module qpnic_link #(
     parameter RTO_CYCLES   = 65536,
-    parameter RESET_CYCLES = 16
+    parameter RESET_CYCLES = 16,
+    parameter RD_OPEN      = 8
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -71,11 +77,13 @@ module qpnic_link #(
     output wire        dmar_req_ready,
     input  wire [63:0] dmar_req_addr,
     input  wire [15:0] dmar_req_len,
+    input  wire [`QPNIC_DMA_RD_TAG_BITS-1:0] dmar_req_tag,
     output wire        dmar_rsp_valid,
     input  wire        dmar_rsp_ready,
     output wire [31:0] dmar_rsp_data,
     output wire [3:0]  dmar_rsp_keep,
     output wire        dmar_rsp_last,
+    output wire [`QPNIC_DMA_RD_TAG_BITS-1:0] dmar_rsp_tag,
 
     input  wire        dmaw_req_valid,
     output wire        dmaw_req_ready,
@@ -103,6 +111,8 @@ module qpnic_link #(
     localparam IW   = 10;                   // bits of a body's length
     localparam SQ   = `QPNIC_LINK_SEQ_BITS;
     localparam MAXD = `QPNIC_LINK_MAX_DATA;
+    localparam TGW  = `QPNIC_DMA_RD_TAG_BITS;
+    localparam RQB  = $clog2(RD_OPEN);      // bits of a read's place in the queue
     // a frame's words (layout structs link_*), counted from the body's first
     // word after the header: a slot holds those words, then the data
     localparam integer HW = `QPNIC_LINK_HDR_WORDS;
@@ -160,7 +170,7 @@ module qpnic_link #(
     localparam [31:0] CAPS = caps_word(RXF[7:0], TXF[7:0]);
 
     initial begin
-        if ((1 << RXB) != RXF || (1 << TXB) != TXF)
+        if ((1 << RXB) != RXF || (1 << TXB) != TXF || (1 << RQB) != RD_OPEN || RD_OPEN < 2)
             $fatal(1, "qpnic_link: LINK_NIC_RX_FRAMES and LINK_NIC_TX_FRAMES must be powers of two");
         if (RTO_CYCLES < 1 || RTO_CYCLES >= (1 << 24) || RESET_CYCLES < 1 || RESET_CYCLES > 31)
             $fatal(1, "qpnic_link: RTO_CYCLES %0d or RESET_CYCLES %0d out of range", RTO_CYCLES, RESET_CYCLES);
@@ -213,11 +223,16 @@ module qpnic_link #(
     wire [7:0]    h_tag  = h[`QPNIC_LINK_HDR_TAG];
     reg  [31:0]   h_nonce;             // a RESET's nonce: the word after the header
 
-    // the one outstanding DMA read
-    reg           rd_pending;          // asked, data not yet into the core
-    reg           rd_data_in;          // its data frame is kept
-    reg  [7:0]    rd_tag, rd_tag_next;
-    reg  [IW-1:0] rd_len;
+    // the outstanding DMA reads, in the order they were asked: [rq_ap,
+    // rq_kp) have their data kept (or going into the core), [rq_kp, rq_wp)
+    // wait for it
+    reg  [TGW-1:0] rq_tag [0:RD_OPEN-1];
+    reg  [IW-1:0]  rq_len [0:RD_OPEN-1];
+    reg  [RQB:0]   rq_wp, rq_kp, rq_ap;
+    wire [RQB-1:0] rq_k = rq_kp[RQB-1:0];
+    wire           rq_full = rq_wp - rq_ap == RD_OPEN[RQB:0];
+    reg  [TGW-1:0] s_tag;              // the read the small filler is writing
+    reg  [IW-1:0]  s_len;
 
     // a sound frame: sound bytes of a type the host sends, of its length
     reg snd_len;
@@ -233,8 +248,9 @@ module qpnic_link #(
     end
     wire sound     = d_done && d_ok && snd_len;
     wire sequenced = h_type == T_MWR || h_type == T_MRD || h_type == T_DRDATA;
-    // a DMA read's data answers the outstanding read, once
-    wire rd_match  = rd_pending && !rd_data_in && h_tag == rd_tag && d_len == HDR_CRC + rd_len;
+    // a DMA read's data answers the oldest read not yet answered, once
+    wire rd_match  = rq_kp != rq_wp && h_tag == {{(8-TGW){1'b0}}, rq_tag[rq_k]}
+                     && d_len == HDR_CRC + rq_len[rq_k];
     wire in_turn   = sound && sequenced && h_seq == rx_expected;
     wire take      = in_turn && rx_wr_ok && (h_type != T_DRDATA || rd_match);
     // in turn but not what was asked for: the host broke the protocol
@@ -281,7 +297,7 @@ module qpnic_link #(
     reg  [IW-1:0] a_left;              // DMA data bytes from this beat on
     reg           reply_valid;
     reg  [31:0]   reply_data;
-    reg  [7:0]    reply_tag;
+    reg  [7:0]    a_tag;
     wire          reply_taken;
     wire [7:0]    a_type = rs_type[rx_rp];
     wire          a_start = a_state == A_IDLE && rx_count != {(RXB+1){1'b0}} && !lrst;
@@ -296,6 +312,7 @@ module qpnic_link #(
     assign dmar_rsp_data  = rr_data;
     assign dmar_rsp_last  = a_left <= 4;
     assign dmar_rsp_keep  = a_left >= 4 ? 4'hF : a_left[1:0] == 2'd3 ? 4'h7 : a_left[1:0] == 2'd2 ? 4'h3 : 4'h1;
+    assign dmar_rsp_tag   = a_tag[TGW-1:0];   // the kept frame's tag, latched in A_W0
 
     always @(posedge clk) begin
         if (lrst) begin
@@ -308,7 +325,7 @@ module qpnic_link #(
             mmio_wdata <= 32'd0;
             reply_valid <= 1'b0;
             reply_data <= 32'd0;
-            reply_tag <= 8'd0;
+            a_tag <= 8'd0;
         end else begin
             if (rr_en) a_widx <= a_start ? {SW{1'b0}} : a_widx + 1'b1;
             case (a_state)
@@ -316,7 +333,7 @@ module qpnic_link #(
             A_W0: begin
                 mmio_addr <= rr_data[`QPNIC_LINK_MMIO_ADDR];
                 a_left <= rs_len[rx_rp] - HDR_CRC;
-                reply_tag <= rs_tag[rx_rp];
+                a_tag <= rs_tag[rx_rp];
                 if (a_type == T_MWR) begin
                     a_state <= A_W1;
                 end else if (a_type == T_MRD) begin
@@ -469,7 +486,7 @@ module qpnic_link #(
     reg  [TXB-1:0] s_slot;
     reg  [31:0]    s_addr_hi;
     wire           s_pick = s_state == S_IDLE && !lrst && free_any;
-    wire           pick_r = s_pick && dmar_req_valid && !rd_pending;
+    wire           pick_r = s_pick && dmar_req_valid && !rq_full;
     wire           pick_n = s_pick && !pick_r && ntf_valid;
     wire           pick_p = s_pick && !pick_r && !ntf_valid && reply_valid;
     wire           s_we   = pick_r || pick_n || pick_p || s_state != S_IDLE;
@@ -527,7 +544,7 @@ module qpnic_link #(
         end else if (s_state == S_HI) begin
             tw_idx = W_DMA_HI; tw_data = s_addr_hi;
         end else if (s_state == S_LEN) begin
-            tw_idx = W_DMA_LEN; tw_data = {{(32-IW){1'b0}}, rd_len};
+            tw_idx = W_DMA_LEN; tw_data = {{(32-IW){1'b0}}, s_len};
         end else if (s_state == S_REP) begin
             tw_idx = W_MMIO_DATA; tw_data = reply_data;
         end else if (w_pick) begin
@@ -556,7 +573,7 @@ module qpnic_link #(
     wire           commit   = s_commit || w_commit;
     wire [TXB-1:0] c_slot   = s_commit ? (pick_n ? free_slot : s_slot) : w_slot;
     wire [7:0]     c_type   = pick_n ? T_NTF : s_state == S_REP ? T_REPLY : s_state == S_LEN ? T_DRREQ : T_DWR;
-    wire [7:0]     c_tag    = s_state == S_REP ? reply_tag : s_state == S_LEN ? rd_tag : 8'd0;
+    wire [7:0]     c_tag    = s_state == S_REP ? a_tag : s_state == S_LEN ? {{(8-TGW){1'b0}}, s_tag} : 8'd0;
     wire [IW-1:0]  c_len    = pick_n ? LEN_NTF : s_state == S_REP ? LEN_REPLY : s_state == S_LEN ? LEN_DRREQ
                             : w_bytes + LEN_DWR;
 
@@ -577,11 +594,15 @@ module qpnic_link #(
             w_beat_last <= 1'b0;
             w_asm <= 24'd0;
             w_apos <= 2'd0;
-            rd_pending <= 1'b0;
-            rd_data_in <= 1'b0;
-            rd_tag <= 8'd0;
-            rd_tag_next <= 8'd0;
-            rd_len <= {IW{1'b0}};
+            rq_wp <= {(RQB+1){1'b0}};
+            rq_kp <= {(RQB+1){1'b0}};
+            rq_ap <= {(RQB+1){1'b0}};
+            for (ti = 0; ti < RD_OPEN; ti = ti + 1) begin
+                rq_tag[ti] <= {TGW{1'b0}};
+                rq_len[ti] <= {IW{1'b0}};
+            end
+            s_tag <= {TGW{1'b0}};
+            s_len <= {IW{1'b0}};
             tx_fill <= {SQ{1'b0}};
             slot_used <= {TXF{1'b0}};
             for (ti = 0; ti < TXF; ti = ti + 1) begin
@@ -591,11 +612,8 @@ module qpnic_link #(
                 ts_len[ti] <= {IW{1'b0}};
             end
         end else begin
-            if (take && h_type == T_DRDATA) rd_data_in <= 1'b1;
-            if (beat_go && dmar_rsp_last) begin
-                rd_pending <= 1'b0;
-                rd_data_in <= 1'b0;
-            end
+            if (take && h_type == T_DRDATA) rq_kp <= rq_kp + 1'b1;
+            if (beat_go && dmar_rsp_last) rq_ap <= rq_ap + 1'b1;
 
             // slots: taken by a pick, free again when their frame is acknowledged
             for (ti = 0; ti < TXF; ti = ti + 1)
@@ -609,10 +627,11 @@ module qpnic_link #(
                 if (pick_r) begin
                     s_slot <= free_slot;
                     s_addr_hi <= dmar_req_addr[63:32];
-                    rd_pending <= 1'b1;
-                    rd_tag <= rd_tag_next;
-                    rd_tag_next <= rd_tag_next + 8'd1;
-                    rd_len <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
+                    s_tag <= dmar_req_tag;
+                    s_len <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
+                    rq_tag[rq_wp[RQB-1:0]] <= dmar_req_tag;
+                    rq_len[rq_wp[RQB-1:0]] <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
+                    rq_wp <= rq_wp + 1'b1;
                     s_state <= S_HI;
                 end
                 if (pick_p) begin

@@ -31,18 +31,22 @@
 //
 // Parameters
 //   NUM_PT   page table entries (CAPS3 pt_entries)
+//   TW       bits of a request's tag (the read channel's; the write
+//            channel has none and ties in_tag to 0)
 // Ports
 //   clk, rst                     clock, synchronous active-high reset
 //   pt_wr_en, pt_wr_idx, pt_wr_pfn   write an entry (an index >= NUM_PT is
 //                                ignored)
 //   in_*                         the request from the channel's arbiter
-//   out_*                        the request to the carrier, translated
+//   out_*                        the request to the carrier, translated;
+//                                its tag goes with it unchanged
 //   idle                         no request held
 `default_nettype none
 `include "qpnic_layout.vh"
 
 module qpnic_page_table #(
-    parameter NUM_PT = `QPNIC_NUM_PT
+    parameter NUM_PT = `QPNIC_NUM_PT,
+    parameter TW = 1
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -55,11 +59,13 @@ module qpnic_page_table #(
     output wire        in_ready,
     input  wire [63:0] in_addr,
     input  wire [15:0] in_len,
+    input  wire [TW-1:0] in_tag,
 
     output wire        out_valid,
     input  wire        out_ready,
     output wire [63:0] out_addr,
     output wire [15:0] out_len,
+    output wire [TW-1:0] out_tag,
 
     output wire        idle
 );
@@ -94,10 +100,12 @@ module qpnic_page_table #(
 
     reg [63:0] h_addr;
     reg [15:0] h_len;
+    reg [TW-1:0] h_tag;
 
     assign in_ready  = held ? out_ready : (in_pt || out_ready);
     assign out_valid = held || (in_valid && !in_pt);
     assign out_len   = held ? h_len : in_len;
+    assign out_tag   = held ? h_tag : in_tag;
     assign out_addr  = !held ? in_addr
                      : h_addr[`QPNIC_PT_ADDR_BIT] ? {{(64 - PS - PFN){1'b0}}, pfn, h_addr[PS-1:0]}
                      : h_addr;
@@ -111,6 +119,7 @@ module qpnic_page_table #(
         if (take) begin
             h_addr <= in_addr;
             h_len  <= in_len;
+            h_tag  <= in_tag;
         end
     end
 endmodule

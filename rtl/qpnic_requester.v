@@ -76,7 +76,10 @@
 //
 // Parameters
 //   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold one
-//                     MAX_DMA_BYTES read (512 bytes: 7)
+//                     MAX_DMA_BYTES read (512 bytes: 7), and two for the
+//                     gather to keep two reads in flight (8, the default:
+//                     still one block RAM on the ECP5, whose DP16KD is
+//                     512 x 36)
 // Ports
 //   tq_req_*, tq_rsp_*              request port of qpnic_qp_table: READ
 //                                   (the WQE's QP), PSN (a packet's), SET_ERR
@@ -105,7 +108,7 @@
 
 module qpnic_requester #(
     parameter NUM_MR          = 16,
-    parameter STAGE_LOG_DEPTH = 7,
+    parameter STAGE_LOG_DEPTH = 8,
     parameter QW              = 8
 ) (
     input  wire                 clk,
@@ -556,7 +559,7 @@ module qpnic_requester #(
     qpnic_gather #(.SINK_WORDS(STAGE_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
         .start_valid(ost_go && ost_ready && !is_local && has_payload),
-        .start_ready(g_start_ready),
+        .start_ready(g_start_ready), .start_one(is_send || is_sinv),
         .start_addr(seg_addr), .start_len(seg_len),   // (INLINE's loaded in S_INL)
         .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),

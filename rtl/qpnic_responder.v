@@ -428,7 +428,7 @@ module qpnic_responder #(
     // A READ's one segment, the RETH's; its later segments are empty.
     qpnic_gather #(.SINK_WORDS(OUT_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
-        .start_valid(state == S_GSTART), .start_ready(g_start_ready),
+        .start_valid(state == S_GSTART), .start_ready(g_start_ready), .start_one(1'b0),
         .start_addr({{(MAX_SGE*64-64){1'b0}}, reth_dev}),
         .start_len({{(MAX_SGE*32-32){1'b0}}, reth_len}), .sink_count(out_count),
         .rd_req_valid(g_rd_req_valid), .rd_req_ready(rd_req_ready),
@@ -441,9 +441,12 @@ module qpnic_responder #(
         .idle(g_idle));
 
     // --- read master: the RQ WQE read, else the gather ---
+    // Both read with the master's one tag, whose reads the carrier answers
+    // in order: the RQ WQE read waits until no read of the gather is in
+    // flight (g_idle), so its data is its own.
     always @* begin
         if (state == S_RQ_REQ || state == S_RQ_DATA) begin
-            rd_req_valid = (state == S_RQ_REQ);
+            rd_req_valid = (state == S_RQ_REQ) && g_idle;
             rd_req_addr  = rq_addr_r;
             rd_req_len   = WQE_BYTES[15:0];
             rd_rsp_ready = (state == S_RQ_DATA);
@@ -524,7 +527,7 @@ module qpnic_responder #(
     assign cqe_valid = (state == S_CQE);
     assign cqe_cqn   = ctx_rcq;
 
-    assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_ready;
+    assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_valid && rd_req_ready;
     assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait && !dq_rts;
 
     assign at_bound = (state == S_HDR) && (hdr_i == 4'd0);
@@ -681,7 +684,7 @@ module qpnic_responder #(
             S_RNR:
                 if (tq_grant) state <= S_DATA;
             S_RQ_REQ:
-                if (rd_req_ready) state <= S_RQ_DATA;
+                if (rd_req_valid && rd_req_ready) state <= S_RQ_DATA;
             S_RQ_DATA:
                 if (rd_rsp_valid) begin
                     for (wj = 0; wj < `QPNIC_WQE_WORDS; wj = wj + 1)   // (as hdr)

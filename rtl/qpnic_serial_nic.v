@@ -49,6 +49,7 @@ module qpnic_serial_nic #(
     wire        dmar_req_valid, dmar_req_ready, dmar_rsp_valid, dmar_rsp_ready, dmar_rsp_last;
     wire [63:0] dmar_req_addr;
     wire [15:0] dmar_req_len;
+    wire [`QPNIC_DMA_RD_TAG_BITS-1:0] dmar_req_tag, dmar_rsp_tag;
     wire [31:0] dmar_rsp_data;
     wire [3:0]  dmar_rsp_keep;
     wire        dmaw_req_valid, dmaw_req_ready, dmaw_dat_valid, dmaw_dat_ready, dmaw_dat_last;
@@ -68,9 +69,10 @@ module qpnic_serial_nic #(
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
         .mmio_rvalid(mmio_rvalid), .mmio_rdata(mmio_rdata),
         .dmar_req_valid(dmar_req_valid), .dmar_req_ready(dmar_req_ready),
-        .dmar_req_addr(dmar_req_addr), .dmar_req_len(dmar_req_len),
+        .dmar_req_addr(dmar_req_addr), .dmar_req_len(dmar_req_len), .dmar_req_tag(dmar_req_tag),
         .dmar_rsp_valid(dmar_rsp_valid), .dmar_rsp_ready(dmar_rsp_ready),
         .dmar_rsp_data(dmar_rsp_data), .dmar_rsp_keep(dmar_rsp_keep), .dmar_rsp_last(dmar_rsp_last),
+        .dmar_rsp_tag(dmar_rsp_tag),
         .dmaw_req_valid(dmaw_req_valid), .dmaw_req_ready(dmaw_req_ready),
         .dmaw_req_addr(dmaw_req_addr), .dmaw_req_len(dmaw_req_len),
         .dmaw_dat_valid(dmaw_dat_valid), .dmaw_dat_ready(dmaw_dat_ready),
@@ -86,9 +88,10 @@ module qpnic_serial_nic #(
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
         .mmio_rvalid(mmio_rvalid), .mmio_rdata(mmio_rdata),
         .dmar_req_valid(dmar_req_valid), .dmar_req_ready(dmar_req_ready),
-        .dmar_req_addr(dmar_req_addr), .dmar_req_len(dmar_req_len),
+        .dmar_req_addr(dmar_req_addr), .dmar_req_len(dmar_req_len), .dmar_req_tag(dmar_req_tag),
         .dmar_rsp_valid(dmar_rsp_valid), .dmar_rsp_ready(dmar_rsp_ready),
         .dmar_rsp_data(dmar_rsp_data), .dmar_rsp_keep(dmar_rsp_keep), .dmar_rsp_last(dmar_rsp_last),
+        .dmar_rsp_tag(dmar_rsp_tag),
         .dmaw_req_valid(dmaw_req_valid), .dmaw_req_ready(dmaw_req_ready),
         .dmaw_req_addr(dmaw_req_addr), .dmaw_req_len(dmaw_req_len),
         .dmaw_dat_valid(dmaw_dat_valid), .dmaw_dat_ready(dmaw_dat_ready),

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <signal.h>
 #include <unistd.h>
@@ -38,20 +39,30 @@ constexpr unsigned RESET_CYCLES = 8;
 constexpr unsigned MAX_PRINTED_VIOLATIONS = 16;
 constexpr unsigned MAX_PRINTED_PROTOCOL_ERRORS = 16;
 constexpr uint32_t BAD_READ_VALUE = 0xFFFFFFFFu;      // reply to an unaddressable read
+constexpr size_t MAX_OPEN_READS = 16;                 // DMA reads taken and not yet answered
 
-enum class DmaReadState { IDLE, WAIT, BEATS };
+// A DMA read the core asked for and the harness has not finished answering.
+struct DmaRead {
+    uint64_t addr;        // device address of the next beat
+    uint32_t left;        // bytes still to return
+    uint32_t tag;         // dmar_req_tag: its beats go back with it
+    bool ok;              // passed the checker (else zeros)
+    uint64_t ready_cycle; // first cycle its first beat may be shown
+};
 
 class Harness {
   public:
     Harness(SimShm *shm, const HarnessConfig &cfg, VerilatedContext *ctx)
         : shm_(shm), hdr_(shm->hdr), cfg_(cfg), core_(new Vqpnic_core(ctx)),
-          region_{QPNIC_SHM_DMA_BASE, shm->dma_bytes} {}
+          region_{QPNIC_SHM_DMA_BASE, shm->dma_bytes}, rd_rng_(cfg.dma_reorder_seed) {}
 
     void open_trace(const char *path); // after ctx->traceEverOn(true)
     void reset();
     StopReason serve();
     void finish();
     uint64_t cycles() const { return cycle_; }
+    uint64_t dma_reads() const { return rd_answered_; }
+    uint64_t dma_reads_overtaking() const { return rd_overtaking_; }
 
   private:
     void step();
@@ -60,7 +71,8 @@ class Harness {
     void present_mmio_slot();
     void mmio_accepted();
     void mmio_read_reply(uint32_t value);
-    void dma_read_begin(uint64_t addr, uint32_t len);
+    void dma_read_begin(uint64_t addr, uint32_t len, uint32_t tag);
+    size_t dma_read_pick();
     void dma_read_load_beat();
     void dma_read_beat_taken();
     void dma_write_begin(uint64_t addr, uint32_t len);
@@ -92,12 +104,15 @@ class Harness {
     uint32_t read_seq_ = 0;
     uint32_t doorbell_wait_ = 0;  // cycles left before the next MMIO access
 
-    // DMA read channel
-    DmaReadState rd_state_ = DmaReadState::IDLE;
-    uint64_t rd_addr_ = 0;        // device address of the next beat
-    uint32_t rd_left_ = 0;        // bytes still to return
-    bool rd_ok_ = false;          // passed the checker (else zeros)
-    uint64_t rd_ready_cycle_ = 0; // first cycle the first beat may be shown
+    // DMA read channel: the reads asked for, oldest first; rd_cur_ is the
+    // one whose beats are on the port while rd_serving_. Reads of one tag
+    // are answered in order; with cfg_.dma_reorder_seed, the next read to
+    // answer is the oldest of a tag picked at random among those ready.
+    std::deque<DmaRead> rd_open_;
+    bool rd_serving_ = false;
+    size_t rd_cur_ = 0;
+    uint64_t rd_rng_ = 0;
+    uint64_t rd_answered_ = 0, rd_overtaking_ = 0;
 
     // DMA write channel
     bool wr_active_ = false;
@@ -207,45 +222,78 @@ bool Harness::check_dma(uint64_t addr, uint32_t len, bool write) {
     return false;
 }
 
-void Harness::dma_read_begin(uint64_t addr, uint32_t len) {
-    if (len == 0 || len > QPNIC_MAX_DMA_BYTES)
-        protocol_error("DMA read length outside 1..512");
-    rd_ok_ = check_dma(addr, len, false);
-    rd_addr_ = addr;
-    rd_left_ = len;
-    rd_state_ = len ? DmaReadState::WAIT : DmaReadState::IDLE;
-    rd_ready_cycle_ = cycle_ + 1 + cfg_.dma_latency;
+void Harness::dma_read_begin(uint64_t addr, uint32_t len, uint32_t tag) {
+    if (len == 0 || len > QPNIC_MAX_DMA_BYTES) {
+        protocol_error("DMA read length outside 1..512 (not answered)");
+        return;
+    }
+    rd_open_.push_back(DmaRead{addr, len, tag, check_dma(addr, len, false),
+                               cycle_ + 1 + cfg_.dma_latency});
+}
+
+// The read to answer next, or rd_open_.size() when none is ready yet.
+size_t Harness::dma_read_pick() {
+    if (!cfg_.dma_reorder_seed)
+        return rd_open_.front().ready_cycle <= cycle_ ? 0 : rd_open_.size();
+    // the oldest read of each tag that is ready; one of them at random
+    size_t cand[1u << QPNIC_DMA_RD_TAG_BITS];
+    unsigned n = 0;
+    uint32_t seen = 0;
+    for (size_t i = 0; i < rd_open_.size(); i++) {
+        uint32_t bit = 1u << rd_open_[i].tag;
+        if (seen & bit)
+            continue;
+        seen |= bit;
+        if (rd_open_[i].ready_cycle <= cycle_)
+            cand[n++] = i;
+    }
+    if (n == 0)
+        return rd_open_.size();
+    rd_rng_ ^= rd_rng_ << 13; // xorshift64
+    rd_rng_ ^= rd_rng_ >> 7;
+    rd_rng_ ^= rd_rng_ << 17;
+    return cand[rd_rng_ % n];
 }
 
 void Harness::dma_read_load_beat() {
-    uint32_t n = rd_left_ < 4 ? rd_left_ : 4;
+    const DmaRead &r = rd_open_[rd_cur_];
+    uint32_t n = r.left < 4 ? r.left : 4;
     uint32_t data = 0;
-    if (rd_ok_)
-        memcpy(&data, shm_->dma + (rd_addr_ - region_.base), n); // little-endian host
+    if (r.ok)
+        memcpy(&data, shm_->dma + (r.addr - region_.base), n); // little-endian host
     Vqpnic_core &c = *core_;
     c.dmar_rsp_data = data;
     c.dmar_rsp_keep = (uint8_t)((1u << n) - 1);
-    c.dmar_rsp_last = rd_left_ <= 4;
+    c.dmar_rsp_last = r.left <= 4;
+    c.dmar_rsp_tag = (uint8_t)r.tag;
 }
 
 void Harness::drive_dma_read() {
     Vqpnic_core &c = *core_;
-    if (rd_state_ == DmaReadState::WAIT && cycle_ >= rd_ready_cycle_) {
-        rd_state_ = DmaReadState::BEATS;
-        dma_read_load_beat();
+    if (!rd_serving_ && !rd_open_.empty()) {
+        rd_cur_ = dma_read_pick();
+        if (rd_cur_ < rd_open_.size()) {
+            rd_serving_ = true;
+            dma_read_load_beat();
+        }
     }
-    c.dmar_req_ready = rd_state_ == DmaReadState::IDLE;
-    c.dmar_rsp_valid = rd_state_ == DmaReadState::BEATS;
+    c.dmar_req_ready = rd_open_.size() < MAX_OPEN_READS;
+    c.dmar_rsp_valid = rd_serving_;
 }
 
 void Harness::dma_read_beat_taken() {
-    uint32_t n = rd_left_ < 4 ? rd_left_ : 4;
-    rd_left_ -= n;
-    rd_addr_ += n;
-    if (rd_left_ == 0)
-        rd_state_ = DmaReadState::IDLE;
-    else
+    DmaRead &r = rd_open_[rd_cur_];
+    uint32_t n = r.left < 4 ? r.left : 4;
+    r.left -= n;
+    r.addr += n;
+    if (r.left == 0) {
+        rd_answered_++;
+        rd_overtaking_ += rd_cur_ != 0;
+        rd_open_.erase(rd_open_.begin() + (std::ptrdiff_t)rd_cur_);
+        rd_serving_ = false;
+    } else {
         dma_read_load_beat();
+    }
 }
 
 void Harness::dma_write_begin(uint64_t addr, uint32_t len) {
@@ -323,6 +371,7 @@ void Harness::step() {
     bool rd_req_fire = c.dmar_req_valid && c.dmar_req_ready;
     uint64_t rd_req_addr = c.dmar_req_addr;
     uint32_t rd_req_len = c.dmar_req_len;
+    uint32_t rd_req_tag = c.dmar_req_tag;
     bool rd_rsp_fire = c.dmar_rsp_valid && c.dmar_rsp_ready;
     bool wr_req_fire = c.dmaw_req_valid && c.dmaw_req_ready;
     uint64_t wr_req_addr = c.dmaw_req_addr;
@@ -333,7 +382,7 @@ void Harness::step() {
     bool ntf_fire = c.ntf_valid && c.ntf_ready;
     uint32_t ntf_word = c.ntf_data;
     bool at_rest = c.idle && !c.mmio_valid && !read_outstanding_ && !doorbell_wait_ &&
-                   !c.dmar_req_valid && rd_state_ == DmaReadState::IDLE &&
+                   !c.dmar_req_valid && rd_open_.empty() &&
                    !c.dmaw_req_valid && !wr_active_ && !c.ntf_valid &&
                    mmio_head_ == mmio_tail_;
 
@@ -353,7 +402,7 @@ void Harness::step() {
     if (rd_rsp_fire)
         dma_read_beat_taken();
     if (rd_req_fire)
-        dma_read_begin(rd_req_addr, rd_req_len);
+        dma_read_begin(rd_req_addr, rd_req_len, rd_req_tag);
     if (wr_dat_fire)
         dma_write_beat(wr_data, wr_keep, wr_last);
     if (wr_req_fire)
@@ -377,6 +426,7 @@ void Harness::reset() {
     c.dmar_rsp_data = 0;
     c.dmar_rsp_keep = 0;
     c.dmar_rsp_last = 0;
+    c.dmar_rsp_tag = 0;
     c.dmaw_req_ready = 0;
     c.dmaw_dat_ready = 0;
     c.ntf_ready = 0;
@@ -499,6 +549,8 @@ void harness_run(SimShm *shm, const HarnessConfig &cfg, int argc, const char **a
     h.reset();
     *why = h.serve();
     stats->cycles = h.cycles();
+    stats->dma_reads = h.dma_reads();
+    stats->dma_reads_overtaking = h.dma_reads_overtaking();
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     h.finish();
 }

@@ -16,6 +16,8 @@
 struct HarnessConfig {
     const char *wave_path = nullptr; // FST file, or null for no trace
     uint32_t dma_latency = 2;        // cycles from a read request to its first beat
+    uint64_t dma_reorder_seed = 0;   // 0: DMA reads answered in order; else seeds
+                                     // the pick among tags (docs/internals.md)
     uint64_t max_cycles = 0;         // 0: no limit
 };
 
@@ -29,6 +31,8 @@ extern volatile sig_atomic_t g_harness_signal;
 struct HarnessStats {
     uint64_t cycles = 0;
     double seconds = 0; // wall time spent in run()
+    uint64_t dma_reads = 0;           // DMA reads answered
+    uint64_t dma_reads_overtaking = 0;// of them, answered before an older read (--dma-reorder)
 };
 
 // Build the model (args: the Verilator plusargs, e.g. "+fw=PATH"), reset it,

@@ -50,7 +50,8 @@ module qpnic_synth_top #(
 );
     // ---- the core's inputs, from one shift register -------------------------
     // Width of every input of qpnic_core together, rst first.
-    localparam IN_W = 1 + (1 + 1 + 16 + 32) + (1 + 1 + 32 + 4 + 1) + (1 + 1) + 1;
+    localparam TGW  = `QPNIC_DMA_RD_TAG_BITS;
+    localparam IN_W = 1 + (1 + 1 + 16 + 32) + (1 + 1 + 32 + 4 + 1 + TGW) + (1 + 1) + 1;
 
     reg  [IN_W-1:0] in_sr;
     always @(posedge clk)
@@ -63,10 +64,11 @@ module qpnic_synth_top #(
     wire        dmar_req_ready, dmar_rsp_valid, dmar_rsp_last;
     wire [31:0] dmar_rsp_data;
     wire [3:0]  dmar_rsp_keep;
+    wire [TGW-1:0] dmar_rsp_tag;
     wire        dmaw_req_ready, dmaw_dat_ready, ntf_ready;
     assign {rst,
             mmio_valid, mmio_we, mmio_addr, mmio_wdata,
-            dmar_req_ready, dmar_rsp_valid, dmar_rsp_data, dmar_rsp_keep, dmar_rsp_last,
+            dmar_req_ready, dmar_rsp_valid, dmar_rsp_data, dmar_rsp_keep, dmar_rsp_last, dmar_rsp_tag,
             dmaw_req_ready, dmaw_dat_ready,
             ntf_ready} = in_sr;
 
@@ -76,6 +78,7 @@ module qpnic_synth_top #(
     wire        dmar_req_valid, dmar_rsp_ready;
     wire [63:0] dmar_req_addr;
     wire [15:0] dmar_req_len;
+    wire [TGW-1:0] dmar_req_tag;
     wire        dmaw_req_valid, dmaw_dat_valid, dmaw_dat_last;
     wire [63:0] dmaw_req_addr;
     wire [15:0] dmaw_req_len;
@@ -94,10 +97,10 @@ module qpnic_synth_top #(
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
         .mmio_rvalid(mmio_rvalid), .mmio_rdata(mmio_rdata),
         .dmar_req_valid(dmar_req_valid), .dmar_req_ready(dmar_req_ready),
-        .dmar_req_addr(dmar_req_addr), .dmar_req_len(dmar_req_len),
+        .dmar_req_addr(dmar_req_addr), .dmar_req_len(dmar_req_len), .dmar_req_tag(dmar_req_tag),
         .dmar_rsp_valid(dmar_rsp_valid), .dmar_rsp_ready(dmar_rsp_ready),
         .dmar_rsp_data(dmar_rsp_data), .dmar_rsp_keep(dmar_rsp_keep),
-        .dmar_rsp_last(dmar_rsp_last),
+        .dmar_rsp_last(dmar_rsp_last), .dmar_rsp_tag(dmar_rsp_tag),
         .dmaw_req_valid(dmaw_req_valid), .dmaw_req_ready(dmaw_req_ready),
         .dmaw_req_addr(dmaw_req_addr), .dmaw_req_len(dmaw_req_len),
         .dmaw_dat_valid(dmaw_dat_valid), .dmaw_dat_ready(dmaw_dat_ready),
@@ -109,11 +112,11 @@ module qpnic_synth_top #(
 
     // ---- the core's outputs, registered, folded into one signature ----------
     // Width of every output of qpnic_core together.
-    localparam OUT_W = 2 + 32 + (1 + 64 + 16 + 1) + (1 + 64 + 16) + (1 + 32 + 4 + 1) + (1 + 32) + 1;
+    localparam OUT_W = 2 + 32 + (1 + 64 + 16 + TGW + 1) + (1 + 64 + 16) + (1 + 32 + 4 + 1) + (1 + 32) + 1;
 
     wire [OUT_W-1:0] out_all = {
         mmio_ready, mmio_rvalid, mmio_rdata,
-        dmar_req_valid, dmar_req_addr, dmar_req_len, dmar_rsp_ready,
+        dmar_req_valid, dmar_req_addr, dmar_req_len, dmar_req_tag, dmar_rsp_ready,
         dmaw_req_valid, dmaw_req_addr, dmaw_req_len,
         dmaw_dat_valid, dmaw_dat_data, dmaw_dat_keep, dmaw_dat_last,
         ntf_valid, ntf_data,

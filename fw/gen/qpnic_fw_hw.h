@@ -41,6 +41,7 @@
 #define QPNIC_LOG_MAX_CQ_DEPTH 14u /* log2 of the deepest CQ ring (16384 CQEs) */
 #define QPNIC_FETCH_BURST_WQES 8u /* WQEs the fetch engine reads in one DMA read at most */
 #define QPNIC_MAX_DMA_BYTES 512u /* largest single DMA read or write request the NIC issues */
+#define QPNIC_DMA_RD_TAG_BITS 2u /* bits of the tag on the core's DMA read channel (dmar_req_tag, dmar_rsp_tag): one tag per read master, reads of one tag answered in order, of different tags in any order; the board link carries it in a DMA_RD_REQ's and its DMA_RD_DATA's link_hdr tag */
 #define QPNIC_MAX_MSG_BYTES 2147483647u /* largest message (sum of SGE lengths) */
 #define QPNIC_INLINE_HEAD_BYTES 44u /* inline bytes an INLINE request's own WQE carries (struct wqe_inline, words 5..15) */
 #define QPNIC_INLINE_SLOT_BYTES 60u /* inline bytes each of its INLINE_DATA slots carries (words 1..15) */

@@ -6,7 +6,8 @@
 // and a model of qpnic_core's ports (a register file; DMA writes with random
 // keep patterns, some of whose data comes only after a DMA read of the
 // core's own has completed, as a WRITE's payload does on its way through
-// the loopback; DMA reads, one at a time, whose data it checks;
+// the loopback; DMA reads, up to six open at once, tagged as the core's
+// read masters tag them, whose data and tags it checks;
 // notifications). Each round opens the link with RESET, runs a random mix
 // of every frame type both ways, and impairs the line both ways at a given
 // rate: a frame's byte corrupted, a byte dropped, the frame cut short,
@@ -15,7 +16,8 @@
 // register write reaches the core once and in order; every register read
 // answers the value the core holds, with its tag; every DMA write reaches
 // host memory once and in order, byte for byte; every DMA read's data
-// reaches the core right, beat by beat, packed from lane 0; every
+// reaches the core right, beat by beat, packed from lane 0, with its tag,
+// several reads being open at once; every
 // notification arrives once and in order; corrupt frames raise error; and
 // everything completes. Seed printed; TB_SEED replays one.
 #include <cstdint>
@@ -303,10 +305,11 @@ struct Tb {
     bool wr_waits = false;           // the write's data waits for a read to complete
     unsigned wr_reads_mark = 0;      //   reads_done when its request was taken
     unsigned late_writes = 0;
-    std::deque<std::pair<uint64_t, unsigned>> core_reads;   // to issue
-    bool rd_busy = false;
-    uint64_t rd_addr = 0;
-    unsigned rd_len = 0, rd_got = 0, reads_done = 0;
+    struct CoreRd { uint64_t addr; unsigned len; unsigned tag; };
+    static constexpr unsigned CORE_OPEN = 6;   // the core keeps at most this many open
+    std::deque<CoreRd> core_reads;   // to issue
+    std::deque<CoreRd> reads_open;   // issued, oldest first (the link answers in order)
+    unsigned rd_got = 0, reads_done = 0, max_open = 0;
     std::deque<uint32_t> core_ntfs;
     std::deque<uint32_t> ntfs_issued;
     uint8_t beat_keep = 0;
@@ -349,10 +352,11 @@ struct Tb {
         c.dmaw_dat_data = beat_data;
         c.dmaw_dat_keep = beat_keep;
         c.dmaw_dat_last = beat_last;
-        c.dmar_req_valid = !core_reads.empty() && !rd_busy;
+        c.dmar_req_valid = !core_reads.empty() && reads_open.size() < CORE_OPEN;
         if (c.dmar_req_valid) {
-            c.dmar_req_addr = core_reads.front().first;
-            c.dmar_req_len = (uint16_t)core_reads.front().second;
+            c.dmar_req_addr = core_reads.front().addr;
+            c.dmar_req_len = (uint16_t)core_reads.front().len;
+            c.dmar_req_tag = (uint8_t)core_reads.front().tag;
         }
         c.dmar_rsp_ready = rnd() % 4 != 0;
         c.ntf_valid = !core_ntfs.empty();
@@ -384,7 +388,7 @@ struct Tb {
             wr_req_done = true;
             wr_pos = 0;
             // a late write's data waits for a read still to come (if one is)
-            wr_waits = core_writes.front().late && (rd_busy || !core_reads.empty());
+            wr_waits = core_writes.front().late && (!reads_open.empty() || !core_reads.empty());
             wr_reads_mark = reads_done;
             late_writes += wr_waits;
             next_write_beat();
@@ -398,14 +402,17 @@ struct Tb {
             }
         }
         if (c.dmar_req_valid && c.dmar_req_ready) {
-            rd_busy = true;
-            rd_addr = core_reads.front().first;
-            rd_len = core_reads.front().second;
-            rd_got = 0;
+            reads_open.push_back(core_reads.front());
             core_reads.pop_front();
+            if (reads_open.size() > max_open) max_open = (unsigned)reads_open.size();
         }
         if (c.dmar_rsp_valid && c.dmar_rsp_ready) {
-            CHECK(rd_busy, "a DMA read beat with no read outstanding");
+            CHECK(!reads_open.empty(), "a DMA read beat with no read outstanding");
+            const CoreRd &r = reads_open.front();
+            CHECK(c.dmar_rsp_tag == r.tag, "a beat tagged %u for the oldest read, tagged %u", (unsigned)c.dmar_rsp_tag,
+                  r.tag);
+            uint64_t rd_addr = r.addr;
+            unsigned rd_len = r.len;
             unsigned n = rd_len - rd_got < 4 ? rd_len - rd_got : 4;
             CHECK(c.dmar_rsp_keep == (1u << n) - 1, "read beat keep 0x%x, expected 0x%x (%u of %u bytes taken)",
                   c.dmar_rsp_keep, (1u << n) - 1, rd_got, rd_len);
@@ -419,7 +426,8 @@ struct Tb {
             }
             rd_got += n;
             if (rd_got == rd_len) {
-                rd_busy = false;
+                reads_open.pop_front();
+                rd_got = 0;
                 reads_done++;
             }
         }
@@ -557,7 +565,8 @@ void round(unsigned seed, unsigned fault_pct) {
     }
     for (int i = 0; i < 16; i++) {
         unsigned len = i == 0 ? 512 : 1 + t.rnd() % 512;
-        t.core_reads.emplace_back(HOST_BASE + t.rnd() % (WR_BASE - HOST_BASE - 512), len);
+        t.core_reads.push_back(Tb::CoreRd{HOST_BASE + t.rnd() % (WR_BASE - HOST_BASE - 512), len,
+                                          (unsigned)i % (1u << QPNIC_DMA_RD_TAG_BITS)});
     }
     for (int i = 0; i < 24; i++) t.core_ntfs.push_back(0xA0000000u + (unsigned)i);
 
@@ -628,10 +637,11 @@ void round(unsigned seed, unsigned fault_pct) {
     CHECK(t.mmio_wr_log.size() == w + 1 && t.mmio_wr_log.back().second == 0xC0FFEE,
           "after the second RESET, seq 0 was not applied");
     CHECK(t.late_writes > 0, "no DMA write waited for a read");
+    CHECK(t.max_open >= 3, "at most %u DMA reads were open at once", t.max_open);
     std::printf("  seed %u, %u%% impaired: %llu cycles, %u frames impaired (%u to the NIC broken), %u NIC error "
-                "pulses, %u frames dropped by the host, %u DMA writes waited for a read\n", seed, fault_pct,
-                (unsigned long long)t.cycle, t.impaired, t.broken_to_nic, t.error_pulses, t.frames_dropped_by_host,
-                t.late_writes);
+                "pulses, %u frames dropped by the host, %u DMA writes waited for a read, %u DMA reads open at most\n",
+                seed, fault_pct, (unsigned long long)t.cycle, t.impaired, t.broken_to_nic, t.error_pulses,
+                t.frames_dropped_by_host, t.late_writes, t.max_open);
 }
 
 } // namespace
