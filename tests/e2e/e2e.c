@@ -76,7 +76,7 @@ void e2e_record_cb(void *fn_ctx, ndk_status cq_status)
 /* Waits for the NIC scaled by $QPNIC_E2E_TIMEOUT_SCALE (default 1): over a
  * board's serial line a request takes milliseconds, and on an impaired one
  * a lost frame waits out a retransmission timeout. */
-static uint64_t scaled_ms(int timeout_ms)
+uint64_t e2e_scaled_ms(int timeout_ms)
 {
     static unsigned scale;
     if (!scale)
@@ -86,7 +86,7 @@ static uint64_t scaled_ms(int timeout_ms)
 
 unsigned e2e_wait_calls(e2e_cb *cb, unsigned n, int timeout_ms)
 {
-    uint64_t end = e2e_now_ms() + scaled_ms(timeout_ms);
+    uint64_t end = e2e_now_ms() + e2e_scaled_ms(timeout_ms);
     while (atomic_load(&cb->calls) < n && e2e_now_ms() < end)
         usleep(200);
     return atomic_load(&cb->calls);
@@ -209,7 +209,7 @@ uint64_t e2e_remote_addr(const e2e_side *s, uint32_t off)
 uint32_t e2e_poll(ndk_cq *cq, ndk_result_ex *out, uint32_t n, int timeout_ms)
 {
     uint32_t got = 0;
-    uint64_t end = e2e_now_ms() + scaled_ms(timeout_ms);
+    uint64_t end = e2e_now_ms() + e2e_scaled_ms(timeout_ms);
     while (got < n) {
         got += ndk_get_cq_results_ex(cq, out + got, n - got);
         if (got < n) {

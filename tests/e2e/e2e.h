@@ -60,6 +60,9 @@ typedef struct {
  * if it ever finds another callback running, the process fails. */
 void e2e_record_cb(void *fn_ctx, ndk_status cq_status);
 /* Wait until cb->calls reaches n or timeout_ms passes; returns calls. */
+/* timeout_ms scaled by $QPNIC_E2E_TIMEOUT_SCALE (default 1): a wait for the
+ * NIC, which over a board's serial line takes longer. */
+uint64_t e2e_scaled_ms(int timeout_ms);
 unsigned e2e_wait_calls(e2e_cb *cb, unsigned n, int timeout_ms);
 
 /* One side of a loopback pair. */

@@ -259,7 +259,7 @@ static void V8_rnr_retry_sends_the_rest_again_in_order_each_once(void)
     /* refused again and again: wait for two retries (the timer runs in NIC
      * cycles; the simulator runs while a QP waits for it) */
     uint64_t t0 = e2e_now_ms();
-    while (rnr_retries(p.ad) - r0 < 2 && e2e_now_ms() - t0 < 10000)
+    while (rnr_retries(p.ad) - r0 < 2 && e2e_now_ms() - t0 < e2e_scaled_ms(10000))
         ;
     ndk_result_ex r[6];
     uint32_t early = ndk_get_cq_results_ex(p.a.icq, r, 6);
