@@ -64,7 +64,8 @@ check-gen:
 # full one, since widths follow the parameters; then the core inside make
 # synth's top (synth/qpnic_synth_top.v), and the serial NIC; then the
 # boards' shared logic alone, and each board's top (boards/boards.mk) with
-# the ECP5 primitives as Yosys declares them. rtl/lint.vlt waives PicoRV32
+# the ECP5 primitives as Yosys declares them, and each board-level
+# simulator's top with its PLL model (sim/models/). rtl/lint.vlt waives PicoRV32
 # (not ours), boards/lint.vlt Yosys's declarations; the few inline waivers
 # each say why.
 LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS)"
@@ -83,6 +84,11 @@ lint:
 	    echo "verilator --lint-only -Wall ... boards/$${b%%:*}/*.v --top-module $${b##*:}"; \
 	    verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt boards/lint.vlt $(PICORV32_V) $(RTL_SRCS) \
 	        $(BOARD_COMMON_SRCS) $(ECP5_CELLS_BB) boards/$${b%%:*}/*.v --top-module $${b##*:} || exit 1; \
+	done
+	@for b in $(SIM_BOARDS); do \
+	    echo "verilator --lint-only -Wall ... sim/models/EHXPLLL.v boards/$$b/*.v --top-module qpnic_$$b (the board-level simulator's)"; \
+	    verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) \
+	        $(BOARD_COMMON_SRCS) sim/models/EHXPLLL.v boards/$$b/*.v --top-module qpnic_$$b || exit 1; \
 	done
 
 clean:

@@ -1,17 +1,21 @@
 // board_sim.cpp: main of the board-level co-simulations (qpnic-sim-ulx3s,
-// started as `qpnic-sim --board ulx3s`): the NIC as the board holds it
-// (rtl/qpnic_serial_nic.v: core, link, UART) at the board's clock, with its
+// started as `qpnic-sim --board ulx3s`): the board's whole top
+// (boards/ulx3s/qpnic_ulx3s.v: PLL, reset synchronizer, LED logic, and
+// qpnic_serial_nic's core, link and UART) at the board's clock, with its
 // serial pins bridged to a pseudo-terminal at the line's real bit timing.
 // The host library reaches it as it reaches a board: ndk_open_adapter
 // ("tty:PATH") (docs/link.md, docs/boards.md).
 //
 // For: the command line, the pseudo-terminal, the two halves of the line
-// (bytes from the host become levels on uart_rx, one bit every CLK_HZ/BAUD
-// cycles; levels on uart_tx become bytes for the host, sampled in each
-// bit's middle), seeded impairment of the line's bytes, and the clock.
-// Not for: the link protocol (the RTL and host/src are its two ends); the
-// board's PLL and reset synchronizer (their own testbench): the model runs
-// at the PLL's output clock.
+// (bytes from the host become levels on the serial input pin, one bit every
+// CLK_HZ/BAUD cycles; levels on the serial output pin become bytes for the
+// host, sampled in each bit's middle), seeded impairment of the line's
+// bytes, the clock, and what the LEDs show. The board's pins are named in
+// BOARD_PINS_H (sim/board_ulx3s.h). The PLL is sim/models/EHXPLLL.v: the
+// oscillator pin is driven at the PLL's output clock (one clock: this is a
+// cycle-based simulation), and the model checks that the PLL's settings
+// make that clock of the board's oscillator and holds LOCK low a while.
+// Not for: the link protocol (the RTL and host/src are its two ends).
 //
 //   qpnic-sim-ulx3s --pty-link PATH [--fw HEX] [--wave FILE.fst]
 //                   [--fault-ppm P --fault-seed N] [--line-log FILE]
@@ -36,7 +40,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "Vqpnic_serial_nic.h"
+#include BOARD_PINS_H
 #include "qpnic_hw.h"
 #include "sim_util.h"
 #include "verilated.h"
@@ -46,7 +50,13 @@
 #error "BOARD_NAME (the board this simulator is built for) must be defined"
 #endif
 #ifndef BOARD_CLK_HZ
-#error "BOARD_CLK_HZ (the clock qpnic_serial_nic runs at on the board) must be defined"
+#error "BOARD_CLK_HZ (the clock the board's PLL makes, which qpnic_serial_nic runs at) must be defined"
+#endif
+#ifndef BOARD_OSC_HZ
+#error "BOARD_OSC_HZ (the board's oscillator, from which its PLL makes BOARD_CLK_HZ) must be defined"
+#endif
+#ifndef BOARD_PINS_H
+#error "BOARD_PINS_H (the header naming the board top's pins, sim/board_<name>.h) must be defined"
 #endif
 #ifndef BOARD_BAUD
 #error "BOARD_BAUD (the line rate) must be defined"
@@ -80,7 +90,7 @@ void usage(FILE *to) {
             "usage: %s --pty-link PATH [options]\n"
             "  --pty-link PATH   make PATH a symbolic link to the board's serial line (a pty)\n"
             "  --fw HEX          firmware image (default: $QPNIC_FW, else <bin>/../share/qpnic/qpnic-fw.hex)\n"
-            "  --wave FILE.fst   dump an FST waveform of the whole NIC\n"
+            "  --wave FILE.fst   dump an FST waveform of the whole board\n"
             "  --fault-ppm P     impair P in a million of the line's bytes each way (0..100000):\n"
             "                    a bit flipped, the byte lost, or the rest of its frame lost\n"
             "                    (equally likely)\n"
@@ -288,7 +298,7 @@ int main(int argc, char **argv) {
     std::string plusarg = "+fw=" + o.fw_path; // read by qpnic_soc with $value$plusargs
     const char *model_argv[] = {argv[0], plusarg.c_str()};
     ctx->commandArgs(2, model_argv);
-    auto nic = std::make_unique<Vqpnic_serial_nic>(ctx.get());
+    auto nic = std::make_unique<board::Top>(ctx.get());
     std::unique_ptr<VerilatedFstC> trace;
     if (o.wave_path) {
         ctx->traceEverOn(true);
@@ -297,8 +307,9 @@ int main(int argc, char **argv) {
         trace->open(o.wave_path);
     }
     if (!o.quiet) {
-        fprintf(stderr, "%s: the board's serial line is %s (%s), %u baud at %u Hz; firmware %s\n", PROG,
-                o.pty_link, slave.c_str(), (unsigned)BOARD_BAUD, (unsigned)BOARD_CLK_HZ, o.fw_path.c_str());
+        fprintf(stderr, "%s: the board's serial line is %s (%s), %u baud at %u Hz (the PLL's, of a %u Hz "
+                "oscillator); firmware %s\n", PROG, o.pty_link, slave.c_str(), (unsigned)BOARD_BAUD,
+                (unsigned)BOARD_CLK_HZ, (unsigned)BOARD_OSC_HZ, o.fw_path.c_str());
         if (o.fault_ppm)
             fprintf(stderr, "%s: impairing %u in a million of the line's bytes each way, seed %u\n", PROG,
                     o.fault_ppm, o.fault_seed);
@@ -313,18 +324,13 @@ int main(int argc, char **argv) {
     LineOut out;
     std::vector<uint8_t> outbuf;
     uint64_t cycle = 0, quiet = 0, errors = 0;
-    bool was_up = false;
+    uint64_t act_flashes = 0, err_flashes = 0; // LED flashes (rising edges)
+    bool was_up = false, was_act = false, was_err = false;
     double t0 = now_s();
-    nic->rst = 1;
-    nic->uart_rx = 1;
-    for (int i = 0; i < 8 && !g_stop; i++) {
-        nic->clk = 0;
-        nic->eval();
-        nic->clk = 1;
-        nic->eval();
-        cycle++;
-    }
-    nic->rst = 0;
+    // No reset pin: the PLL model's LOCK holds the board in reset at first,
+    // as the real PLL's does (qpnic_ecp5_board).
+    board::release_buttons(*nic);
+    board::set_serial_in(*nic, 1);
 
     while (!g_stop && (o.max_cycles == 0 || cycle < o.max_cycles)) {
         // the host's bytes: read when the line in has nothing left to send
@@ -344,18 +350,18 @@ int main(int argc, char **argv) {
             }
         }
         in.clock();
-        nic->uart_rx = (uint8_t)in.level;
-        nic->clk = 0;
+        board::set_serial_in(*nic, in.level);
+        board::set_osc(*nic, 0);
         nic->eval();
         if (trace)
             trace->dump(cycle * 2);
-        nic->clk = 1;
+        board::set_osc(*nic, 1);
         nic->eval();
         if (trace)
             trace->dump(cycle * 2 + 1);
         cycle++;
 
-        int b = out.clock(nic->uart_tx);
+        int b = out.clock(board::serial_out(*nic));
         if (b >= 0) {
             uint8_t c = (uint8_t)b;
             if (line_log)
@@ -372,11 +378,17 @@ int main(int argc, char **argv) {
                 fflush(line_log);   // a reader of the log sees every frame that reached the host
             // else the pty is full (no host reading): keep the bytes, try again
         }
-        if (nic->error)
+        if (board::nic_error(*nic))
             errors++;
-        if (nic->link_up && !was_up && !o.quiet)
-            fprintf(stderr, "%s: link up at cycle %llu\n", PROG, (unsigned long long)cycle);
-        was_up = nic->link_up;
+        bool up = board::led_link(*nic), act = board::led_activity(*nic), err = board::led_error(*nic);
+        if (up != was_up && !o.quiet)
+            fprintf(stderr, "%s: link LED %s at cycle %llu\n", PROG, up ? "lit (link up)" : "dark",
+                    (unsigned long long)cycle);
+        act_flashes += act && !was_act;
+        err_flashes += err && !was_err;
+        was_up = up;
+        was_act = act;
+        was_err = err;
         if (!in.busy && in.pending.empty() && outbuf.empty() && ++quiet >= QUIET_CYCLES) {
             struct pollfd p = {master, POLLIN, 0};
             poll(&p, 1, QUIET_POLL_MS);
@@ -395,9 +407,11 @@ int main(int argc, char **argv) {
     if (!o.quiet)
         fprintf(stderr,
                 "%s: stopped after %llu cycles in %.2f s; bytes in %llu, out %llu; frames dropped by the NIC %llu; "
+                "LED flashes: activity %llu, error %llu; "
                 "impaired in: %llu flipped, %llu lost (%llu cuts), out: %llu flipped, %llu lost (%llu cuts)\n",
                 PROG, (unsigned long long)cycle, secs, (unsigned long long)in.bytes, (unsigned long long)out.bytes,
-                (unsigned long long)errors, (unsigned long long)to_board.flipped, (unsigned long long)to_board.lost,
+                (unsigned long long)errors, (unsigned long long)act_flashes, (unsigned long long)err_flashes,
+                (unsigned long long)to_board.flipped, (unsigned long long)to_board.lost,
                 (unsigned long long)to_board.cut, (unsigned long long)to_host.flipped,
                 (unsigned long long)to_host.lost, (unsigned long long)to_host.cut);
     return 0;

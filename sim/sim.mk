@@ -39,28 +39,37 @@ $(SIM_BIN): $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
 	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(SIM_CPP)) \
 	    > $(SIM_MDIR)/build.log 2>&1 || { cat $(SIM_MDIR)/build.log; exit 1; }
 
-# Board-level co-simulation (docs/boards.md): qpnic-sim-<board> runs
-# rtl/qpnic_serial_nic.v (core, link, UART) at the board's clock with its
-# serial pins on a pseudo-terminal (sim/board_sim.cpp); `qpnic-sim --board
-# <board>` starts it. A board's parameters are those its bitstream is built
-# with: the ULX3S carries the full build at 48 MHz, its FT231X at 3 Mbaud.
+# Board-level co-simulation (docs/boards.md): qpnic-sim-<board> runs the
+# board's whole top (boards/<board>/, its PLL the model sim/models/EHXPLLL.v,
+# its oscillator pin clocked at the PLL's output) with its serial pins on a
+# pseudo-terminal (sim/board_sim.cpp, the pins named in sim/board_<board>.h);
+# `qpnic-sim --board <board>` starts it. A board's parameters are those its
+# bitstream is built with: the ULX3S carries the full build at 48 MHz (its
+# PLL's, of the 25 MHz oscillator), its FT231X at 3 Mbaud (BAUD must be the
+# top's: boards/ulx3s/qpnic_ulx3s.v).
 SIM_BOARDS := ulx3s
 BOARD_SIM_CPP := sim/board_sim.cpp sim/sim_util.cpp
+BOARD_ulx3s_TOP    := qpnic_ulx3s
+BOARD_ulx3s_OSC_HZ := 25000000
 BOARD_ulx3s_CLK_HZ := 48000000
 BOARD_ulx3s_BAUD   := 3000000
 BOARD_ulx3s_PARAMS := $(SIM_PARAMS)
 BOARD_SIM_BINS := $(foreach b,$(SIM_BOARDS),$(BUILD)/bin/qpnic-sim-$(b))
-board_defs = -DBOARD_NAME=$(1) -DBOARD_CLK_HZ=$(BOARD_$(1)_CLK_HZ) -DBOARD_BAUD=$(BOARD_$(1)_BAUD)
+board_defs = -DBOARD_NAME=$(1) -DBOARD_OSC_HZ=$(BOARD_$(1)_OSC_HZ) -DBOARD_CLK_HZ=$(BOARD_$(1)_CLK_HZ) \
+    -DBOARD_BAUD=$(BOARD_$(1)_BAUD) -DBOARD_PINS_H='\"board_$(1).h\"'
+# the board's Verilog: the shared board logic, the board's top, the PLL model
+board_vsrcs = $(sort $(wildcard boards/common/*.v)) $(wildcard boards/$(1)/*.v) sim/models/EHXPLLL.v
 
 $(BUILD)/bin/qpnic-sim-%: $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
-            $(BOARD_SIM_CPP) sim/sim_util.h host/src/gen/qpnic_hw.h sim/sim.mk
+            $(BOARD_SIM_CPP) sim/sim_util.h $(wildcard sim/board_*.h) host/src/gen/qpnic_hw.h sim/sim.mk \
+            $(wildcard boards/*/*.v) sim/models/EHXPLLL.v
 	@mkdir -p $(dir $@) $(BUILD)/sim/obj_$*
 	verilator --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(BOARD_$*_PARAMS) \
-	    -GCLK_HZ=$(BOARD_$*_CLK_HZ) -GBAUD=$(BOARD_$*_BAUD) --trace-fst -j $(JOBS) \
-	    --top-module qpnic_serial_nic $(RTL_INC) \
+	    +define+QPNIC_SIM_OSC_HZ=$(BOARD_$*_OSC_HZ) +define+QPNIC_SIM_CLK_HZ=$(BOARD_$*_CLK_HZ) \
+	    --trace-fst -j $(JOBS) --top-module $(BOARD_$*_TOP) $(RTL_INC) \
 	    -MAKEFLAGS "CXX=$(SIM_CXX) LINK=$(SIM_CXX) OPT_FAST=$(SIM_OPT) OPT_GLOBAL=$(SIM_OPT)" \
 	    -CFLAGS "$(SIM_OPT) $(SIM_CXXFLAGS) $(call board_defs,$*)" --Mdir $(BUILD)/sim/obj_$* -o $(abspath $@) \
-	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(BOARD_SIM_CPP)) \
+	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(call board_vsrcs,$*) $(abspath $(BOARD_SIM_CPP)) \
 	    > $(BUILD)/sim/obj_$*/build.log 2>&1 || { cat $(BUILD)/sim/obj_$*/build.log; exit 1; }
 
 # The harness sources alone under $(WARN), against the models' headers.
@@ -70,8 +79,9 @@ sim-warnings: $(SIM_BIN) $(BOARD_SIM_BINS)
 	    $(CXX) -fsyntax-only $(WARN) $(SIM_CXXFLAGS) -isystem $(SIM_MDIR) -isystem $(VERILATOR_ROOT_INC) $$f || exit 1; \
 	done
 	@for b in $(SIM_BOARDS); do \
-	    $(CXX) -fsyntax-only $(WARN) $(SIM_CXXFLAGS) -DBOARD_NAME=$$b -DBOARD_CLK_HZ=1 -DBOARD_BAUD=1 \
-	        -isystem $(BUILD)/sim/obj_$$b -isystem $(VERILATOR_ROOT_INC) sim/board_sim.cpp || exit 1; \
+	    $(CXX) -fsyntax-only $(WARN) $(SIM_CXXFLAGS) -DBOARD_NAME=$$b -DBOARD_OSC_HZ=1 -DBOARD_CLK_HZ=1 -DBOARD_BAUD=1 \
+	        -DBOARD_PINS_H="\"board_$$b.h\"" -Isim \
+	        -isystem $(BUILD)/sim/obj_$$b -isystem $(VERILATOR_ROOT_INC) -isystem $(VERILATOR_ROOT_INC)/vltstd sim/board_sim.cpp || exit 1; \
 	done
 	@echo "PASS sim-warnings"
 

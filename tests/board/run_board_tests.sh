@@ -12,6 +12,9 @@
 # 3. the demo and the deferral tests again on a line that corrupts, drops
 #    and cuts bytes at a seeded rate (seed printed; QPNIC_BOARD_SEED
 #    replays it): the tests' own checks account for every completion
+# After 2 and 3, the LEDs as the simulator saw them: the link LED lit, the
+# activity LED flashed, and the error LED flashed exactly when the NIC
+# dropped frames.
 # Each part starts its own simulator; every simulator is stopped at exit.
 set -euo pipefail
 BUILD=$1
@@ -41,6 +44,21 @@ start_sim() {
         sleep 0.05
     done
     echo "FAIL board_sim_start: $SIM made no $TMP/$name"; cat "$TMP/$name.log"; exit 1
+}
+
+# check_leds NAME: what the simulator's closing line says the LEDs did
+check_leds() {
+    local name=$1 log="$TMP/$1.log" line dropped act err
+    line=$(grep -h "frames dropped by the NIC" "$log" || true)
+    dropped=$(sed -n 's/.*frames dropped by the NIC \([0-9]*\);.*/\1/p' <<< "$line")
+    act=$(sed -n 's/.*LED flashes: activity \([0-9]*\),.*/\1/p' <<< "$line")
+    err=$(sed -n 's/.*LED flashes: activity [0-9]*, error \([0-9]*\);.*/\1/p' <<< "$line")
+    if ! grep -q "link LED lit (link up)" "$log" || [ -z "$dropped" ] || [ "${act:-0}" -eq 0 ] || \
+       { [ "$dropped" -eq 0 ] && [ "$err" -ne 0 ]; } || { [ "$dropped" -ne 0 ] && [ "$err" -eq 0 ]; }; then
+        echo "FAIL board_${BOARD}_leds_$name: link LED, activity flashes ${act:-?}, error flashes ${err:-?} for ${dropped:-?} dropped frames"
+        cat "$log"; exit 1
+    fi
+    echo "PASS board_${BOARD}_leds_$name (activity flashes $act, error flashes $err, frames dropped $dropped)"
 }
 
 run() {   # run NAME COMMAND...: PASS/FAIL line by the command's status
@@ -74,6 +92,7 @@ for t in test_defer test_ops test_notify; do
     "$BUILD/tests/e2e/$t" | sed "s/^PASS /PASS board_${BOARD}_/; s/^FAIL /FAIL board_${BOARD}_/"
 done
 stop_sim
+check_leds clean
 
 SEED=${QPNIC_BOARD_SEED:-$(( $(date +%s) % 100000 ))}
 PPM=300
@@ -87,3 +106,4 @@ run "board_${BOARD}_demo_impaired_line" "$BUILD/bin/qpnic-demo"
 "$BUILD/tests/e2e/test_defer" | sed "s/^PASS /PASS board_${BOARD}_impaired_/; s/^FAIL /FAIL board_${BOARD}_impaired_/"
 stop_sim
 grep -h "impaired in" "$TMP/faulty.log" || true
+check_leds faulty
