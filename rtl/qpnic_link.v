@@ -26,8 +26,17 @@
 // with the core's read tag; the host answers them in the order it got
 // them (docs/link.md), so a DMA_RD_DATA is taken only if it answers the
 // oldest read not yet answered, with that read's tag and length, and its
-// beats go into the core with that tag. dmar_req_ready stays low while
-// RD_OPEN reads wait for their data to go into the core.
+// beats go into the core with that tag. No more DMA read is taken from the
+// hold register (below) while RD_OPEN reads wait for their data to go into
+// the core.
+//
+// The core's DMA read and write requests each land in a hold register
+// first, and the ready the core sees is that register's being empty: the
+// fillers' choices (a free slot, which filler has the RAM's write port)
+// depend on both requests, and without the registers a path ran from the
+// core's read arbiter through the fillers into its write arbiter and on to
+// the completer (the ULX3S's worst path at 317025f, 46.6 MHz; docs/
+// boards.md). A request waits a cycle there.
 //
 // Parameters
 //   RTO_CYCLES     retransmission timeout, clock cycles (below 2^24; a
@@ -486,12 +495,17 @@ module qpnic_link #(
     reg  [TXB-1:0] s_slot;
     reg  [31:0]    s_addr_hi;
     wire           s_pick = s_state == S_IDLE && !lrst && free_any;
-    wire           pick_r = s_pick && dmar_req_valid && !rq_full;
+    // the core's requests, held (see the top): taken whenever the holder is empty
+    reg            rh_valid, wh_valid;
+    reg  [63:0]    rh_addr, wh_addr;
+    reg  [IW-1:0]  rh_len, wh_len;     // clamped to MAXD as they are taken
+    reg  [TGW-1:0] rh_tag;
+    wire           pick_r = s_pick && rh_valid && !rq_full;
     wire           pick_n = s_pick && !pick_r && ntf_valid;
     wire           pick_p = s_pick && !pick_r && !ntf_valid && reply_valid;
     wire           s_we   = pick_r || pick_n || pick_p || s_state != S_IDLE;
     wire           s_commit = pick_n || s_state == S_LEN || s_state == S_REP;
-    assign dmar_req_ready = pick_r;
+    assign dmar_req_ready = !rh_valid;
     assign ntf_ready      = pick_n;
     assign reply_taken    = pick_p;
 
@@ -513,7 +527,7 @@ module qpnic_link #(
     reg  [1:0]     w_apos;             //   how many
     // the write filler takes a slot when the small filler does not use the
     // RAM's write port this cycle
-    wire           w_pick  = w_state == W_IDLE && !lrst && free_any && !s_we && dmaw_req_valid;
+    wire           w_pick  = w_state == W_IDLE && !lrst && free_any && !s_we && wh_valid;
     // the lowest byte of the beat not yet unpacked
     wire [1:0]     w_lane = w_keep[0] ? 2'd0 : w_keep[1] ? 2'd1 : w_keep[2] ? 2'd2 : 2'd3;
     wire [7:0]     w_byte = w_beat[8*w_lane +: 8];
@@ -522,7 +536,7 @@ module qpnic_link #(
     wire           w_step = w_state == W_DATA && w_keep != 4'd0 && !(s_we && w_apos == 2'd3);
     wire           w_take = w_step && w_left != {IW{1'b0}};
     wire           w_commit = w_state == W_LAST && !s_commit && !(s_we && w_apos != 2'd0);
-    assign dmaw_req_ready = w_pick;
+    assign dmaw_req_ready = !wh_valid;
     assign dmaw_dat_ready = w_state == W_DATA && w_keep == 4'd0 && !w_beat_last;
 
     // the TX RAM's one write port: the small filler first
@@ -536,7 +550,7 @@ module qpnic_link #(
         tw_idx = {SW{1'b0}};
         tw_data = 32'd0;
         if (pick_r) begin
-            tw_slot = free_slot; tw_data = dmar_req_addr[31:0];
+            tw_slot = free_slot; tw_data = rh_addr[31:0];
         end else if (pick_n) begin
             tw_slot = free_slot; tw_data = ntf_data;
         end else if (pick_p) begin
@@ -548,7 +562,7 @@ module qpnic_link #(
         end else if (s_state == S_REP) begin
             tw_idx = W_MMIO_DATA; tw_data = reply_data;
         end else if (w_pick) begin
-            tw_slot = free_slot; tw_data = dmaw_req_addr[31:0];
+            tw_slot = free_slot; tw_data = wh_addr[31:0];
         end else if (w_state == W_HI) begin
             tw_slot = w_slot; tw_idx = W_DMA_HI; tw_data = w_addr_hi;
         end else if (w_take && w_apos == 2'd3) begin
@@ -576,6 +590,35 @@ module qpnic_link #(
     wire [7:0]     c_tag    = s_state == S_REP ? a_tag : s_state == S_LEN ? {{(8-TGW){1'b0}}, s_tag} : 8'd0;
     wire [IW-1:0]  c_len    = pick_n ? LEN_NTF : s_state == S_REP ? LEN_REPLY : s_state == S_LEN ? LEN_DRREQ
                             : w_bytes + LEN_DWR;
+
+    always @(posedge clk) begin
+        if (lrst) begin
+            rh_valid <= 1'b0;
+            wh_valid <= 1'b0;
+            rh_addr <= 64'd0;
+            wh_addr <= 64'd0;
+            rh_len <= {IW{1'b0}};
+            wh_len <= {IW{1'b0}};
+            rh_tag <= {TGW{1'b0}};
+        end else begin
+            // never more than a slot holds, whatever len says
+            if (dmar_req_valid && !rh_valid) begin
+                rh_valid <= 1'b1;
+                rh_addr <= dmar_req_addr;
+                rh_len <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
+                rh_tag <= dmar_req_tag;
+            end else if (pick_r) begin
+                rh_valid <= 1'b0;
+            end
+            if (dmaw_req_valid && !wh_valid) begin
+                wh_valid <= 1'b1;
+                wh_addr <= dmaw_req_addr;
+                wh_len <= dmaw_req_len > MAXD ? MAXD_B : dmaw_req_len[IW-1:0];
+            end else if (w_pick) begin
+                wh_valid <= 1'b0;
+            end
+        end
+    end
 
     integer ti;
     always @(posedge clk) begin
@@ -626,11 +669,11 @@ module qpnic_link #(
             S_IDLE: begin
                 if (pick_r) begin
                     s_slot <= free_slot;
-                    s_addr_hi <= dmar_req_addr[63:32];
-                    s_tag <= dmar_req_tag;
-                    s_len <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
-                    rq_tag[rq_wp[RQB-1:0]] <= dmar_req_tag;
-                    rq_len[rq_wp[RQB-1:0]] <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
+                    s_addr_hi <= rh_addr[63:32];
+                    s_tag <= rh_tag;
+                    s_len <= rh_len;
+                    rq_tag[rq_wp[RQB-1:0]] <= rh_tag;
+                    rq_len[rq_wp[RQB-1:0]] <= rh_len;
                     rq_wp <= rq_wp + 1'b1;
                     s_state <= S_HI;
                 end
@@ -648,9 +691,8 @@ module qpnic_link #(
             W_IDLE: if (w_pick) begin
                 w_slot <= free_slot;
                 w_widx <= W_DMA_LEN;          // after its address's two words
-                w_addr_hi <= dmaw_req_addr[63:32];
-                // never more than a slot holds, whatever len says
-                w_left <= dmaw_req_len > MAXD ? MAXD_B : dmaw_req_len[IW-1:0];
+                w_addr_hi <= wh_addr[63:32];
+                w_left <= wh_len;
                 w_bytes <= {IW{1'b0}};
                 w_state <= W_HI;
             end
