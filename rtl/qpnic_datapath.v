@@ -219,7 +219,7 @@ module qpnic_datapath #(
     wire [OST_W-1:0] ost_in_data, ost_out_data;
     wire [OST_LOG_DEPTH:0] ost_count;
     wire        req_idle;
-    wire        req_fence_hold, req_gather_busy;
+    wire        req_fence_hold, req_gather_busy, req_gather_drain;
     wire        cp_retire_read;   // the completer retires a READ's entry
     // READs outstanding (pushed by the requester, not yet retired by the
     // completer), for READ_FENCE
@@ -283,6 +283,7 @@ module qpnic_datapath #(
         .ost_valid(ost_in_valid), .ost_ready(ost_in_ready), .ost_data(ost_in_data),
         .seg_wr_en(seg_wr_en), .seg_wr_addr(seg_wr_addr), .seg_wr_data(seg_wr_data),
         .fence_hold(req_fence_hold), .gather_busy(req_gather_busy),
+        .gather_drain(req_gather_drain),
         .idle(req_idle));
 
     // READs' checked segments, by outstanding slot: requester in, completer out
@@ -420,7 +421,7 @@ module qpnic_datapath #(
         .rq_hold(req_fence_hold), .rq_gather_busy(req_gather_busy),
         .ost_push(ost_in_valid && ost_in_ready), .ost_count(ost_count),
         .cp_busy(cp_fence_busy), .cp_retire(cp_fence_retire),
-        .rs_bound(rs_at_bound), .busy(mr_fence_busy));
+        .rs_bound(rs_at_bound), .gather_drain(req_gather_drain), .busy(mr_fence_busy));
 
     // ------------------------------------------- WQE fetch counts: added
     // An RQ WQE read fetches one WQE. The two masters may issue in the same

@@ -33,8 +33,10 @@
 //   m_req_*, m_req_tag            the request towards the carrier, tagged
 //   m_rsp_*, m_rsp_tag            its response beats, tagged
 //   cnt_valid, cnt_bytes          pulse with the length of a granted request
-//   idle                          no request waiting to be passed on and no
-//                                 read in flight
+//   idle                          no request held for the carrier (one
+//                                 passing through in the idle cycle does
+//                                 not count: its master is not idle) and
+//                                 no read in flight
 //
 // Combinational paths (pass-through, by design): s_req_valid -> m_req_valid,
 // m_req_ready -> s_req_ready (qpnic_dma_req_arb), m_rsp_valid/m_rsp_tag ->
@@ -85,6 +87,7 @@ module qpnic_dma_rd_arb #(
     end
 
     wire [IW-1:0] unused_owner;   // the tag names the master a beat is for
+    wire [IW-1:0] req_sel;        // the master whose request is passed on
     wire          in_xfer;
     wire          req_idle;
 
@@ -99,7 +102,6 @@ module qpnic_dma_rd_arb #(
         .cnt_valid(cnt_valid), .cnt_bytes(cnt_bytes), .idle(req_idle));
 
     // The request goes out tagged with its master's index.
-    wire [IW-1:0] req_sel;
     reg  [TW-1:0] req_tag;
     always @* begin
         req_tag = {TW{1'b0}};

@@ -33,6 +33,10 @@
 //                SEND's, so that the receive WQE read its delivery needs is
 //                not queued behind more of its payload than one read:
 //                docs/link.md)
+//   drain        take no job while reads are in flight, so that idle comes
+//                (qpnic_mr_fence: a job that may read a region just
+//                invalidated must be seen to end; a stream of jobs each
+//                taken while the last one's reads are open never shows idle)
 //   sink_count   words in the sink now (a FIFO's count)
 //   rd_req_*     DMA read request (addr, len 1..MAX_DMA_BYTES)
 //   rd_rsp_*     its response (valid/ready, data, keep, last)
@@ -53,6 +57,7 @@ module qpnic_gather #(
     input  wire                  start_valid,
     output wire                  start_ready,
     input  wire                  start_one,
+    input  wire                  drain,
     input  wire [MAX_SGE*64-1:0] start_addr,
     input  wire [MAX_SGE*32-1:0] start_len,
     input  wire [15:0]           sink_count,
@@ -190,7 +195,7 @@ module qpnic_gather #(
     wire beat  = rd_rsp_valid && rd_rsp_ready;
     wire ended = beat && rd_rsp_last;
 
-    assign start_ready  = (state == S_IDLE);
+    assign start_ready  = (state == S_IDLE) && !(drain && open_n != {OW{1'b0}});
     assign idle         = (state == S_IDLE) && open_n == {OW{1'b0}};
     assign rd_req_valid = (state == S_REQ) && fits;
     assign rd_req_addr  = cur_addr;
@@ -219,6 +224,9 @@ module qpnic_gather #(
     initial begin
         if (OPEN < 1 || OPEN > 3)
             $fatal(1, "qpnic_gather: OPEN %0d out of 1..3", OPEN);
+        // a start_one job has half the sink: it must still hold one read
+        if (SINK_WORDS / 2 < MAXW)
+            $fatal(1, "qpnic_gather: SINK_WORDS %0d is below two reads of %0d words", SINK_WORDS, MAXW);
     end
 
     always @(posedge clk) begin
@@ -266,7 +274,7 @@ module qpnic_gather #(
                 seg_len     <= start_len_later[LATER*32-1:0];
                 seg_i       <= {SIW{1'b0}};
                 one         <= start_one;
-                if (start_valid) state <= S_NEXT;
+                if (start_valid && start_ready) state <= S_NEXT;
             end
             S_NEXT:
                 if (!nl_ok) begin
@@ -297,7 +305,9 @@ module qpnic_gather #(
                 end else if (settle) begin
                     settle <= 1'b0;
                 end else begin
-                    fits <= !lim[KW+1] && (sink_count >> (KW + 1)) == 0 &&
+                    // once high, high until the grant (a valid is not taken
+                    // back): the room only grows while this gather waits
+                    fits <= fits || !lim[KW+1] && (sink_count >> (KW + 1)) == 0 &&
                             {1'b0, sink_count[KW:0]} <= lim &&
                             open_n < (one ? {{(OW-1){1'b0}}, 1'b1} : OPEN_V);
                 end

@@ -14,8 +14,12 @@
 //   requester   its front end checks a WQE's SGEs (S_CHECK) and starts its
 //               gather (S_OST): rq_hold. A held WQE passes to the gather;
 //               then the gather's job ends when the gather is idle
-//               (rq_gather_busy low). A READ's sink is checked here too;
-//               its DMA is the completer's, below.
+//               (rq_gather_busy low). The gather takes a job while the
+//               last one's reads are in flight, so in a stream of jobs it
+//               is never idle: while its note is up it is asked to drain
+//               (gather_drain: no job while reads are in flight), and idle
+//               comes. A READ's sink is checked here too; its DMA is the
+//               completer's, below.
 //   completer   scatters READ responses into SGEs the requester checked;
 //               it retires outstanding entries in order (cp_retire), so it
 //               is done with every entry pushed before the invalidate, and
@@ -37,6 +41,8 @@
 //   cp_busy          the completer is on an entry (popped, not retired)
 //   cp_retire        the completer retires its entry this cycle
 //   rs_bound         the responder is between packets (no word taken yet)
+//   gather_drain     the requester's gather is to take no job while reads
+//                    are in flight, until its note clears
 //   busy             a job checked before the last invalidate may still
 //                    move data
 `default_nettype none
@@ -54,6 +60,7 @@ module qpnic_mr_fence #(
     input  wire          cp_busy,
     input  wire          cp_retire,
     input  wire          rs_bound,
+    output wire          gather_drain,
     output wire          busy
 );
     reg          p_front;    // the requester's held WQE predates it
@@ -89,6 +96,7 @@ module qpnic_mr_fence #(
     end
 
     assign busy = p_front || p_gather || p_resp || left != 0;
+    assign gather_drain = p_gather;
 endmodule
 
 `default_nettype wire

@@ -75,9 +75,9 @@
 // outstanding entries all keep WQE order.
 //
 // Parameters
-//   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold one
-//                     MAX_DMA_BYTES read (512 bytes: 7), and two for the
-//                     gather to keep two reads in flight (8, the default:
+//   STAGE_LOG_DEPTH   log2 of the staging FIFO's words; it must hold two
+//                     MAX_DMA_BYTES reads (512 bytes: 8, the default; a
+//                     SEND's gather uses half: qpnic_gather start_one;
 //                     still one block RAM on the ECP5, whose DP16KD is
 //                     512 x 36)
 // Ports
@@ -100,7 +100,10 @@
 //                                   segment RAM, at its entry's slot
 //   fence_hold                      the front end holds a WQE in its token
 //                                   check or waiting for the gather
-//   gather_busy                     the gather has a job (qpnic_mr_fence)
+//   gather_busy                     the gather has a job or a read in
+//                                   flight (qpnic_mr_fence)
+//   gather_drain                    the fence waits for the gather: it
+//                                   takes no job while reads are in flight
 //   idle                            no WQE in progress, nothing staged
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -177,6 +180,7 @@ module qpnic_requester #(
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
     output wire                 gather_busy,
+    input  wire                 gather_drain,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -559,7 +563,7 @@ module qpnic_requester #(
     qpnic_gather #(.SINK_WORDS(STAGE_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
         .start_valid(ost_go && ost_ready && !is_local && has_payload),
-        .start_ready(g_start_ready), .start_one(is_send || is_sinv),
+        .start_ready(g_start_ready), .start_one(is_send || is_sinv), .drain(gather_drain),
         .start_addr(seg_addr), .start_len(seg_len),   // (INLINE's loaded in S_INL)
         .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),

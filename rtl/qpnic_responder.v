@@ -428,7 +428,7 @@ module qpnic_responder #(
     // A READ's one segment, the RETH's; its later segments are empty.
     qpnic_gather #(.SINK_WORDS(OUT_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
-        .start_valid(state == S_GSTART), .start_ready(g_start_ready), .start_one(1'b0),
+        .start_valid(state == S_GSTART), .start_ready(g_start_ready), .start_one(1'b0), .drain(1'b0),
         .start_addr({{(MAX_SGE*64-64){1'b0}}, reth_dev}),
         .start_len({{(MAX_SGE*32-32){1'b0}}, reth_len}), .sink_count(out_count),
         .rd_req_valid(g_rd_req_valid), .rd_req_ready(rd_req_ready),

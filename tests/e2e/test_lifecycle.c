@@ -561,6 +561,97 @@ static void teardown_destroy_mr_during_writes_stops_dma(void)
     e2e_pair_close(&p);
 }
 
+/* A destroy while another QP streams WRITEs: it returns as soon as the
+ * jobs that were in the NIC at the invalidate are done, not when the stream
+ * pauses. With DMA reads that take 300 cycles (as over a board's link, in
+ * proportion) the requester's gather takes each WRITE's job while the last
+ * one's read is still in flight, so it is never idle between jobs; the MR
+ * fence has it drain (take no job while reads are open) until its note
+ * clears. Without that, this destroy waited out the whole stream (10 s, then
+ * DEVICE_BUSY). */
+typedef struct {
+    e2e_pair *p;
+    _Atomic int stop;
+    unsigned posted, done, failed;
+} stream_state;
+
+static void *stream_writes(void *arg)
+{
+    stream_state *st = arg;
+    e2e_pair *p = st->p;
+    ndk_sge g = e2e_sge(&p->a, 0, 64);
+    uint32_t rkey = ndk_mr_remote_token(p->b.mr);
+    while (!atomic_load(&st->stop)) {
+        /* chains of 16, one doorbell each: the requester takes WQEs back to back */
+        ndk_status s = ndk_write(p->a.qp, CTX(st->posted), &g, 1, e2e_remote_addr(&p->b, 64 * (st->posted % 64)),
+                                 rkey, st->posted % 16 != 15 ? NDK_OP_FLAG_DEFER : 0);
+        if (s == NDK_STATUS_SUCCESS)
+            st->posted++;
+        ndk_result_ex r[16];
+        uint32_t n = ndk_get_cq_results_ex(p->a.icq, r, 16);
+        for (uint32_t i = 0; i < n; i++) {
+            st->done++;
+            st->failed += r[i].status != NDK_STATUS_SUCCESS;
+        }
+    }
+    uint64_t end = e2e_now_ms() + e2e_scaled_ms(10000);
+    while (st->done < st->posted && e2e_now_ms() < end) {
+        ndk_result_ex r[16];
+        uint32_t n = ndk_get_cq_results_ex(p->a.icq, r, 16);
+        for (uint32_t i = 0; i < n; i++) {
+            st->done++;
+            st->failed += r[i].status != NDK_STATUS_SUCCESS;
+        }
+    }
+    return NULL;
+}
+
+static void teardown_destroy_mr_during_a_stream_returns_promptly(void)
+{
+    /* this case's simulator answers DMA reads after 300 cycles */
+    const char *old = getenv("QPNIC_SIM_ARGS");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("QPNIC_SIM_ARGS", "--dma-latency 300", 1);
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    if (saved) {
+        setenv("QPNIC_SIM_ARGS", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("QPNIC_SIM_ARGS");
+    }
+    ndk_mr *other;
+    EXPECT_STATUS(ndk_create_mr(p.pd, &other), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_register_mr(other, p.a.buf + E2E_BUF_BYTES / 2, 4096, NDK_MR_FLAG_ALLOW_REMOTE_READ),
+                  NDK_STATUS_SUCCESS);
+    static stream_state st;
+    memset(&st, 0, sizeof st);
+    st.p = &p;
+    pthread_t th;
+    EXPECT(pthread_create(&th, NULL, stream_writes, &st) == 0, "stream thread not started");
+    ndk_counters c;
+    uint64_t end = e2e_now_ms() + e2e_scaled_ms(10000);
+    do {
+        EXPECT_STATUS(ndk_query_counters(p.ad, &c), NDK_STATUS_SUCCESS);
+    } while (c.dma_write_bytes < 64 * 256 && e2e_now_ms() < end);
+    uint64_t t0 = e2e_now_ms();
+    ndk_status ds = ndk_destroy_mr(other);
+    uint64_t took = e2e_now_ms() - t0;
+    EXPECT_STATUS(ndk_query_counters(p.ad, &c), NDK_STATUS_SUCCESS);
+    uint64_t written_then = c.dma_write_bytes;
+    atomic_store(&st.stop, 1);
+    pthread_join(th, NULL);
+    EXPECT_STATUS(ds, NDK_STATUS_SUCCESS);
+    EXPECT(took < e2e_scaled_ms(2000), "ndk_destroy_mr took %llu ms during a stream of WRITEs",
+           (unsigned long long)took);
+    EXPECT(written_then > 64 * 256, "the stream had not started: %llu bytes written",
+           (unsigned long long)written_then);
+    EXPECT(st.done == st.posted && st.failed == 0, "%u WRITEs posted, %u completed, %u failed", st.posted, st.done,
+           st.failed);
+    printf("destroy_mr during a stream: %llu ms, %u WRITEs in the stream\n", (unsigned long long)took, st.posted);
+    e2e_pair_close(&p);
+}
+
 /* A destroy while the FastRegister or Bind that names the object is still
  * in an SQ, held by DEFER: the destroy hands it over and waits until the
  * NIC has executed it, then invalidates. Otherwise the WQE, run later,
@@ -632,6 +723,7 @@ int main(int argc, char **argv)
         { "reuse_cq_number_starts_without_arm_N1_N3", reuse_cq_number_starts_without_arm_N1_N3 },
         { "state_machine_through_a_qps_life", state_machine_through_a_qps_life },
         { "teardown_destroy_mr_during_writes_stops_dma", teardown_destroy_mr_during_writes_stops_dma },
+        { "teardown_destroy_mr_during_a_stream_returns_promptly", teardown_destroy_mr_during_a_stream_returns_promptly },
         { "teardown_destroy_waits_for_its_held_fast_register_and_bind",
           teardown_destroy_waits_for_its_held_fast_register_and_bind },
     };
