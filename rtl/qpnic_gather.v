@@ -174,10 +174,9 @@ module qpnic_gather #(
         end
     endfunction
     function [KW+1:0] count_max_of(input [CW-1:0] bytes, input half);
-        reg [31:0] words, cm;
+        reg [31:0] cm;
         begin
-            words        = ({{(32 - CW){1'b0}}, bytes} + 32'd3) >> 2;
-            cm           = (half ? SINK_W32 / 2 : SINK_W32) - words;
+            cm           = (half ? SINK_W32 / 2 : SINK_W32) - {{(31 - KW){1'b0}}, words_of(bytes)};
             count_max_of = cm[KW+1:0];
         end
     endfunction

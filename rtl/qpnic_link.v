@@ -240,8 +240,6 @@ module qpnic_link #(
     reg  [RQB:0]   rq_wp, rq_kp, rq_ap;
     wire [RQB-1:0] rq_k = rq_kp[RQB-1:0];
     wire           rq_full = rq_wp - rq_ap == RD_OPEN[RQB:0];
-    reg  [TGW-1:0] s_tag;              // the read the small filler is writing
-    reg  [IW-1:0]  s_len;
 
     // a sound frame: sound bytes of a type the host sends, of its length
     reg snd_len;
@@ -493,9 +491,10 @@ module qpnic_link #(
                      S_REP  = 2'd3;    // read answer: its data
     reg  [1:0]     s_state;
     reg  [TXB-1:0] s_slot;
-    reg  [31:0]    s_addr_hi;
     wire           s_pick = s_state == S_IDLE && !lrst && free_any;
-    // the core's requests, held (see the top): taken whenever the holder is empty
+    // the core's requests, held (see the top): taken whenever the holder is
+    // empty, and held until their frame's words are written (a read's until
+    // S_LEN, a write's until W_HI), so the fillers write them from here
     reg            rh_valid, wh_valid;
     reg  [63:0]    rh_addr, wh_addr;
     reg  [IW-1:0]  rh_len, wh_len;     // clamped to MAXD as they are taken
@@ -517,7 +516,6 @@ module qpnic_link #(
     reg  [1:0]     w_state;
     reg  [TXB-1:0] w_slot;
     reg  [SW-1:0]  w_widx;             // next word of the slot to write
-    reg  [31:0]    w_addr_hi;
     reg  [IW-1:0]  w_left;             // bytes the request still has
     reg  [IW-1:0]  w_bytes;            // bytes in the slot so far
     reg  [31:0]    w_beat;             // the beat being unpacked
@@ -556,15 +554,15 @@ module qpnic_link #(
         end else if (pick_p) begin
             tw_slot = free_slot; tw_data = {16'd0, mmio_addr};
         end else if (s_state == S_HI) begin
-            tw_idx = W_DMA_HI; tw_data = s_addr_hi;
+            tw_idx = W_DMA_HI; tw_data = rh_addr[63:32];
         end else if (s_state == S_LEN) begin
-            tw_idx = W_DMA_LEN; tw_data = {{(32-IW){1'b0}}, s_len};
+            tw_idx = W_DMA_LEN; tw_data = {{(32-IW){1'b0}}, rh_len};
         end else if (s_state == S_REP) begin
             tw_idx = W_MMIO_DATA; tw_data = reply_data;
         end else if (w_pick) begin
             tw_slot = free_slot; tw_data = wh_addr[31:0];
         end else if (w_state == W_HI) begin
-            tw_slot = w_slot; tw_idx = W_DMA_HI; tw_data = w_addr_hi;
+            tw_slot = w_slot; tw_idx = W_DMA_HI; tw_data = wh_addr[63:32];
         end else if (w_take && w_apos == 2'd3) begin
             tw_slot = w_slot; tw_idx = w_widx; tw_data = {w_byte, w_asm};
         end else if (w_commit && w_apos != 2'd0) begin
@@ -587,7 +585,7 @@ module qpnic_link #(
     wire           commit   = s_commit || w_commit;
     wire [TXB-1:0] c_slot   = s_commit ? (pick_n ? free_slot : s_slot) : w_slot;
     wire [7:0]     c_type   = pick_n ? T_NTF : s_state == S_REP ? T_REPLY : s_state == S_LEN ? T_DRREQ : T_DWR;
-    wire [7:0]     c_tag    = s_state == S_REP ? a_tag : s_state == S_LEN ? {{(8-TGW){1'b0}}, s_tag} : 8'd0;
+    wire [7:0]     c_tag    = s_state == S_REP ? a_tag : s_state == S_LEN ? {{(8-TGW){1'b0}}, rh_tag} : 8'd0;
     wire [IW-1:0]  c_len    = pick_n ? LEN_NTF : s_state == S_REP ? LEN_REPLY : s_state == S_LEN ? LEN_DRREQ
                             : w_bytes + LEN_DWR;
 
@@ -607,14 +605,14 @@ module qpnic_link #(
                 rh_addr <= dmar_req_addr;
                 rh_len <= dmar_req_len > MAXD ? MAXD_B : dmar_req_len[IW-1:0];
                 rh_tag <= dmar_req_tag;
-            end else if (pick_r) begin
+            end else if (s_state == S_LEN) begin
                 rh_valid <= 1'b0;
             end
             if (dmaw_req_valid && !wh_valid) begin
                 wh_valid <= 1'b1;
                 wh_addr <= dmaw_req_addr;
                 wh_len <= dmaw_req_len > MAXD ? MAXD_B : dmaw_req_len[IW-1:0];
-            end else if (w_pick) begin
+            end else if (w_state == W_HI && !s_we) begin
                 wh_valid <= 1'b0;
             end
         end
@@ -625,11 +623,9 @@ module qpnic_link #(
         if (lrst) begin
             s_state <= S_IDLE;
             s_slot <= {TXB{1'b0}};
-            s_addr_hi <= 32'd0;
             w_state <= W_IDLE;
             w_slot <= {TXB{1'b0}};
             w_widx <= {SW{1'b0}};
-            w_addr_hi <= 32'd0;
             w_left <= {IW{1'b0}};
             w_bytes <= {IW{1'b0}};
             w_beat <= 32'd0;
@@ -644,8 +640,6 @@ module qpnic_link #(
                 rq_tag[ti] <= {TGW{1'b0}};
                 rq_len[ti] <= {IW{1'b0}};
             end
-            s_tag <= {TGW{1'b0}};
-            s_len <= {IW{1'b0}};
             tx_fill <= {SQ{1'b0}};
             slot_used <= {TXF{1'b0}};
             for (ti = 0; ti < TXF; ti = ti + 1) begin
@@ -669,9 +663,6 @@ module qpnic_link #(
             S_IDLE: begin
                 if (pick_r) begin
                     s_slot <= free_slot;
-                    s_addr_hi <= rh_addr[63:32];
-                    s_tag <= rh_tag;
-                    s_len <= rh_len;
                     rq_tag[rq_wp[RQB-1:0]] <= rh_tag;
                     rq_len[rq_wp[RQB-1:0]] <= rh_len;
                     rq_wp <= rq_wp + 1'b1;
@@ -691,7 +682,6 @@ module qpnic_link #(
             W_IDLE: if (w_pick) begin
                 w_slot <= free_slot;
                 w_widx <= W_DMA_LEN;          // after its address's two words
-                w_addr_hi <= wh_addr[63:32];
                 w_left <= wh_len;
                 w_bytes <= {IW{1'b0}};
                 w_state <= W_HI;

@@ -575,6 +575,17 @@ typedef struct {
     unsigned posted, done, failed;
 } stream_state;
 
+/* take the stream's completions there are now */
+static void stream_take(stream_state *st)
+{
+    ndk_result_ex r[16];
+    uint32_t n = ndk_get_cq_results_ex(st->p->a.icq, r, 16);
+    for (uint32_t i = 0; i < n; i++) {
+        st->done++;
+        st->failed += r[i].status != NDK_STATUS_SUCCESS;
+    }
+}
+
 static void *stream_writes(void *arg)
 {
     stream_state *st = arg;
@@ -587,22 +598,11 @@ static void *stream_writes(void *arg)
                                  rkey, st->posted % 16 != 15 ? NDK_OP_FLAG_DEFER : 0);
         if (s == NDK_STATUS_SUCCESS)
             st->posted++;
-        ndk_result_ex r[16];
-        uint32_t n = ndk_get_cq_results_ex(p->a.icq, r, 16);
-        for (uint32_t i = 0; i < n; i++) {
-            st->done++;
-            st->failed += r[i].status != NDK_STATUS_SUCCESS;
-        }
+        stream_take(st);
     }
     uint64_t end = e2e_now_ms() + e2e_scaled_ms(10000);
-    while (st->done < st->posted && e2e_now_ms() < end) {
-        ndk_result_ex r[16];
-        uint32_t n = ndk_get_cq_results_ex(p->a.icq, r, 16);
-        for (uint32_t i = 0; i < n; i++) {
-            st->done++;
-            st->failed += r[i].status != NDK_STATUS_SUCCESS;
-        }
-    }
+    while (st->done < st->posted && e2e_now_ms() < end)
+        stream_take(st);
     return NULL;
 }
 
