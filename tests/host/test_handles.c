@@ -2,6 +2,7 @@
  * found with their kind and only it, gone once removed, and a handle that
  * stays live is never refused while other threads' creates and destroys
  * grow the table and rehash it in place. */
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "fake_nic.h"
@@ -55,6 +56,10 @@ static void live_handles_never_refused_under_churn(void)
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, reader, NULL);
+    /* the churn starts once the readers look (on a loaded machine they may
+     * not run before a churn that does not wait has ended) */
+    while (atomic_load(&looks) < 64)
+        sched_yield();
     /* creates and destroys of other handles: the table grows to a few
      * thousand entries, shrinks back, and fills with tombstones again and
      * again (rehashes in place) */
