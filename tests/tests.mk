@@ -14,7 +14,11 @@ VERILATOR_TB_FLAGS = --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
 
 $(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) $(BOARD_LOGIC_SRCS) rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h
 	@mkdir -p $(dir $@)
-	verilator $(VERILATOR_TB_FLAGS) --top-module $* $(PICORV32_V) $(RTL_SRCS) $(BOARD_LOGIC_SRCS) $(abspath $<) > $(BUILD)/tests/rtl/tb_$*.build.log 2>&1 || { cat $(BUILD)/tests/rtl/tb_$*.build.log; exit 1; }
+	verilator $(VERILATOR_TB_FLAGS) $(if $(TB_LIBS_$*),-LDFLAGS "$(TB_LIBS_$*)") --top-module $* $(PICORV32_V) $(RTL_SRCS) $(BOARD_LOGIC_SRCS) $(abspath $<) > $(BUILD)/tests/rtl/tb_$*.build.log 2>&1 || { cat $(BUILD)/tests/rtl/tb_$*.build.log; exit 1; }
+
+# tb_qpnic_wire checks every ICRC against zlib's crc32 (an implementation
+# nobody here wrote).
+TB_LIBS_qpnic_wire := -lz
 
 # tb_qpnic_core runs the real firmware image on the soft core.
 $(BUILD)/tests/rtl/tb_qpnic_core: $(FW_HEX)

@@ -64,12 +64,36 @@ def transition_whos(e):
     return sorted({b for m in e.get("transitions", []) for b in m["by"]})
 
 
+def frame_defs(d):
+    """The constants of each wire frame ([frames.X]): every field's byte
+    offset and length (and the value the NIC sends, if fixed), then the
+    frame's own constants, as (name, value, doc, bits) without the QPNIC_
+    prefix; bits is the width of a field's value (None for a number)."""
+    out = []
+    for fname, fr in d.get("frames", {}).items():
+        F = up(fname)
+        for f in fr["fields"]:
+            n = f"{F}_{up(f['name'])}"
+            out.append((f"{n}_OFF", f["off"], f"byte offset of {fname}.{f['name']}: {f['doc']}", None))
+            out.append((f"{n}_BYTES", f["bytes"], f"bytes of {fname}.{f['name']}", None))
+            if "value" in f:
+                out.append((f"{n}_VALUE", f["value"], f"what the NIC sends in {fname}.{f['name']}",
+                            8 * f["bytes"]))
+        for c in fr.get("consts", []):
+            out.append((f"{F}_{c['name']}", c["value"], c["doc"], None))
+    return out
+
+
 # ---------------------------------------------------------------- Verilog
 def gen_verilog(d):
     o = [f"// {BANNER}", "`ifndef QPNIC_LAYOUT_VH", "`define QPNIC_LAYOUT_VH", ""]
     o.append("// constants")
     for name, c in d["consts"].items():
         o.append(f"`define QPNIC_{name} {c['value']}  // {c['doc']}")
+    o += ["", "// wire frames: byte offsets and lengths (big-endian fields)"]
+    for name, value, doc, bits in frame_defs(d):
+        v = value if bits is None else f"{bits}'h{value:0{bits // 4}X}"
+        o.append(f"`define QPNIC_{name} {v}  // {doc}")
     for ename, e in d["enums"].items():
         o += ["", f"// enum {ename} ({e['width']} bits): {e['doc']}",
               f"`define QPNIC_{up(ename)}_BITS {e['width']}"]
@@ -131,6 +155,10 @@ def c_common(d, structs, guard, what):
          "    (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))", ""]
     for name, c in d["consts"].items():
         o.append(f"#define QPNIC_{name} {c['value']}u /* {c['doc']} */")
+    o += ["", "/* wire frames: byte offsets and lengths (big-endian fields) */"]
+    for name, value, doc, bits in frame_defs(d):
+        v = value if bits is None else f"0x{value:X}"
+        o.append(f"#define QPNIC_{name} {v}u /* {doc} */")
     for ename, e in d["enums"].items():
         if e.get("hw_only"):
             continue   # an encoding between RTL modules: no C view
@@ -241,6 +269,19 @@ def gen_doc(d):
             bits = f"{hi}:{f['lsb']}" if f["width"] > 1 else f"{f['lsb']}"
             o.append(f"| `{f['name']}` | {f['word']} | {bits} | {f['doc']} |")
         o.append("")
+    for fname, fr in d.get("frames", {}).items():
+        o += [f"## Frame {fname}", "", fr["doc"], "",
+              "| field | bytes | sent | meaning |", "|---|---|---|---|"]
+        for f in fr["fields"]:
+            rng = f"{f['off']}" if f["bytes"] == 1 else f"{f['off']}..{f['off'] + f['bytes'] - 1}"
+            sent = f"0x{f['value']:X}" if "value" in f else ""
+            if f.get("icrc_mask"):
+                sent += " (ICRC: all ones)"
+            o.append(f"| `{f['name']}` | {rng} | {sent} | {f['doc']} |")
+        o += ["", "| constant | value | meaning |", "|---|---|---|"]
+        for c in fr.get("consts", []):
+            o.append(f"| `{up(fname)}_{c['name']}` | {c['value']} | {c['doc']} |")
+        o.append("")
     o += ["## Enumerations", ""]
     for ename, e in d["enums"].items():
         where = ", inside the NIC only" if e.get("hw_only") else ""
@@ -307,6 +348,19 @@ def check_layout(d):
         names[name] = what
     for cname in d["consts"]:
         claim(cname, f"constant {cname}")
+    for name, *_ in frame_defs(d):
+        claim(name, f"frame constant {name}")
+    for fname, fr in d.get("frames", {}).items():
+        at = 0
+        for f in fr["fields"]:
+            if f["off"] != at:
+                sys.exit(f"layout: frame {fname}.{f['name']} is at byte {f['off']}, not {at}")
+            if "value" in f and f["value"] >= 1 << (8 * f["bytes"]):
+                sys.exit(f"layout: frame {fname}.{f['name']}'s value does not fit its bytes")
+            at += f["bytes"]
+        hdr = {c["name"]: c["value"] for c in fr.get("consts", [])}.get("HDR_BYTES")
+        if hdr is not None and hdr != at:
+            sys.exit(f"layout: frame {fname}'s fields end at byte {at}, HDR_BYTES says {hdr}")
     for ename, e in d["enums"].items():
         claim(f"{up(ename)}_BITS", f"enum {ename} width")
         for v in e["values"]:

@@ -51,6 +51,55 @@
 `define QPNIC_LINK_NIC_TX_FRAMES 4  // board link: sequenced frames the NIC keeps for retransmission until the host acknowledges them
 `define QPNIC_LINK_VERSION 1  // board link: protocol version, in RESET_DONE (struct link_reset version)
 
+// wire frames: byte offsets and lengths (big-endian fields)
+`define QPNIC_ROCE_ETH_DST_OFF 0  // byte offset of roce.eth_dst: destination MAC: the peer's (cfg_peer_mac); a frame to another MAC is dropped
+`define QPNIC_ROCE_ETH_DST_BYTES 6  // bytes of roce.eth_dst
+`define QPNIC_ROCE_ETH_SRC_OFF 6  // byte offset of roce.eth_src: source MAC: the NIC's own (cfg_mac)
+`define QPNIC_ROCE_ETH_SRC_BYTES 6  // bytes of roce.eth_src
+`define QPNIC_ROCE_ETH_TYPE_OFF 12  // byte offset of roce.eth_type: IPv4
+`define QPNIC_ROCE_ETH_TYPE_BYTES 2  // bytes of roce.eth_type
+`define QPNIC_ROCE_ETH_TYPE_VALUE 16'h0800  // what the NIC sends in roce.eth_type
+`define QPNIC_ROCE_IP_VIHL_OFF 14  // byte offset of roce.ip_vihl: IPv4, a 5-word header (no options)
+`define QPNIC_ROCE_IP_VIHL_BYTES 1  // bytes of roce.ip_vihl
+`define QPNIC_ROCE_IP_VIHL_VALUE 8'h45  // what the NIC sends in roce.ip_vihl
+`define QPNIC_ROCE_IP_TOS_OFF 15  // byte offset of roce.ip_tos: DSCP and ECN: 0 sent, anything taken
+`define QPNIC_ROCE_IP_TOS_BYTES 1  // bytes of roce.ip_tos
+`define QPNIC_ROCE_IP_TOS_VALUE 8'h00  // what the NIC sends in roce.ip_tos
+`define QPNIC_ROCE_IP_LEN_OFF 16  // byte offset of roce.ip_len: IPv4 total length: the frame from here on, ICRC included, without Ethernet padding
+`define QPNIC_ROCE_IP_LEN_BYTES 2  // bytes of roce.ip_len
+`define QPNIC_ROCE_IP_ID_OFF 18  // byte offset of roce.ip_id: identification: 0, as the datagram is never fragmented (RFC 6864)
+`define QPNIC_ROCE_IP_ID_BYTES 2  // bytes of roce.ip_id
+`define QPNIC_ROCE_IP_ID_VALUE 16'h0000  // what the NIC sends in roce.ip_id
+`define QPNIC_ROCE_IP_FRAG_OFF 20  // byte offset of roce.ip_frag: flags and fragment offset: don't fragment; a fragment is dropped
+`define QPNIC_ROCE_IP_FRAG_BYTES 2  // bytes of roce.ip_frag
+`define QPNIC_ROCE_IP_FRAG_VALUE 16'h4000  // what the NIC sends in roce.ip_frag
+`define QPNIC_ROCE_IP_TTL_OFF 22  // byte offset of roce.ip_ttl: time to live: 64 sent, anything taken
+`define QPNIC_ROCE_IP_TTL_BYTES 1  // bytes of roce.ip_ttl
+`define QPNIC_ROCE_IP_TTL_VALUE 8'h40  // what the NIC sends in roce.ip_ttl
+`define QPNIC_ROCE_IP_PROTO_OFF 23  // byte offset of roce.ip_proto: UDP
+`define QPNIC_ROCE_IP_PROTO_BYTES 1  // bytes of roce.ip_proto
+`define QPNIC_ROCE_IP_PROTO_VALUE 8'h11  // what the NIC sends in roce.ip_proto
+`define QPNIC_ROCE_IP_CSUM_OFF 24  // byte offset of roce.ip_csum: IPv4 header checksum (RFC 791); a frame whose header does not sum to all ones is dropped
+`define QPNIC_ROCE_IP_CSUM_BYTES 2  // bytes of roce.ip_csum
+`define QPNIC_ROCE_IP_SRC_OFF 26  // byte offset of roce.ip_src: source IPv4 address: the NIC's own (cfg_ip)
+`define QPNIC_ROCE_IP_SRC_BYTES 4  // bytes of roce.ip_src
+`define QPNIC_ROCE_IP_DST_OFF 30  // byte offset of roce.ip_dst: destination IPv4 address: the peer's (cfg_peer_ip); a frame to another address is dropped
+`define QPNIC_ROCE_IP_DST_BYTES 4  // bytes of roce.ip_dst
+`define QPNIC_ROCE_UDP_SPORT_OFF 34  // byte offset of roce.udp_sport: UDP source port: 0xC000 | the low 14 bits of the BTH dest_qp (entropy for a network's path hash, as RoCEv2 recommends)
+`define QPNIC_ROCE_UDP_SPORT_BYTES 2  // bytes of roce.udp_sport
+`define QPNIC_ROCE_UDP_DPORT_OFF 36  // byte offset of roce.udp_dport: RoCEv2's UDP port
+`define QPNIC_ROCE_UDP_DPORT_BYTES 2  // bytes of roce.udp_dport
+`define QPNIC_ROCE_UDP_DPORT_VALUE 16'h12B7  // what the NIC sends in roce.udp_dport
+`define QPNIC_ROCE_UDP_LEN_OFF 38  // byte offset of roce.udp_len: UDP length: ip_len - 20
+`define QPNIC_ROCE_UDP_LEN_BYTES 2  // bytes of roce.udp_len
+`define QPNIC_ROCE_UDP_CSUM_OFF 40  // byte offset of roce.udp_csum: UDP checksum: 0 (none; the ICRC covers the packet), anything taken
+`define QPNIC_ROCE_UDP_CSUM_BYTES 2  // bytes of roce.udp_csum
+`define QPNIC_ROCE_UDP_CSUM_VALUE 16'h0000  // what the NIC sends in roce.udp_csum
+`define QPNIC_ROCE_HDR_BYTES 42  // bytes before the BTH
+`define QPNIC_ROCE_ICRC_BYTES 4  // the ICRC at the end of the frame
+`define QPNIC_ROCE_BTH_MASK_BYTE 4  // byte of the BTH (FECN, BECN, reserved) the ICRC covers as all ones
+`define QPNIC_ROCE_MIN_FRAME 60  // shortest Ethernet frame without FCS: a MAC pads a shorter one; the receiver ignores bytes after ip_len
+
 // enum wqe_op (8 bits): Operation code in a WQE (word 0, field opcode).
 `define QPNIC_WQE_OP_BITS 8
 `define QPNIC_WQE_OP_NOP 8'd0

@@ -1,0 +1,296 @@
+// qpnic_roce_rx: RoCEv2 frames in, port packets out, a frame kept only if
+// everything in it checks (docs/wire.md, "Framing"). The inverse of
+// qpnic_roce_tx: byte k of the frame arrives in beat k/4, lane k%4.
+//
+// What a frame must be to be kept (else it is dropped whole and counted
+// under one reason):
+//   address  Ethernet destination cfg_mac and IPv4 destination cfg_ip
+//   header   EtherType IPv4; a 5-word IPv4 header whose checksum holds,
+//            protocol UDP, not a fragment; UDP destination port 4791; UDP
+//            length = IPv4 length - 20 and a multiple of 4; BTH version
+//            0 and an opcode the NIC knows; the headers' lengths leave a
+//            payload of 0 bytes or more; the frame holds all of ip_len
+//            (bytes after it, a MAC's padding of a short frame, are
+//            ignored); the packet fits the buffer
+//   icrc     the ICRC matches the bytes it covers
+// The ICRC comes last, so the frame's words wait in the buffer until it
+// has been compared: they are written as they arrive (the LRH first, as
+// soon as the BTH's opcode and pad give the payload's length) and
+// published to the reader (cp) only once the frame is whole and good;
+// a dropped frame's words are forgotten by moving the write pointer back.
+//
+// The buffer is a block RAM of 2^LOG_DEPTH port words; a packet needs its
+// words plus the LRH. When it is full the frame waits (in_ready low): the
+// published packets before it drain to the responder and the completer
+// independently of this frame, so the wait ends. A frame larger than the
+// whole buffer could never fit and is dropped as a header error.
+//
+// Port words: the LRH (payload bytes), the BTH and extension header with
+// the first byte in bits 31:24, then the payload in lane order with keep
+// on the last beat (the pad removed), as qpnic_responder and
+// qpnic_completer read them. out_resp is high for the beats of a response
+// (READ_RESPONSE_ONLY, ACK: the completer's) and low for a request's.
+//
+// Parameters
+//   LOG_DEPTH    log2 of the buffer's words (>= 11: a 4096-byte payload
+//                and its headers)
+// Ports
+//   clk, rst                 clock, synchronous active-high reset
+//   cfg_mac, cfg_ip          this NIC's addresses
+//   in_*                     frames
+//   out_*, out_resp          packets
+//   frame_ok                 a pulse as a kept frame is published
+//   drop_addr/hdr/icrc       a pulse as a frame is dropped, by reason
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_roce_rx #(
+    parameter LOG_DEPTH = 11
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire [47:0] cfg_mac,
+    input  wire [31:0] cfg_ip,
+    input  wire        in_valid,
+    output wire        in_ready,
+    input  wire [31:0] in_data,
+    input  wire [3:0]  in_keep,
+    input  wire        in_last,
+    output wire        out_valid,
+    input  wire        out_ready,
+    output wire [31:0] out_data,
+    output wire [3:0]  out_keep,
+    output wire        out_last,
+    output wire        out_resp,
+    output reg         frame_ok,
+    output reg         drop_addr,
+    output reg         drop_hdr,
+    output reg         drop_icrc
+);
+    localparam DEPTH = 1 << LOG_DEPTH;
+    // A buffer word: data, keep[3:1] (keep[0] is always set on the port),
+    // last, resp.
+    localparam BW = 37;
+
+    `include "qpnic_crc32.vh"
+    localparam [31:0] CRC_START = crc_ones(8);
+
+    // ------------------------------------------------------- the frame
+    // bt: the beat of the frame (saturating at 11, the first beat that
+    // completes a port word); j: port words completed so far (word j is
+    // frame bytes 42 + 4j .. 45 + 4j: lanes 2, 3 of beat 10 + j and lanes
+    // 0, 1 of beat 11 + j).
+    reg  [3:0]  bt;
+    reg  [15:0] j;
+    reg  [15:0] prev_hi;     // lanes 2, 3 of the last beat
+    wire [31:0] d = in_data;
+    wire [7:0]  l0 = d[7:0], l1 = d[15:8], l2 = d[23:16], l3 = d[31:24];
+    wire [31:0] word = {d[15:0], prev_hi};   // port word j, lane order
+
+    // the header's fields as they arrive
+    reg  [47:0] dst_mac;
+    reg  [15:0] etype, ip_len, dport, udp_len;
+    reg  [13:0] frag;        // MF and the fragment offset (DF is taken either way)
+    reg  [7:0]  vihl, proto, opcode;
+    reg  [5:0]  flags;       // BTH byte 1 but SE and MigReq: padcnt, version
+    reg  [31:0] ip_dst;
+    reg  [19:0] csum;        // IPv4 header: sum of its 16-bit words
+    reg  [31:0] crc;
+    reg  [31:0] seen;        // frame bytes received
+    // the frame's fate so far
+    reg         bad_hdr, bad_icrc, icrc_seen, writing;
+
+    wire beat = in_valid && in_ready;
+
+    // the opcode's extension header and class
+    wire op_req  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY) || (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY) ||
+                   (opcode == `QPNIC_IB_OPCODE_READ_REQUEST) || (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
+    wire op_resp = (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY) || (opcode == `QPNIC_IB_OPCODE_ACK);
+    wire [4:0] ext = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY || opcode == `QPNIC_IB_OPCODE_READ_REQUEST) ? 5'd16 :
+                     (opcode == `QPNIC_IB_OPCODE_SEND_ONLY) ? 5'd0 : 5'd4;
+    wire [1:0]  pad = flags[5:4];           // BTH padcnt (byte 1 bits 5:4)
+    // nw: port words after the LRH (BTH, extension, payload and pad), and
+    // the payload's bytes; the ICRC is port word nw
+    wire [15:0] nw   = (udp_len - 16'd12) >> 2;
+    wire [16:0] plen = {1'b0, udp_len} - 17'd24 - {12'd0, ext} - {15'd0, pad};
+    wire [16:0] csum1 = {1'b0, csum[15:0]} + {13'd0, csum[19:16]};
+    wire [15:0] csum2 = csum1[15:0] + {15'd0, csum1[16]};
+    wire hdr_ok = etype == `QPNIC_ROCE_ETH_TYPE_VALUE && vihl == `QPNIC_ROCE_IP_VIHL_VALUE &&
+                  proto == `QPNIC_ROCE_IP_PROTO_VALUE && frag[13:0] == 14'd0 &&
+                  csum2 == 16'hFFFF && dport == `QPNIC_ROCE_UDP_DPORT_VALUE &&
+                  udp_len == ip_len - 16'd20 && udp_len[1:0] == 2'd0 &&
+                  (op_req || op_resp) && flags[3:0] == 4'd0 && !plen[16] &&
+                  nw + 16'd1 <= DEPTH[15:0];
+    wire addr_ok = dst_mac == cfg_mac && ip_dst == cfg_ip;
+
+    // the last data word's keep: the pad's lanes are not payload
+    wire        last_data  = (j == nw);      // word j - 1 (in pend) is the last
+    // (keep[3:1]: lane 0 is always kept)
+    wire [2:0]  pad_keep   = (pad == 2'd0) ? 3'b111 : (pad == 2'd1) ? 3'b011 :
+                             (pad == 2'd2) ? 3'b001 : 3'b000;
+    wire        pend_in_payload = (j > (16'd3 + {13'd0, ext[4:2]}));   // word j - 1 is payload
+
+    // -------------------------------------------------------- the buffer
+    reg  [LOG_DEPTH:0] wp, cp, rp;        // write, published, read (wrap bit)
+    wire [LOG_DEPTH:0] held = wp - rp;
+    wire full = (held == DEPTH[LOG_DEPTH:0]);
+    reg  [31:0] pend;                     // port word j - 1, written a beat late
+    // a write this beat: the LRH at beat 11, else port word j - 1 while
+    // j <= nw; only while the frame is still being kept
+    wire at_lrh = (bt == 4'd11) && (j == 16'd0);
+    wire wr_now = writing && (at_lrh ? (addr_ok && hdr_ok) : (j >= 16'd1 && j <= nw));
+    assign in_ready = !(wr_now && full);
+
+    // a header word in the port's byte order; BTH word 0's padcnt back to
+    // 0 (the port's payloads are byte-exact), word 1's byte 4 (FECN, BECN,
+    // reserved: a network may set them) to 0, as the port has no field there
+    reg  [31:0] bth_word;
+    always @* begin
+        bth_word = bswap(pend);
+        if (j == 16'd1) bth_word[`QPNIC_BTH_PADCNT] = 2'd0;
+        if (j == 16'd2) bth_word[31:24] = 8'd0;
+    end
+    reg  [BW-1:0] wr_word;
+    always @* begin
+        if (at_lrh)
+            wr_word = {op_resp, 1'b0, 3'b111, 15'd0, plen};
+        else
+            wr_word = {op_resp, last_data,
+                       (last_data && pend_in_payload) ? pad_keep : 3'b111,
+                       pend_in_payload ? pend : bth_word};
+    end
+
+    wire ram_busy;
+    wire ram_rd;
+    wire [BW-1:0] ram_q;
+    qpnic_ram_sdp #(.WIDTH(BW), .AW(LOG_DEPTH), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_buf (
+        .clk(clk), .rst(rst), .busy(ram_busy),
+        .wr_en(beat && wr_now), .wr_addr(wp[LOG_DEPTH-1:0]), .wr_data(wr_word),
+        .rd_en(ram_rd), .rd_addr(rp[LOG_DEPTH-1:0]), .rd_data(ram_q));
+
+    // the reader: RAM reads into a 4-entry FIFO, at most 3 held or in flight
+    reg        rd_inflight;
+    wire [2:0] q_count;
+    assign ram_rd = (rp != cp) && ({1'b0, q_count} + {3'd0, rd_inflight} <= 4'd2) && !ram_busy;
+    qpnic_fifo #(.WIDTH(BW), .LOG_DEPTH(2)) u_out (
+        .clk(clk), .rst(rst),
+        // (never full: a read is issued only while at most 2 are held or in flight)
+        /* verilator lint_off PINCONNECTEMPTY */
+        .in_valid(rd_inflight), .in_ready(),
+        /* verilator lint_on PINCONNECTEMPTY */
+        .in_data(ram_q),
+        .out_valid(out_valid), .out_ready(out_ready),
+        .out_data({out_resp, out_last, out_keep[3:1], out_data}),
+        .count(q_count));
+    assign out_keep[0] = 1'b1;
+
+    // ---------------------------------------------------- frame parsing
+    // the bytes of this beat that the ICRC covers (from the IPv4 header on,
+    // up to the ICRC) and its view of them (variant fields as all ones)
+    reg [31:0] cview;
+    reg [3:0]  cen;
+    always @* begin
+        cview = d;
+        cen   = 4'b0000;
+        case (bt)
+        4'd3:  begin cen = 4'b1100; cview[31:24] = 8'hFF; end   // version, TOS
+        4'd4, 4'd7, 4'd8, 4'd9: cen = 4'b1111;
+        4'd5:  begin cen = 4'b1111; cview[23:16] = 8'hFF; end   // TTL
+        4'd6:  begin cen = 4'b1111; cview[15:0] = 16'hFFFF; end // IPv4 checksum
+        4'd10: begin cen = 4'b0011; cview[15:0] = 16'hFFFF; end // UDP checksum (BTH bytes 0, 1: port word 0)
+        default: ;
+        endcase
+    end
+
+    always @(posedge clk) begin
+        frame_ok  <= 1'b0;
+        drop_addr <= 1'b0;
+        drop_hdr  <= 1'b0;
+        drop_icrc <= 1'b0;
+        if (rst) begin
+            bt <= 4'd0; j <= 16'd0; prev_hi <= 16'd0; pend <= 32'd0;
+            dst_mac <= 48'd0; etype <= 16'd0; ip_len <= 16'd0; frag <= 14'd0;
+            dport <= 16'd0; udp_len <= 16'd0; vihl <= 8'd0; proto <= 8'd0;
+            opcode <= 8'd0; flags <= 6'd0; ip_dst <= 32'd0; csum <= 20'd0;
+            crc <= CRC_START; seen <= 32'd0;
+            bad_hdr <= 1'b0; bad_icrc <= 1'b0; icrc_seen <= 1'b0;
+            writing <= 1'b1;
+            wp <= 0; cp <= 0; rp <= 0; rd_inflight <= 1'b0;
+        end else begin
+            rd_inflight <= ram_rd;
+            if (ram_rd) rp <= rp + 1'b1;
+            if (beat) begin
+                prev_hi <= d[31:16];
+                seen    <= seen + {29'd0, 3'd0 + {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
+                                           {2'd0, in_keep[2]} + {2'd0, in_keep[3]}};
+                if (bt != 4'd11) bt <= bt + 4'd1;
+                case (bt)
+                4'd0: dst_mac[47:16] <= {l0, l1, l2, l3};
+                4'd1: dst_mac[15:0]  <= {l0, l1};
+                4'd3: begin etype <= {l0, l1}; vihl <= l2; end
+                4'd4: ip_len <= {l0, l1};
+                4'd5: begin frag <= {l0[5:0], l1}; proto <= l3; end
+                4'd7: ip_dst[31:16] <= {l2, l3};
+                4'd8: ip_dst[15:0]  <= {l0, l1};
+                4'd9: begin dport <= {l0, l1}; udp_len <= {l2, l3}; end
+                4'd10: begin opcode <= l2; flags <= l3[5:0]; end
+                default: ;
+                endcase
+                // the IPv4 header's words: bytes 14 .. 33
+                if (bt == 4'd3)
+                    csum <= {4'd0, l2, l3};
+                else if (bt >= 4'd4 && bt <= 4'd7)
+                    csum <= csum + {4'd0, l0, l1} + {4'd0, l2, l3};
+                else if (bt == 4'd8)
+                    csum <= csum + {4'd0, l0, l1};
+                // the ICRC: the header's bytes by beat, then port words
+                // 0 .. nw - 1 (BTH byte 4, word 1's lane 0, as all ones)
+                if (bt <= 4'd10)
+                    crc <= crc_word(bt == 4'd0 ? CRC_START : crc, cview, cen);
+                else if (j < nw)
+                    crc <= crc_word(crc, j == 16'd1 ? {word[31:8], 8'hFF} : word, 4'b1111);
+                // port words, from beat 11
+                if (bt == 4'd11) begin
+                    if (j == 16'd0) begin
+                        // everything before the BTH's third word is in
+                        if (!addr_ok || !hdr_ok) writing <= 1'b0;
+                        if (!hdr_ok) bad_hdr <= 1'b1;
+                    end
+                    if (j <= nw) pend <= word;
+                    if (j == nw) begin
+                        icrc_seen <= 1'b1;
+                        if (word != ~crc) bad_icrc <= 1'b1;
+                    end
+                    if (j != 16'hFFFF) j <= j + 16'd1;   // (a frame of 256 KiB: dropped anyway)
+                end
+                if (wr_now) wp <= wp + 1'b1;
+                if (in_last) begin
+                    // the whole frame is in: keep it or forget it
+                    if (writing && addr_ok && !bad_hdr && hdr_ok && icrc_seen_now && !bad_icrc_now &&
+                        seen_now >= {16'd0, ip_len} + 32'd14) begin
+                        cp <= wr_now ? wp + 1'b1 : wp;
+                        frame_ok <= 1'b1;
+                    end else begin
+                        wp <= cp;
+                        if (bt >= 4'd11 && !addr_ok && hdr_ok) drop_addr <= 1'b1;
+                        else if (bt < 4'd11 || !hdr_ok || bad_hdr || !icrc_seen_now ||
+                                 seen_now < {16'd0, ip_len} + 32'd14) drop_hdr <= 1'b1;
+                        else drop_icrc <= 1'b1;
+                    end
+                    bt <= 4'd0; j <= 16'd0; writing <= 1'b1;
+                    bad_hdr <= 1'b0; bad_icrc <= 1'b0; icrc_seen <= 1'b0;
+                    seen <= 32'd0; crc <= CRC_START;
+                end
+            end
+        end
+    end
+    // the ICRC's verdict including this beat (the frame's last beat may
+    // carry the ICRC's last bytes)
+    wire icrc_here    = (bt == 4'd11) && (j == nw);
+    wire icrc_seen_now = icrc_seen || icrc_here;
+    wire bad_icrc_now  = bad_icrc || (icrc_here && word != ~crc);
+    wire [31:0] seen_now = seen + {29'd0, 3'd0 + {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
+                                  {2'd0, in_keep[2]} + {2'd0, in_keep[3]}};
+endmodule
+
+`default_nettype wire
