@@ -29,16 +29,23 @@ done < "$here/debian-packages.txt"
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
+    # Never stop to ask: sudo resets the environment, so the frontend is set
+    # inside it (apt_env), not only exported. wireshark-common (tshark's) asks
+    # whether non-root users may capture; qpnic only reads capture files, so
+    # the answer is no, given beforehand rather than left to a prompt.
     export DEBIAN_FRONTEND=noninteractive
+    apt_env=(env DEBIAN_FRONTEND=noninteractive)
+    echo "wireshark-common wireshark-common/install-setuid boolean false" \
+        | "${sudo_cmd[@]}" debconf-set-selections
     "${sudo_cmd[@]}" apt-get update -qq
     # versions come from tools/debian-packages.txt, so a newer archive cannot change the build
     pins=()
     for m in "${missing[@]}"; do pins+=("$(grep -E "^$m=" "$here/debian-packages.txt" | awk '{print $1}')"); done
-    if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${pins[@]}"; then
+    if ! "${sudo_cmd[@]}" "${apt_env[@]}" apt-get install -y -qq --no-install-recommends "${pins[@]}"; then
         # A Debian point release can replace a pinned version in the archive.
         # Say so loudly, then take the release's current one of the same package.
         echo "setup: WARNING: pinned versions not in the archive; installing Debian's current ones" >&2
-        "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+        "${sudo_cmd[@]}" "${apt_env[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
     fi
 fi
 
