@@ -95,6 +95,17 @@ test-install: $(SIM_BIN) $(FW_HEX)
 test-conformance:
 	python3 tools/check_conformance.py
 
+# The RoCEv2 wire's capture tools: the simulator's pcap writer (sim/pcap.h),
+# unit-tested byte by byte.
+PCAP_TEST_BIN := $(BUILD)/tests/sim/test_pcap
+$(PCAP_TEST_BIN): tests/sim/test_pcap.cpp sim/pcap.cpp sim/pcap.h tests/rtl/tb_util.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 $(WARN) $(OPT) -Isim -Itests/rtl -o $@ tests/sim/test_pcap.cpp sim/pcap.cpp
+
+.PHONY: test-wire-tools
+test-wire-tools: $(PCAP_TEST_BIN)
+	$(PCAP_TEST_BIN)
+
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).
 # qpnic-info on the simulator: it opens, names the layout the library was
@@ -117,7 +128,7 @@ test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(INFO_BIN) $(DEMO_BIN) \
 	@set -e; for b in $(SIM_BOARDS); do echo "== board $$b"; \
 	    PYTHON=$(PYTHON) tests/board/run_board_tests.sh $(BUILD) $$b; done
 
-TEST_LAYERS := check-gen test-conformance lint test-synth-report test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-reorder test-fuzz test-bench test-install test-tools test-board
+TEST_LAYERS := check-gen test-conformance lint test-synth-report test-wire-tools test-fw test-fw-core test-rtl test-host test-sim test-e2e test-diff test-reorder test-fuzz test-bench test-install test-tools test-board
 .PHONY: test test-layers
 test-layers: $(TEST_LAYERS)
 test:
