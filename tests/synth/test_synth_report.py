@@ -9,10 +9,12 @@ Prints "PASS <case>" or "FAIL <case>" with what differed, then
 """
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "synth"))
 import run_synth  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from py_cases import run_cases  # noqa: E402
 
 # Yosys 0.23, `proc; check -assert` on a module whose loop variable `i` is
 # assigned by two clocked blocks (shortened to two bits).
@@ -208,21 +210,5 @@ def test_judge_passes_within_limits():
     assert run_synth.judge("ecp5-25f", TARGET_25F, fig()) == []
 
 
-def main():
-    cases = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
-    passed = failed = 0
-    for name, case in cases:
-        try:
-            case()
-            print(f"PASS {name}")
-            passed += 1
-        except Exception:
-            print(f"FAIL {name}")
-            traceback.print_exc(file=sys.stdout)
-            failed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_cases(globals()))
