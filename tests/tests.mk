@@ -96,15 +96,17 @@ test-conformance:
 	python3 tools/check_conformance.py
 
 # The RoCEv2 wire's capture tools: the simulator's pcap writer (sim/pcap.h),
-# unit-tested byte by byte.
+# unit-tested byte by byte, and tools/check_roce_pcap.py (scapy and tshark
+# on every frame), on good and broken frames written by that same writer.
 PCAP_TEST_BIN := $(BUILD)/tests/sim/test_pcap
 $(PCAP_TEST_BIN): tests/sim/test_pcap.cpp sim/pcap.cpp sim/pcap.h tests/rtl/tb_util.h
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 $(WARN) $(OPT) -Isim -Itests/rtl -o $@ tests/sim/test_pcap.cpp sim/pcap.cpp
 
 .PHONY: test-wire-tools
-test-wire-tools: $(PCAP_TEST_BIN)
+test-wire-tools: $(PCAP_TEST_BIN) host/src/gen/qpnic_hw.h
 	$(PCAP_TEST_BIN)
+	$(PYTHON) tests/wire/test_check_roce_pcap.py $(PCAP_TEST_BIN)
 
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).
