@@ -61,15 +61,15 @@ check-gen:
 	python3 tools/genlayout.py --check
 
 # Every build (docs/internals.md "Builds"): the default, the lite and the
-# full one, since widths follow the parameters; then the core inside make
-# synth's top (synth/qpnic_synth_top.v), the serial NIC and the RoCEv2
-# wire (qpnic_wire: its own top until a build puts it on the core); then the
+# full one (the simulator's, with the RoCEv2 wire), since widths follow the
+# parameters; then the core inside make synth's top
+# (synth/qpnic_synth_top.v), and the serial NIC; then the
 # boards' shared logic alone, and each board's top (boards/boards.mk) with
 # the ECP5 primitives as Yosys declares them, and each board-level
 # simulator's top with its PLL model (sim/models/). rtl/lint.vlt waives PicoRV32
 # (not ours), boards/lint.vlt Yosys's declarations; the few inline waivers
 # each say why.
-LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS)"
+LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS) -GWIRE=1"
 lint:
 	@for p in $(LINT_BUILDS); do \
 	    echo "verilator --lint-only -Wall $$p ... --top-module qpnic_core"; \
@@ -77,7 +77,6 @@ lint:
 	done
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) synth/qpnic_synth_top.v --top-module qpnic_synth_top
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_serial_nic
-	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_wire
 	@for m in qpnic_board_status qpnic_reset_sync; do \
 	    echo "verilator --lint-only -Wall ... boards/common/*.v --top-module $$m"; \
 	    verilator --lint-only -Wall $(BOARD_LOGIC_SRCS) --top-module $$m || exit 1; \

@@ -11,6 +11,8 @@
 //                     the csr (CQ registers), the CQE writer and the firmware
 //   qpnic_mr_table    the token (MR) table in block RAM and its check ports
 //   qpnic_datapath    the QP table, WQE fetch, requester, responder, completer
+//   qpnic_loopback    the datapath's packet port joined to itself, or
+//   qpnic_wire        the packet port on RoCEv2 frames (WIRE builds)
 //   qpnic_cqe_writer  CQEs into the CQ rings, CQE/OVERRUN events
 //   qpnic_fw_if       firmware registers, event and notification FIFOs
 //   qpnic_soc         PicoRV32 and its RAM, running the firmware
@@ -30,6 +32,10 @@
 //   FW_WORDS   the soft core's RAM in 32-bit words (default: the layout's
 //              FW_RAM_WORDS, which the firmware is linked for)
 //   FW_HEX     firmware image for $readmemh (Verilator: +fw=PATH overrides)
+//   WIRE       1: the RoCEv2 wire (qpnic_wire) is built beside the loopback,
+//              and wire_en chooses between them (the simulator's build);
+//              0: the loopback alone (the boards': they have no network
+//              port yet)
 //
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
@@ -47,6 +53,17 @@
 //                                     may be offered first: a page-table
 //                                     request waits a cycle in rd_pt/wr_pt)
 //   ntf_valid/ready, ntf_data         notifications (struct notify)
+//   wire_en                           WIRE builds: the packet port goes to
+//                                     the wire, not the loopback (held
+//                                     from before rst ends)
+//   cfg_mac, cfg_ip, cfg_peer_*       the wire's addresses: this NIC's and
+//                                     its peer's
+//   ftx_*, frx_*                      the wire's RoCEv2 frames out and in
+//                                     (first byte in lane 0, keep, last)
+//   wire_cnt                          the wire's pulses: {a frame dropped
+//                                     for its ICRC, for its header, as not
+//                                     addressed here; a frame kept; a
+//                                     frame sent}
 //   idle                              nothing in flight: no MMIO, DMA, event
 //                                     or notification pending, every engine
 //                                     idle, and the firmware's last EVT_POP
@@ -60,7 +77,8 @@ module qpnic_core #(
     parameter NUM_MR = 16,
     parameter NUM_PT = `QPNIC_NUM_PT,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
-    parameter FW_HEX = "qpnic-fw.hex"
+    parameter FW_HEX = "qpnic-fw.hex",
+    parameter WIRE = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -98,6 +116,25 @@ module qpnic_core #(
     output wire        ntf_valid,
     input  wire        ntf_ready,
     output wire [31:0] ntf_data,
+
+    // The RoCEv2 wire, in a WIRE build (docs/wire.md); a build without it
+    // ignores these inputs and holds the outputs at 0.
+    input  wire        wire_en,
+    input  wire [47:0] cfg_mac,
+    input  wire [31:0] cfg_ip,
+    input  wire [47:0] cfg_peer_mac,
+    input  wire [31:0] cfg_peer_ip,
+    output wire        ftx_valid,
+    input  wire        ftx_ready,
+    output wire [31:0] ftx_data,
+    output wire [3:0]  ftx_keep,
+    output wire        ftx_last,
+    input  wire        frx_valid,
+    output wire        frx_ready,
+    input  wire [31:0] frx_data,
+    input  wire [3:0]  frx_keep,
+    input  wire        frx_last,
+    output wire [4:0]  wire_cnt,
 
     output wire        idle
 );
@@ -201,6 +238,13 @@ module qpnic_core #(
     wire          cnt_rd_valid, cnt_wr_valid;
     wire [15:0]   cnt_rd_bytes, cnt_wr_bytes;
 
+    // ---- the datapath's packet port -------------------------------------------
+    wire        txq_valid, txq_ready, txq_last, rxq_valid, rxq_ready, rxq_last;
+    wire        txs_valid, txs_ready, txs_last, rxs_valid, rxs_ready, rxs_last;
+    wire [31:0] txq_data, rxq_data, txs_data, rxs_data;
+    wire [3:0]  txq_keep, rxq_keep, txs_keep, rxs_keep;
+    wire        port_idle;   // the wire holds no frame (always, on the loopback)
+
     wire unused_wr_tag;   // the write channel has no tags
     wire dp_idle, cqw_idle, rd_arb_idle, wr_arb_idle, rd_pt_idle, wr_pt_idle;
 
@@ -221,7 +265,7 @@ module qpnic_core #(
 
     // Idle apart from MMIO (STATUS.idle), and idle as a whole (the port).
     wire engines_idle = dp_idle && cqw_idle && cqt_idle && rd_arb_idle && wr_arb_idle &&
-                        rd_pt_idle && wr_pt_idle && evt_empty && fw_waiting && ntf_empty;
+                        rd_pt_idle && wr_pt_idle && evt_empty && fw_waiting && ntf_empty && port_idle;
     assign idle = engines_idle && !mmio_valid && !mmio_rvalid;
 
     qpnic_csr #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
@@ -311,8 +355,81 @@ module qpnic_core #(
         .wr_dat_valid(wr_dat_valid), .wr_dat_ready(wr_dat_ready),
         .wr_dat_data(wr_dat_data), .wr_dat_keep(wr_dat_keep),
         .wr_dat_last(wr_dat_last),
+        .txq_valid(txq_valid), .txq_ready(txq_ready), .txq_data(txq_data),
+        .txq_keep(txq_keep), .txq_last(txq_last),
+        .rxq_valid(rxq_valid), .rxq_ready(rxq_ready), .rxq_data(rxq_data),
+        .rxq_keep(rxq_keep), .rxq_last(rxq_last),
+        .txs_valid(txs_valid), .txs_ready(txs_ready), .txs_data(txs_data),
+        .txs_keep(txs_keep), .txs_last(txs_last),
+        .rxs_valid(rxs_valid), .rxs_ready(rxs_ready), .rxs_data(rxs_data),
+        .rxs_keep(rxs_keep), .rxs_last(rxs_last),
         .idle(dp_idle)
     );
+
+    // ---- what attaches to the packet port -----------------------------------
+    // The loopback always; in a WIRE build also the wire, and wire_en picks:
+    // the one not picked sees no valid and no ready.
+    wire wire_on = (WIRE != 0) && wire_en;
+    wire        lb_txq_ready, lb_txs_ready, lb_rxq_valid, lb_rxs_valid, lb_rxq_last, lb_rxs_last;
+    wire [31:0] lb_rxq_data, lb_rxs_data;
+    wire [3:0]  lb_rxq_keep, lb_rxs_keep;
+    qpnic_loopback loopback (
+        .txq_valid(txq_valid && !wire_on), .txq_ready(lb_txq_ready), .txq_data(txq_data),
+        .txq_keep(txq_keep), .txq_last(txq_last),
+        .txs_valid(txs_valid && !wire_on), .txs_ready(lb_txs_ready), .txs_data(txs_data),
+        .txs_keep(txs_keep), .txs_last(txs_last),
+        .rxq_valid(lb_rxq_valid), .rxq_ready(rxq_ready && !wire_on), .rxq_data(lb_rxq_data),
+        .rxq_keep(lb_rxq_keep), .rxq_last(lb_rxq_last),
+        .rxs_valid(lb_rxs_valid), .rxs_ready(rxs_ready && !wire_on), .rxs_data(lb_rxs_data),
+        .rxs_keep(lb_rxs_keep), .rxs_last(lb_rxs_last));
+
+    wire        w_txq_ready, w_txs_ready, w_rxq_valid, w_rxs_valid, w_rxq_last, w_rxs_last;
+    wire [31:0] w_rxq_data, w_rxs_data;
+    wire [3:0]  w_rxq_keep, w_rxs_keep;
+    wire        w_idle;
+    generate if (WIRE != 0) begin : g_wire
+        qpnic_wire wire_port (
+            .clk(clk), .rst(rst),
+            .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .cfg_peer_mac(cfg_peer_mac), .cfg_peer_ip(cfg_peer_ip),
+            .txq_valid(txq_valid && wire_on), .txq_ready(w_txq_ready), .txq_data(txq_data),
+            .txq_keep(txq_keep), .txq_last(txq_last),
+            .txs_valid(txs_valid && wire_on), .txs_ready(w_txs_ready), .txs_data(txs_data),
+            .txs_keep(txs_keep), .txs_last(txs_last),
+            .rxq_valid(w_rxq_valid), .rxq_ready(rxq_ready && wire_on), .rxq_data(w_rxq_data),
+            .rxq_keep(w_rxq_keep), .rxq_last(w_rxq_last),
+            .rxs_valid(w_rxs_valid), .rxs_ready(rxs_ready && wire_on), .rxs_data(w_rxs_data),
+            .rxs_keep(w_rxs_keep), .rxs_last(w_rxs_last),
+            .ftx_valid(ftx_valid), .ftx_ready(ftx_ready), .ftx_data(ftx_data),
+            .ftx_keep(ftx_keep), .ftx_last(ftx_last),
+            .frx_valid(frx_valid && wire_on), .frx_ready(frx_ready), .frx_data(frx_data),
+            .frx_keep(frx_keep), .frx_last(frx_last),
+            .cnt_tx_frame(wire_cnt[0]), .cnt_rx_frame(wire_cnt[1]), .cnt_drop_addr(wire_cnt[2]),
+            .cnt_drop_hdr(wire_cnt[3]), .cnt_drop_icrc(wire_cnt[4]), .idle(w_idle));
+    end else begin : g_no_wire
+        assign {w_txq_ready, w_txs_ready, w_rxq_valid, w_rxs_valid, w_rxq_last, w_rxs_last} = 6'd0;
+        assign {w_rxq_data, w_rxs_data, w_rxq_keep, w_rxs_keep} = 72'd0;
+        assign w_idle    = 1'b1;
+        assign ftx_valid = 1'b0;
+        assign ftx_data  = 32'd0;
+        assign ftx_keep  = 4'd0;
+        assign ftx_last  = 1'b0;
+        assign frx_ready = 1'b0;
+        assign wire_cnt  = 5'd0;
+        // lint: the wire's inputs, which a build without it does not read
+        wire unused_wire = &{1'b0, wire_en, cfg_mac, cfg_ip, cfg_peer_mac, cfg_peer_ip, ftx_ready,
+                             frx_valid, frx_data, frx_keep, frx_last};
+    end endgenerate
+    assign txq_ready  = wire_on ? w_txq_ready : lb_txq_ready;
+    assign txs_ready  = wire_on ? w_txs_ready : lb_txs_ready;
+    assign rxq_valid  = wire_on ? w_rxq_valid : lb_rxq_valid;
+    assign rxq_data   = wire_on ? w_rxq_data  : lb_rxq_data;
+    assign rxq_keep   = wire_on ? w_rxq_keep  : lb_rxq_keep;
+    assign rxq_last   = wire_on ? w_rxq_last  : lb_rxq_last;
+    assign rxs_valid  = wire_on ? w_rxs_valid : lb_rxs_valid;
+    assign rxs_data   = wire_on ? w_rxs_data  : lb_rxs_data;
+    assign rxs_keep   = wire_on ? w_rxs_keep  : lb_rxs_keep;
+    assign rxs_last   = wire_on ? w_rxs_last  : lb_rxs_last;
+    assign port_idle  = w_idle;
 
     qpnic_cqe_writer cqe_writer (
         .clk(clk), .rst(rst),

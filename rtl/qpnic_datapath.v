@@ -1,22 +1,26 @@
 // qpnic_datapath: the QP contexts and everything between them and host
 // memory that moves data: the QP table, the WQE fetch engine, the requester,
-// the loopback port, the responder, the completer (docs/internals.md, "The
-// datapath"). The QP table (qpnic_qp_table) has five clients: 0 the host's
-// register port (from qpnic_csr), 1 the fetch engine, 2 the requester, 3 the
-// responder, 4 the completer; its doorbell queue feeds the fetch engine.
+// the responder, the completer, and the FIFOs of the packet port they send
+// on (docs/internals.md, "The datapath"). The QP table (qpnic_qp_table) has
+// five clients: 0 the host's register port (from qpnic_csr), 1 the fetch
+// engine, 2 the requester, 3 the responder, 4 the completer; its doorbell
+// queue feeds the fetch engine.
 //
-//   qpnic_wqe_fetch --WQE words--> qpnic_requester --packets--> port FIFO
-//        |                              | outstanding FIFO         |
-//        v                              v                          v
-//   rd master 0               rd master 1, qpnic_completer <-- port FIFO <-- qpnic_responder
+//   qpnic_wqe_fetch --WQE words--> qpnic_requester --packets--> port FIFO --> txq
+//        |                              | outstanding FIFO                  rxq --> qpnic_responder
+//        v                              v                                              |
+//   rd master 0               rd master 1, qpnic_completer <-- rxs   txs <-- port FIFO <--
 //                                       wr master 1              rd master 2, wr master 0
 //
-// The two port FIFOs are the loopback port (a packet keeps its order). The
-// responder's (responses) holds at least a MAX_DMA_BYTES read plus headers,
-// so its gather can always issue a whole read once the FIFO has drained
-// (deadlock rule); the requester's gather reads into the requester's own
-// staging FIFO, so the requester's port FIFO only decouples the two sides
-// and can be smaller (docs/performance-analysis.md). The datapath also merges what its
+// The packet port has two lanes each way, requests and responses; outside
+// the datapath qpnic_loopback joins txq to rxq and txs to rxs (one NIC
+// talking to itself), or qpnic_wire puts both lanes on a RoCEv2 frame port.
+// A lane keeps its packets' order. The response port FIFO holds at least a
+// MAX_DMA_BYTES read plus headers, so the responder's gather can always
+// issue a whole read once the FIFO has drained (deadlock rule); the
+// requester's gather reads into the requester's own staging FIFO, so the
+// requester's port FIFO only decouples the two sides and can be smaller
+// (docs/performance-analysis.md). The datapath also merges what its
 // parts report to qpnic_csr and qpnic_cqe_writer: RQ CQEs from the responder
 // and SQ CQEs from the completer (round robin, a presented CQE stays until
 // taken), and the WQE fetch counts of the SQ fetch engine and of the
@@ -53,6 +57,9 @@
 //                            2 responder; rd_rsp_valid is raised only for
 //                            the owner, data/keep/last are shared
 //   wr_*                     DMA write masters: 0 responder, 1 completer
+//   txq_*, rxq_*, txs_*, rxs_*  the packet port: requests out and in,
+//                            responses out and in (port words: docs/layout.md
+//                            lrh, bth, reth, aeth, ieth, then the payload)
 //   idle                     no work: nothing to fetch, every engine idle,
 //                            every FIFO empty
 `default_nettype none
@@ -139,6 +146,29 @@ module qpnic_datapath #(
     output wire [1:0]           wr_dat_last,
     input  wire                 mr_fence_start,
     output wire                 mr_fence_busy,
+    // the packet port: requests out (the requester's port FIFO) and in (to
+    // the responder); responses out (the responder's port FIFO) and in (to
+    // the completer). qpnic_loopback or qpnic_wire attaches to it.
+    output wire                 txq_valid,
+    input  wire                 txq_ready,
+    output wire [31:0]          txq_data,
+    output wire [3:0]           txq_keep,
+    output wire                 txq_last,
+    input  wire                 rxq_valid,
+    output wire                 rxq_ready,
+    input  wire [31:0]          rxq_data,
+    input  wire [3:0]           rxq_keep,
+    input  wire                 rxq_last,
+    output wire                 txs_valid,
+    input  wire                 txs_ready,
+    output wire [31:0]          txs_data,
+    output wire [3:0]           txs_keep,
+    output wire                 txs_last,
+    input  wire                 rxs_valid,
+    output wire                 rxs_ready,
+    input  wire [31:0]          rxs_data,
+    input  wire [3:0]           rxs_keep,
+    input  wire                 rxs_last,
     output wire                 idle
 );
     localparam PORT_DEPTH = 1 << PORT_LOG_DEPTH;
@@ -300,23 +330,19 @@ module qpnic_datapath #(
         .wr_en(seg_wr_en), .wr_addr(seg_wr_addr), .wr_data(seg_wr_data),
         .rd_en(seg_rd_en), .rd_addr(seg_rd_addr), .rd_data(seg_rd_data));
 
-    // ------------------------------------------- loopback port and ost FIFO
-    wire        rs_in_valid, rs_in_ready, rs_in_last;
-    wire [31:0] rs_in_data;
-    wire [3:0]  rs_in_keep;
-
+    // --------------------------------------- the port's FIFOs and ost FIFO
     // The port FIFOs hold a beat in 36 bits, one block RAM wide: a port
     // beat's keep always has lane 0 (its bytes are packed from lane 0, as
     // the DMA read data they come from; docs/internals.md), so keep[0] is
     // not stored.
-    wire [2:0]  rs_in_keep_hi;
-    assign rs_in_keep = {rs_in_keep_hi, 1'b1};
+    wire [2:0]  txq_keep_hi;
+    assign txq_keep = {txq_keep_hi, 1'b1};
     qpnic_fifo #(.WIDTH(36), .LOG_DEPTH(REQ_PORT_LOG_DEPTH), .STYLE("block")) u_port_req (
         .clk(clk), .rst(rst),
         .in_valid(rq_out_valid), .in_ready(rq_out_ready),
         .in_data({rq_out_last, rq_out_keep[3:1], rq_out_data}),
-        .out_valid(rs_in_valid), .out_ready(rs_in_ready),
-        .out_data({rs_in_last, rs_in_keep_hi, rs_in_data}),
+        .out_valid(txq_valid), .out_ready(txq_ready),
+        .out_data({txq_last, txq_keep_hi, txq_data}),
         .count(req_port_count));
 
     qpnic_fifo #(.WIDTH(OST_W), .LOG_DEPTH(OST_LOG_DEPTH)) u_ost (
@@ -349,8 +375,8 @@ module qpnic_datapath #(
         .chk_remote(chk_remote[1]), .chk_need(chk_need[1*3 +: 3]), .chk_inval(chk_inval[1]),
         .chk_pd(chk_pd[`QPNIC_PD_BITS +: `QPNIC_PD_BITS]),
         .res_valid(res_valid[1]), .res_ok(res_ok[1]), .res_dev(res_dev[1*64 +: 64]),
-        .in_valid(rs_in_valid), .in_ready(rs_in_ready), .in_data(rs_in_data),
-        .in_keep(rs_in_keep), .in_last(rs_in_last),
+        .in_valid(rxq_valid), .in_ready(rxq_ready), .in_data(rxq_data),
+        .in_keep(rxq_keep), .in_last(rxq_last),
         .out_valid(rs_out_valid), .out_ready(rs_out_ready), .out_data(rs_out_data),
         .out_keep(rs_out_keep), .out_last(rs_out_last), .out_count({{(15-PORT_LOG_DEPTH){1'b0}}, rsp_port_count}),
         .rd_req_valid(rd_req_valid[2]), .rd_req_ready(rd_req_ready[2]),
@@ -367,19 +393,15 @@ module qpnic_datapath #(
         .cnt_rq_fetch(rq_fetch_read), .cnt_drop(cnt_drop),
         .at_bound(rs_at_bound), .idle(rs_idle));
 
-    wire        cp_in_valid, cp_in_ready, cp_in_last;
-    wire [31:0] cp_in_data;
-    wire [3:0]  cp_in_keep;
-
     // (36 bits a beat, keep[0] always set: see u_port_req)
-    wire [2:0]  cp_in_keep_hi;
-    assign cp_in_keep = {cp_in_keep_hi, 1'b1};
+    wire [2:0]  txs_keep_hi;
+    assign txs_keep = {txs_keep_hi, 1'b1};
     qpnic_fifo #(.WIDTH(36), .LOG_DEPTH(PORT_LOG_DEPTH), .STYLE("block")) u_port_rsp (
         .clk(clk), .rst(rst),
         .in_valid(rs_out_valid), .in_ready(rs_out_ready),
         .in_data({rs_out_last, rs_out_keep[3:1], rs_out_data}),
-        .out_valid(cp_in_valid), .out_ready(cp_in_ready),
-        .out_data({cp_in_last, cp_in_keep_hi, cp_in_data}),
+        .out_valid(txs_valid), .out_ready(txs_ready),
+        .out_data({txs_last, txs_keep_hi, txs_data}),
         .count(rsp_port_count));
 `ifndef SYNTHESIS
     always @(posedge clk)
@@ -402,8 +424,8 @@ module qpnic_datapath #(
         .tq_rsp_valid(tq_rsp_valid[4]), .tq_rsp_ctx(tq_rsp_ctx),
         .ost_valid(ost_out_valid), .ost_ready(ost_out_ready), .ost_data(ost_out_data),
         .seg_rd_en(seg_rd_en), .seg_rd_addr(seg_rd_addr), .seg_rd_data(seg_rd_data),
-        .in_valid(cp_in_valid), .in_ready(cp_in_ready), .in_data(cp_in_data),
-        .in_keep(cp_in_keep), .in_last(cp_in_last),
+        .in_valid(rxs_valid), .in_ready(rxs_ready), .in_data(rxs_data),
+        .in_keep(rxs_keep), .in_last(rxs_last),
         .wr_req_valid(wr_req_valid[1]), .wr_req_ready(wr_req_ready[1]),
         .wr_req_addr(wr_req_addr[1*64 +: 64]), .wr_req_len(wr_req_len[1*16 +: 16]),
         .wr_dat_valid(wr_dat_valid[1]), .wr_dat_ready(wr_dat_ready[1]),

@@ -41,6 +41,7 @@
 //   out_*, out_resp          packets
 //   frame_ok                 a pulse as a kept frame is published
 //   drop_addr/hdr/icrc       a pulse as a frame is dropped, by reason
+//   idle                     between frames, the buffer empty
 `default_nettype none
 `include "qpnic_layout.vh"
 
@@ -65,7 +66,8 @@ module qpnic_roce_rx #(
     output reg         frame_ok,
     output reg         drop_addr,
     output reg         drop_hdr,
-    output reg         drop_icrc
+    output reg         drop_icrc,
+    output wire        idle
 );
     localparam DEPTH = 1 << LOG_DEPTH;
     // A buffer word: data, keep[3:1] (keep[0] is always set on the port),
@@ -183,6 +185,7 @@ module qpnic_roce_rx #(
         .out_data({out_resp, out_last, out_keep[3:1], out_data}),
         .count(q_count));
     assign out_keep[0] = 1'b1;
+    assign idle = (bt == 4'd0) && (wp == rp) && !rd_inflight && (q_count == 3'd0);
 
     // ---------------------------------------------------- frame parsing
     // the bytes of this beat that the ICRC covers (from the IPv4 header on,

@@ -36,6 +36,7 @@
 //                            but on the last payload beat
 //   out_*                    the frame, a beat a cycle when out_ready
 //   frame_sent               a pulse as a frame's last beat is taken
+//   idle                     between frames, nothing held
 `default_nettype none
 `include "qpnic_layout.vh"
 
@@ -56,7 +57,8 @@ module qpnic_roce_tx (
     output reg  [31:0] out_data,
     output reg  [3:0]  out_keep,
     output reg         out_last,
-    output wire        frame_sent
+    output wire        frame_sent,
+    output wire        idle
 );
     localparam HB = `QPNIC_ROCE_HDR_BYTES;   // 42
 
@@ -174,6 +176,7 @@ module qpnic_roce_tx (
     assign in_ready   = (state == S_LRH) || (state == S_BTH0) || (state == S_BTH1) ||
                         ((state == S_BODY) && can_push);
     assign frame_sent = out_valid && out_ready && out_last;
+    assign idle       = (state == S_LRH) && !out_valid;
 
     // the IPv4 header checksum (RFC 791): the ones' complement of the
     // ones' complement sum of its 16-bit words, checksum field 0

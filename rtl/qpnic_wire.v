@@ -25,6 +25,7 @@
 //   cnt_*                    pulses: a frame sent, a frame received and
 //                            kept, a frame dropped (not addressed here, a
 //                            bad header or length, a bad ICRC)
+//   idle                     no packet or frame inside, none half taken
 `default_nettype none
 
 module qpnic_wire #(
@@ -70,7 +71,8 @@ module qpnic_wire #(
     output wire        cnt_rx_frame,
     output wire        cnt_drop_addr,
     output wire        cnt_drop_hdr,
-    output wire        cnt_drop_icrc
+    output wire        cnt_drop_icrc,
+    output wire        idle
 );
     // ---------------------------------------------------------- merge
     // busy: a packet is passing, from lane sel (0 requests, 1 responses);
@@ -93,6 +95,9 @@ module qpnic_wire #(
         end
     end
 
+    wire tx_idle, rx_idle;
+    assign idle = tx_idle && rx_idle && !busy;
+
     qpnic_roce_tx u_tx (
         .clk(clk), .rst(rst),
         .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .cfg_peer_mac(cfg_peer_mac), .cfg_peer_ip(cfg_peer_ip),
@@ -100,7 +105,7 @@ module qpnic_wire #(
         .in_data(pick ? txs_data : txq_data), .in_keep(pick ? txs_keep : txq_keep),
         .in_last(pick ? txs_last : txq_last),
         .out_valid(ftx_valid), .out_ready(ftx_ready), .out_data(ftx_data),
-        .out_keep(ftx_keep), .out_last(ftx_last), .frame_sent(cnt_tx_frame));
+        .out_keep(ftx_keep), .out_last(ftx_last), .frame_sent(cnt_tx_frame), .idle(tx_idle));
 
     // ---------------------------------------------------------- split
     wire        r_valid, r_resp;
@@ -114,7 +119,7 @@ module qpnic_wire #(
         .out_valid(r_valid), .out_ready(r_resp ? rxs_ready : rxq_ready),
         .out_data(r_data), .out_keep(r_keep), .out_last(r_last), .out_resp(r_resp),
         .frame_ok(cnt_rx_frame), .drop_addr(cnt_drop_addr), .drop_hdr(cnt_drop_hdr),
-        .drop_icrc(cnt_drop_icrc));
+        .drop_icrc(cnt_drop_icrc), .idle(rx_idle));
     assign rxq_valid = r_valid && !r_resp;
     assign rxs_valid = r_valid &&  r_resp;
     assign rxq_data  = r_data;

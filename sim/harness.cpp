@@ -63,6 +63,7 @@ class Harness {
     uint64_t cycles() const { return cycle_; }
     uint64_t dma_reads() const { return rd_answered_; }
     uint64_t dma_reads_overtaking() const { return rd_overtaking_; }
+    const uint64_t *wire_counts() const { return wire_cnt_; }
 
   private:
     void step();
@@ -123,6 +124,10 @@ class Harness {
     // notification ring (core -> host)
     uint32_t ntf_head_ = 0;
     uint32_t ntf_tail_ = 0;       // last value of hdr->ntf_tail we loaded
+
+    // the wire (cfg_.wire): its pulses counted, by bit of the core's
+    // wire_cnt (sent, kept, dropped: address, header, ICRC)
+    uint64_t wire_cnt_[5] = {0, 0, 0, 0, 0};
 
     unsigned protocol_errors_ = 0;
 };
@@ -358,6 +363,17 @@ void Harness::step() {
     if (ntf_head_ - ntf_tail_ >= QPNIC_SHM_NTF_SLOTS)
         ntf_tail_ = hdr_->ntf_tail.load(std::memory_order_acquire);
     c.ntf_ready = ntf_head_ - ntf_tail_ < QPNIC_SHM_NTF_SLOTS;
+    WireLoop *wire = cfg_.wire;
+    if (wire) {
+        uint32_t d = 0;
+        unsigned k = 0;
+        bool l = false;
+        c.ftx_ready = 1;   // the wire holds what it is given
+        c.frx_valid = wire->rx_beat(&d, &k, &l);
+        c.frx_data = d;
+        c.frx_keep = k;
+        c.frx_last = l;
+    }
 
     c.clk = 0;
     c.eval();
@@ -381,7 +397,13 @@ void Harness::step() {
     bool wr_last = c.dmaw_dat_last;
     bool ntf_fire = c.ntf_valid && c.ntf_ready;
     uint32_t ntf_word = c.ntf_data;
+    bool ftx_fire = c.ftx_valid && c.ftx_ready, frx_fire = c.frx_valid && c.frx_ready;
+    uint32_t ftx_data = c.ftx_data, ftx_keep = c.ftx_keep;
+    bool ftx_last = c.ftx_last;
+    for (unsigned b = 0; b < 5; b++)   // pulses: each is high for one cycle
+        wire_cnt_[b] += c.wire_cnt >> b & 1;
     bool at_rest = c.idle && !c.mmio_valid && !read_outstanding_ && !doorbell_wait_ &&
+                   (!wire || wire->idle()) &&
                    !c.dmar_req_valid && rd_open_.empty() &&
                    !c.dmaw_req_valid && !wr_active_ && !c.ntf_valid &&
                    mmio_head_ == mmio_tail_;
@@ -409,6 +431,10 @@ void Harness::step() {
         dma_write_begin(wr_req_addr, wr_req_len);
     if (ntf_fire)
         notification(ntf_word);
+    if (ftx_fire)
+        wire->tx_beat(ftx_data, ftx_keep, ftx_last, cycle_);
+    if (frx_fire)
+        wire->rx_taken();
 
     idle_run_ = at_rest ? idle_run_ + 1 : 0;
     cycle_++;
@@ -430,6 +456,11 @@ void Harness::reset() {
     c.dmaw_req_ready = 0;
     c.dmaw_dat_ready = 0;
     c.ntf_ready = 0;
+    c.wire_en = cfg_.wire != nullptr;   // (held from before rst ends)
+    c.cfg_mac = c.cfg_peer_mac = WIRE_MAC;
+    c.cfg_ip = c.cfg_peer_ip = WIRE_IP;
+    c.ftx_ready = 0;
+    c.frx_valid = 0;
     for (unsigned i = 0; i < RESET_CYCLES; i++) {
         c.clk = 0;
         c.eval();
@@ -551,6 +582,12 @@ void harness_run(SimShm *shm, const HarnessConfig &cfg, int argc, const char **a
     stats->cycles = h.cycles();
     stats->dma_reads = h.dma_reads();
     stats->dma_reads_overtaking = h.dma_reads_overtaking();
+    const uint64_t *w = h.wire_counts();
+    stats->wire_sent = w[0];
+    stats->wire_kept = w[1];
+    stats->wire_drop_addr = w[2];
+    stats->wire_drop_hdr = w[3];
+    stats->wire_drop_icrc = w[4];
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     h.finish();
 }

@@ -12,6 +12,7 @@
 #include <csignal>
 
 #include "shm.h"
+#include "wire.h"
 
 struct HarnessConfig {
     const char *wave_path = nullptr; // FST file, or null for no trace
@@ -19,7 +20,14 @@ struct HarnessConfig {
     uint64_t dma_reorder_seed = 0;   // 0: DMA reads answered in order; else seeds
                                      // the pick among tags (docs/internals.md)
     uint64_t max_cycles = 0;         // 0: no limit
+    WireLoop *wire = nullptr;        // the RoCEv2 wire's other end (qpnic-sim
+                                     // --wire), or null: the core's loopback
 };
+
+// The wire's addresses while it loops back to the same NIC (its peer is
+// itself): a locally administered MAC and a private IPv4 address.
+constexpr uint64_t WIRE_MAC = 0x020000000001ull;  // 02:00:00:00:00:01
+constexpr uint32_t WIRE_IP = 0x0A000001u;         // 10.0.0.1
 
 // Why run() returned.
 enum class StopReason { SHUTDOWN, SIGNAL, HOST_GONE, MAX_CYCLES };
@@ -33,6 +41,9 @@ struct HarnessStats {
     double seconds = 0; // wall time spent in run()
     uint64_t dma_reads = 0;           // DMA reads answered
     uint64_t dma_reads_overtaking = 0;// of them, answered before an older read (--dma-reorder)
+    // the wire's counts (qpnic-sim --wire): frames the core sent, frames it
+    // kept, frames it dropped: not addressed to it, a bad header, a bad ICRC
+    uint64_t wire_sent = 0, wire_kept = 0, wire_drop_addr = 0, wire_drop_hdr = 0, wire_drop_icrc = 0;
 };
 
 // Build the model (args: the Verilator plusargs, e.g. "+fw=PATH"), reset it,

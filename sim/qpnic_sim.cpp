@@ -7,6 +7,7 @@
 //   qpnic-sim --board NAME ...  runs the board-level simulator qpnic-sim-NAME
 //   qpnic-sim --shm PATH [--mem-mb N] [--fw HEX] [--wave FILE.fst]
 //             [--dma-latency N] [--dma-reorder SEED] [--doorbell-delay N] [--max-cycles N]
+//             [--wire] [--pcap FILE]
 //             [--unlink-on-exit] [--quiet]
 //
 // Exit status 0 when it stopped as asked (shutdown, signal, the host process
@@ -43,6 +44,8 @@ struct Options {
     uint64_t dma_reorder = 0;
     uint32_t doorbell_delay = 0;
     uint64_t max_cycles = 0;
+    bool wire = false;
+    const char *pcap_path = nullptr;
     bool quiet = false;
     bool unlink_on_exit = false;
 };
@@ -60,6 +63,10 @@ void usage(FILE *to) {
             "                        (default: in order)\n"
             "  --doorbell-delay N    cycles each MMIO write costs (default 0)\n"
             "  --max-cycles N        stop after N cycles (default: no limit)\n"
+            "  --wire                send the packet port's traffic as RoCEv2 frames through\n"
+            "                        the NIC's wire and back to it (default: the loopback;\n"
+            "                        docs/wire.md)\n"
+            "  --pcap FILE           write every frame on the wire to FILE (implies --wire)\n"
             "  --unlink-on-exit      remove PATH on exit (default: the host removes it)\n"
             "  --quiet               no informational messages\n",
             (unsigned long long)DEFAULT_MEM_MB, FW_ENV, FW_INSTALLED);
@@ -68,7 +75,7 @@ void usage(FILE *to) {
 const char *const PROG = "qpnic-sim";
 
 Options parse_args(int argc, char **argv) {
-    enum { SHM = 1, MEM, FW, WAVE, LAT, REORDER, DELAY, MAXC, QUIET, UNLINK, HELP };
+    enum { SHM = 1, MEM, FW, WAVE, LAT, REORDER, DELAY, MAXC, WIRE, PCAP, QUIET, UNLINK, HELP };
     static const struct option longopts[] = {
         {"shm", required_argument, nullptr, SHM},
         {"mem-mb", required_argument, nullptr, MEM},
@@ -78,6 +85,8 @@ Options parse_args(int argc, char **argv) {
         {"dma-reorder", required_argument, nullptr, REORDER},
         {"doorbell-delay", required_argument, nullptr, DELAY},
         {"max-cycles", required_argument, nullptr, MAXC},
+        {"wire", no_argument, nullptr, WIRE},
+        {"pcap", required_argument, nullptr, PCAP},
         {"quiet", no_argument, nullptr, QUIET},
         {"unlink-on-exit", no_argument, nullptr, UNLINK},
         {"help", no_argument, nullptr, HELP},
@@ -96,6 +105,8 @@ Options parse_args(int argc, char **argv) {
         case REORDER: o.dma_reorder = sim_parse_number(PROG, "--dma-reorder", optarg, 1, UINT64_MAX); break;
         case DELAY: o.doorbell_delay = (uint32_t)sim_parse_number(PROG, "--doorbell-delay", optarg, 0, UINT32_MAX); break;
         case MAXC: o.max_cycles = sim_parse_number(PROG, "--max-cycles", optarg, 1, UINT64_MAX); break;
+        case WIRE: o.wire = true; break;
+        case PCAP: o.pcap_path = optarg; o.wire = true; break;
         case QUIET: o.quiet = true; break;
         case UNLINK: o.unlink_on_exit = true; break;
         case HELP: usage(stdout); exit(0);
@@ -154,6 +165,11 @@ int main(int argc, char **argv) {
     sim_require_firmware(PROG, o.fw_path);
     install_signals();
 
+    WireLoop wire;
+    std::string wire_err;
+    if (o.wire && !wire.open_capture(o.pcap_path, &wire_err))
+        sim_fail(PROG, "%s", wire_err.c_str());
+
     SimShm shm;
     char err[512];
     if (shm_create(o.shm_path, o.mem_mb << 20, &shm, err, sizeof err) != 0)
@@ -165,6 +181,7 @@ int main(int argc, char **argv) {
     cfg.dma_latency = o.dma_latency;
     cfg.dma_reorder_seed = o.dma_reorder;
     cfg.max_cycles = o.max_cycles;
+    cfg.wire = o.wire ? &wire : nullptr;
     std::string plusarg = "+fw=" + o.fw_path; // read by qpnic_soc with $value$plusargs
     const char *model_argv[] = {argv[0], plusarg.c_str()};
     if (!o.quiet)
@@ -186,5 +203,18 @@ int main(int argc, char **argv) {
         fprintf(stderr, "qpnic-sim: --dma-reorder %llu: %llu of %llu DMA reads answered before an older one\n",
                 (unsigned long long)o.dma_reorder, (unsigned long long)stats.dma_reads_overtaking,
                 (unsigned long long)stats.dma_reads);
+    // asked for explicitly: what went over the wire
+    if (o.wire) {
+        fprintf(stderr,
+                "qpnic-sim: --wire: %llu frames sent (%llu bytes), %llu kept; dropped: %llu not addressed "
+                "here, %llu bad header, %llu bad ICRC\n",
+                (unsigned long long)stats.wire_sent, (unsigned long long)wire.bytes(),
+                (unsigned long long)stats.wire_kept, (unsigned long long)stats.wire_drop_addr,
+                (unsigned long long)stats.wire_drop_hdr, (unsigned long long)stats.wire_drop_icrc);
+        if (o.pcap_path)
+            fprintf(stderr, "qpnic-sim: --pcap %s: %llu frames written%s%s\n", o.pcap_path,
+                    (unsigned long long)wire.captured(), wire.capture_error().empty() ? "" : "; ",
+                    wire.capture_error().c_str());
+    }
     return 0;
 }

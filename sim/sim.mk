@@ -9,7 +9,7 @@
 # the generated code is not ours to hold to -Werror.
 
 SIM_MDIR   ?= $(BUILD)/sim/obj
-SIM_CPP    := sim/dma_check.cpp sim/harness.cpp sim/qpnic_sim.cpp sim/shm.cpp sim/sim_util.cpp
+SIM_CPP    := sim/dma_check.cpp sim/harness.cpp sim/pcap.cpp sim/qpnic_sim.cpp sim/shm.cpp sim/sim_util.cpp sim/wire.cpp
 SIM_HDR    := $(sort $(wildcard sim/*.h))
 SIM_CXXFLAGS := -std=c++17 -I$(CURDIR)/sim -I$(CURDIR)/host/src/gen
 # The simulator is the full build: every QP, CQ and token a build can have
@@ -24,7 +24,9 @@ SIM_PARAMS ?= -GNUM_QP=256 -GNUM_CQ=256 -GNUM_MR=1024 -GNUM_PT=4096
 # about 11% in simulated cycles/s (docs/performance-analysis.md, "Compiler").
 SIM_CXX    ?= clang++-14
 SIM_OPT    := -O2
-SIM_VFLAGS := --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(SIM_PARAMS) \
+# WIRE=1: the RoCEv2 wire is built beside the loopback (qpnic-sim --wire
+# picks it; docs/wire.md); the boards' build has no wire.
+SIM_VFLAGS := --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(SIM_PARAMS) -GWIRE=1 \
     --trace-fst -j $(JOBS) --top-module qpnic_core $(RTL_INC) \
     -MAKEFLAGS "CXX=$(SIM_CXX) LINK=$(SIM_CXX) OPT_FAST=$(SIM_OPT) OPT_GLOBAL=$(SIM_OPT)" \
     -CFLAGS "$(SIM_OPT) $(SIM_CXXFLAGS)"

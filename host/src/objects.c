@@ -291,8 +291,13 @@ static ndk_status qp_setup_locked(ndk_adapter *ad, ndk_qp *qp)
     if (idx < 0)
         return NDK_STATUS_INSUFFICIENT_RESOURCES;
     /* A new generation each time the index is handed out: packets and
-     * completions of the QP that had it before never match this one. */
+     * completions of the QP that had it before never match this one.
+     * Generation 0 is never used, so no QP number is below 256: QP
+     * numbers 0 and 1 are InfiniBand's management QPs (SMI, GSI), and a
+     * RoCEv2 peer or Wireshark takes their packets for MADs (docs/wire.md). */
     qp->idx = (uint32_t)idx;
+    if (ad->qp_gen[idx] == 0)
+        ad->qp_gen[idx] = 1;
     uint32_t gen = ad->qp_gen[idx]++;
     qp->qpn = QPNIC_FIELD(QPNIC_QP_NUM_INDEX, (uint32_t)idx) | QPNIC_FIELD(QPNIC_QP_NUM_GEN, gen);
     qp->sq_ctx = calloc(1u << qp->sq_log, sizeof *qp->sq_ctx);

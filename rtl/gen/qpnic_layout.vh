@@ -794,7 +794,7 @@
 `define QPNIC_QP_NUM_INDEX_FLAT 7:0
 `define QPNIC_QP_NUM_GEN_WORD 0
 `define QPNIC_QP_NUM_GEN_WIDTH 16
-`define QPNIC_QP_NUM_GEN 23:8  // generation of that index
+`define QPNIC_QP_NUM_GEN 23:8  // generation of that index; the driver never uses 0, so no QP number is InfiniBand's QP 0 or 1 (its management QPs, which a RoCEv2 peer would take the packets for)
 `define QPNIC_QP_NUM_GEN_FLAT 23:8
 
 // struct qp_cfg (1 words): Per-QP register CFG.

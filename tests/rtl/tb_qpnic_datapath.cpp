@@ -6,6 +6,7 @@
 // after each request, from the table as it was when asked), host
 // memory behind DMA read and write servers that act like the arbiters (one
 // whole transaction at a time, round robin, random stalls), and a CQE sink.
+// Its packet port is joined to itself (loop_port, as qpnic_loopback).
 // It runs SEND/RECV, WRITE, READ between loopback QP pairs and checks memory
 // byte for byte (every byte of host memory against a reference) and every
 // CQE field, then the error paths: LOC_PROT with no DMA at all, RNR,
@@ -341,6 +342,25 @@ static void profile_print(int) {}
 static bool prof_on = false;
 #endif
 
+// The packet port joined to itself, as qpnic_loopback does in the core:
+// each lane's beat and ready cross in the same cycle (twice, so a ready
+// that follows a valid settles).
+static void loop_port() {
+    for (int pass = 0; pass < 2; pass++) {
+        top->rxq_valid = top->txq_valid;
+        top->rxq_data = top->txq_data;
+        top->rxq_keep = top->txq_keep;
+        top->rxq_last = top->txq_last;
+        top->txq_ready = top->rxq_ready;
+        top->rxs_valid = top->txs_valid;
+        top->rxs_data = top->txs_data;
+        top->rxs_keep = top->txs_keep;
+        top->rxs_last = top->txs_last;
+        top->txs_ready = top->rxs_ready;
+        top->eval();
+    }
+}
+
 static void cycle() {
     profile();
     drive_checks();
@@ -348,6 +368,7 @@ static void cycle() {
     top->eval();
     drive_dma();
     top->eval();
+    loop_port();
     sample();
     top->clk = 1;
     top->eval();

@@ -591,7 +591,7 @@
 #define QPNIC_QP_NUM_INDEX_SHIFT 0u
 #define QPNIC_QP_NUM_INDEX_WIDTH 8u
 #define QPNIC_QP_NUM_INDEX_MASK 0xFFu
-/* gen: generation of that index */
+/* gen: generation of that index; the driver never uses 0, so no QP number is InfiniBand's QP 0 or 1 (its management QPs, which a RoCEv2 peer would take the packets for) */
 #define QPNIC_QP_NUM_GEN_WORD 0u
 #define QPNIC_QP_NUM_GEN_SHIFT 8u
 #define QPNIC_QP_NUM_GEN_WIDTH 16u
