@@ -106,4 +106,11 @@ extern int test_failures;
         return 0;                                                               \
     } while (0)
 
+/* The QP register block index of QP number qpn (layout struct qp_num): the
+ * n of QPNIC_QPREG(n, R). A QP number also carries a generation, never 0. */
+static inline uint32_t fake_qp_index(uint32_t qpn)
+{
+    return QPNIC_FIELD_GET(&qpn, QPNIC_QP_NUM_INDEX);
+}
+
 #endif

@@ -75,7 +75,7 @@ static void qp_attr_granted_v6(void)
     CHECK_ST(ndk_create_qp(pd, rcq, scq, (void *)0x1234, &a, &qp), NDK_STATUS_SUCCESS);
     CHECK(a.sq_depth == 8 && a.rq_depth == 2 && a.max_sge == 2 && a.max_inline == QPNIC_MAX_INLINE_BYTES,
           "granted sq %u rq %u sge %u inline %u", a.sq_depth, a.rq_depth, a.max_sge, a.max_inline);
-    uint32_t n = ndk_qp_num(qp);
+    uint32_t n = fake_qp_index(ndk_qp_num(qp));
     uint32_t cfg = fake_last(f, QPNIC_QPREG(n, CFG));
     CHECK(QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_SQ_LOG) == 3 && QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_RQ_LOG) == 1 &&
           QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_SEND_CQ) == scq->cqn && QPNIC_FIELD_GET(&cfg, QPNIC_QP_CFG_RECV_CQ) == rcq->cqn,
@@ -86,7 +86,9 @@ static void qp_attr_granted_v6(void)
     CHECK(sq % 64 == 0 && fake_range_covers(f, sq, 8 * QPNIC_WQE_BYTES, QPNIC_RANGE_READ), "SQ ring READ range");
     CHECK(rq % 64 == 0 && fake_range_covers(f, rq, 2 * QPNIC_WQE_BYTES, QPNIC_RANGE_READ), "RQ ring READ range");
     ndk_qp_addr addr = ndk_qp_address(qp);
-    CHECK(addr.qp_num == n && addr.node == f->base.node, "address");
+    CHECK(addr.qp_num == ndk_qp_num(qp) && addr.node == f->base.node, "address");
+    /* no QP number is InfiniBand's QP 0 or 1 (docs/wire.md) */
+    CHECK(ndk_qp_num(qp) > 0xFF, "QP number 0x%x: generation 0", ndk_qp_num(qp));
     ndk_destroy_qp(qp);
     ndk_destroy_cq(rcq);
     ndk_destroy_cq(scq);
@@ -139,12 +141,12 @@ static void connect_rules(void)
     CHECK_ST(ndk_connect(a, none), NDK_STATUS_INVALID_PARAMETER);
     CHECK_ST(ndk_disconnect(a), NDK_STATUS_INVALID_DEVICE_STATE);
     CHECK_ST(ndk_connect(a, ndk_qp_address(b)), NDK_STATUS_SUCCESS);
-    CHECK(fake_last(f, QPNIC_QPREG(ndk_qp_num(a), REMOTE)) == ndk_qp_num(b), "REMOTE = peer");
-    CHECK(fake_last(f, QPNIC_QPREG(ndk_qp_num(a), STATE)) == QPNIC_QP_STATE_RTS, "STATE = RTS");
-    CHECK(fake_writes(f, QPNIC_QPREG(ndk_qp_num(b), REMOTE)) == 0, "each QP connects itself");
+    CHECK(fake_last(f, QPNIC_QPREG(fake_qp_index(ndk_qp_num(a)), REMOTE)) == ndk_qp_num(b), "REMOTE = peer");
+    CHECK(fake_last(f, QPNIC_QPREG(fake_qp_index(ndk_qp_num(a)), STATE)) == QPNIC_QP_STATE_RTS, "STATE = RTS");
+    CHECK(fake_writes(f, QPNIC_QPREG(fake_qp_index(ndk_qp_num(b)), REMOTE)) == 0, "each QP connects itself");
     CHECK_ST(ndk_connect(a, ndk_qp_address(b)), NDK_STATUS_INVALID_DEVICE_STATE);
     CHECK_ST(ndk_disconnect(a), NDK_STATUS_SUCCESS);
-    CHECK(fake_last(f, QPNIC_QPREG(ndk_qp_num(a), STATE)) == QPNIC_QP_STATE_ERROR, "STATE = ERROR");
+    CHECK(fake_last(f, QPNIC_QPREG(fake_qp_index(ndk_qp_num(a)), STATE)) == QPNIC_QP_STATE_ERROR, "STATE = ERROR");
     ndk_sge s = { 0, 0, 0 };
     CHECK_ST(ndk_send(a, NULL, &s, 0, 0), NDK_STATUS_INVALID_DEVICE_STATE);
     CHECK_ST(ndk_receive(a, NULL, &s, 0), NDK_STATUS_INVALID_DEVICE_STATE);

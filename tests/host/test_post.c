@@ -34,8 +34,8 @@ static void rig_up(rig *r, uint32_t sq_depth, int connect)
     ndk_create_mr(r->pd, &r->mr);
     ndk_register_mr(r->mr, r->buf, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
     r->sge = (ndk_sge){ (uint64_t)(uintptr_t)r->buf, 128, ndk_mr_local_token(r->mr) };
-    r->sq_pi_reg = QPNIC_QPREG(ndk_qp_num(r->a), SQ_PI);
-    r->rq_pi_reg = QPNIC_QPREG(ndk_qp_num(r->a), RQ_PI);
+    r->sq_pi_reg = QPNIC_QPREG(fake_qp_index(ndk_qp_num(r->a)), SQ_PI);
+    r->rq_pi_reg = QPNIC_QPREG(fake_qp_index(ndk_qp_num(r->a)), RQ_PI);
     fake_clear_log(r->f);
 }
 
