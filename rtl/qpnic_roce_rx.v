@@ -3,8 +3,7 @@
 // qpnic_roce_tx: byte k of the frame arrives in beat k/4, lane k%4.
 //
 // What a frame must be to be kept (else it is dropped whole and counted
-// under one reason):
-//   address  Ethernet destination cfg_mac and IPv4 destination cfg_ip
+// under one reason: the first of these it fails, in this order):
 //   header   EtherType IPv4; a 5-word IPv4 header whose checksum holds,
 //            protocol UDP, not a fragment; UDP destination port 4791; UDP
 //            length = IPv4 length - 20 and a multiple of 4; BTH version
@@ -12,6 +11,7 @@
 //            payload of 0 bytes or more; the frame holds all of ip_len
 //            (bytes after it, a MAC's padding of a short frame, are
 //            ignored); the packet fits the buffer
+//   address  Ethernet destination cfg_mac and IPv4 destination cfg_ip
 //   icrc     the ICRC matches the bytes it covers
 // The ICRC comes last, so the frame's words wait in the buffer until it
 // has been compared: they are written as they arrive (the LRH first, as
@@ -268,16 +268,16 @@ module qpnic_roce_rx #(
                 end
                 if (wr_now) wp <= wp + 1'b1;
                 if (in_last) begin
-                    // the whole frame is in: keep it or forget it
-                    if (writing && addr_ok && !bad_hdr && hdr_ok && icrc_seen_now && !bad_icrc_now &&
-                        seen_now >= {16'd0, ip_len} + 32'd14) begin
+                    // the whole frame is in: keep it or forget it, counted
+                    // under the first check it fails (the frame's length
+                    // is a header check: it comes before the address)
+                    if (writing && addr_ok && !bad_hdr && hdr_ok && len_ok_now && !bad_icrc_now) begin
                         cp <= wr_now ? wp + 1'b1 : wp;
                         frame_ok <= 1'b1;
                     end else begin
                         wp <= cp;
-                        if (bt >= 4'd11 && !addr_ok && hdr_ok) drop_addr <= 1'b1;
-                        else if (bt < 4'd11 || !hdr_ok || bad_hdr || !icrc_seen_now ||
-                                 seen_now < {16'd0, ip_len} + 32'd14) drop_hdr <= 1'b1;
+                        if (bt < 4'd11 || !hdr_ok || bad_hdr || !len_ok_now) drop_hdr <= 1'b1;
+                        else if (!addr_ok) drop_addr <= 1'b1;
                         else drop_icrc <= 1'b1;
                     end
                     bt <= 4'd0; j <= 16'd0; writing <= 1'b1;
@@ -294,6 +294,8 @@ module qpnic_roce_rx #(
     wire bad_icrc_now  = bad_icrc || (icrc_here && word != ~crc);
     wire [31:0] seen_now = seen + {29'd0, 3'd0 + {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
                                   {2'd0, in_keep[2]} + {2'd0, in_keep[3]}};
+    // the frame holds all of ip_len, its ICRC's word among it
+    wire len_ok_now = icrc_seen_now && seen_now >= {16'd0, ip_len} + 32'd14;
 endmodule
 
 `default_nettype wire

@@ -12,6 +12,8 @@
 //     (or, in the IPv4 header, as a bad header: its checksum fails first);
 //   - another destination MAC or IPv4 address: dropped as not addressed here;
 //   - a truncated frame, or a UDP port other than 4791: a bad header;
+//   - another destination MAC and truncated: a bad header (the header's
+//     checks, the frame's length among them, come before the address);
 //   - the variant fields changed (TTL with its checksum mended, TOS, UDP
 //     checksum, the BTH's byte 4) or a MAC's padding appended: kept.
 // Every kept frame must come out on the right lane exactly as it went in,
@@ -265,7 +267,7 @@ int main(int argc, char **argv) {
                 std::vector<uint8_t> f = cur_tx;
                 cur_tx.clear();
                 unsigned ip_len = get(f, 16, 2);
-                unsigned dmg = rnd(12);
+                unsigned dmg = rnd(13);
                 switch (dmg) {
                 case 0: f[34 + rnd(ip_len - 20)] ^= 1u << rnd(8); break;    // past the IPv4 header
                 case 1: f[14 + rnd(20)] ^= 1u << rnd(8); break;             // in the IPv4 header
@@ -278,11 +280,12 @@ int main(int argc, char **argv) {
                         f[40] = (uint8_t)rng(); f[46] = (uint8_t)rng(); break;   // variant fields
                 case 6: for (unsigned i = 1 + rnd(6); i; i--) f.push_back((uint8_t)rng()); break;   // MAC padding
                 case 7: f[37] ^= 1; fix_icrc(f); break;                     // another UDP port
+                case 8: f[rnd(6)] ^= 1; f.resize(45 + rnd(f.size() - 45)); break;   // another MAC, truncated
                 default: break;
                 }
                 Fate fate = predict(f);
                 // the tb's own rules must keep what is not damaged
-                if (dmg == 5 || dmg == 6 || dmg >= 8)
+                if (dmg == 5 || dmg == 6 || dmg >= 9)
                     CHECK(fate == KEEP, "frame %ld: damage %u should be kept, the tb predicts a drop", frames - 1, dmg);
                 if (fate == KEEP) expect[l].push_back(p);
                 want_cnt[fate]++;
