@@ -14,8 +14,19 @@
 //   - a truncated frame, or a UDP port other than 4791: a bad header;
 //   - another destination MAC and truncated: a bad header (the header's
 //     checks, the frame's length among them, come before the address);
+//   - a bit flipped from the Ethernet source to the IPv4 header's end with
+//     the checksum and the ICRC mended, so that each of the header's own
+//     checks (EtherType, version and length, total length, fragment,
+//     protocol) is met alone: a bad header; or not addressed here (the
+//     destination), or kept (the source MAC, TOS, TTL, identification,
+//     the flags but MF, the source address);
+//   - 8 KiB more payload, the lengths, checksum and ICRC mended: a bad
+//     header, as the packet would not fit the buffer;
 //   - the variant fields changed (TTL with its checksum mended, TOS, UDP
 //     checksum, the BTH's byte 4) or a MAC's padding appended: kept.
+// The addresses are random (10.0.0.1's IPv4 header never makes the
+// checksum's sum carry), and the receiver's outputs stop now and then for
+// long enough that its buffer fills and a frame waits (in_ready low).
 // Every kept frame must come out on the right lane exactly as it went in,
 // and each drop must be counted under its reason.
 // Usage: tb_qpnic_wire [seed] [packets]; the seed is printed.
@@ -34,9 +45,10 @@ static Vqpnic_wire *top;
 static std::mt19937 rng;
 static unsigned rnd(unsigned n) { return n ? rng() % n : 0; }
 
-// The frames come back to the NIC that sent them, so its peer is itself.
-static const uint64_t MAC = 0x02aabbccdd01ull, PEER_MAC = MAC;
-static const uint32_t IP = 0x0a000001u, PEER_IP = IP;
+// The frames come back to the NIC that sent them, so its peer is itself;
+// the addresses are drawn from the seed.
+static uint64_t MAC, PEER_MAC;
+static uint32_t IP, PEER_IP;
 
 // A port packet: words as the datapath sends them, and its lane.
 struct Pkt {
@@ -112,6 +124,7 @@ static void fix_ip_csum(std::vector<uint8_t> &f) {
 }
 static void fix_icrc(std::vector<uint8_t> &f) {
     unsigned ip_len = get(f, 16, 2);
+    if (ip_len < 20 + 8 + 12 + 4 || f.size() < 14 + ip_len) return;   // (a length damaged: no ICRC to mend)
     uint32_t c = icrc_of(f, ip_len);
     for (int i = 0; i < 4; i++) f[14 + ip_len - 4 + i] = (uint8_t)(c >> (8 * i));
 }
@@ -181,6 +194,8 @@ int main(int argc, char **argv) {
     long npkts = argc > 2 ? strtol(argv[2], nullptr, 0) : 3000;
     std::printf("tb_qpnic_wire seed %u (tb_qpnic_wire %u replays it)\n", seed, seed);
     rng.seed(seed);
+    MAC = PEER_MAC = ((uint64_t)rng() << 16 ^ rng()) & 0xFEFFFFFFFFFFull;   // (unicast)
+    IP = PEER_IP = rng();
     top = new Vqpnic_wire;
     top->cfg_mac = MAC;
     top->cfg_ip = IP;
@@ -204,7 +219,7 @@ int main(int argc, char **argv) {
     std::vector<uint32_t> out_words[2];
     // the merge's order is not known in advance: each frame is matched to
     // the oldest packet of the lane its opcode names
-    long cycles = 0, idle = 0;
+    long cycles = 0, idle = 0, hold = 0, rx_waits = 0;
     while (idle < 20000) {
         cycles++;
         // new packets
@@ -227,14 +242,18 @@ int main(int argc, char **argv) {
         bool rv = rx_at < rx_beats.size() && rnd(8) != 0;
         top->frx_valid = rv;
         if (rv) { top->frx_data = rx_beats[rx_at].data; top->frx_keep = rx_beats[rx_at].keep; top->frx_last = rx_beats[rx_at].last; }
-        top->rxq_ready = rnd(6) != 0;
-        top->rxs_ready = rnd(6) != 0;
+        // now and then the outputs stop long enough to fill the receiver's buffer
+        if (hold) hold--;
+        else if (rnd(20000) == 0) hold = 2000 + rnd(6000);
+        top->rxq_ready = !hold && rnd(6) != 0;
+        top->rxs_ready = !hold && rnd(6) != 0;
         top->clk = 0;
         top->eval();
         bool q_take = top->txq_valid && top->txq_ready, s_take = top->txs_valid && top->txs_ready;
         bool f_take = top->ftx_valid && top->ftx_ready;
         uint32_t f_data = top->ftx_data; unsigned f_keep = top->ftx_keep; bool f_last = top->ftx_last;
         bool r_take = top->frx_valid && top->frx_ready;
+        rx_waits += top->frx_valid && !top->frx_ready;
         bool oq = top->rxq_valid && top->rxq_ready, os = top->rxs_valid && top->rxs_ready;
         uint32_t oq_d = top->rxq_data, os_d = top->rxs_data;
         unsigned oq_k = top->rxq_keep, os_k = top->rxs_keep;
@@ -267,7 +286,7 @@ int main(int argc, char **argv) {
                 std::vector<uint8_t> f = cur_tx;
                 cur_tx.clear();
                 unsigned ip_len = get(f, 16, 2);
-                unsigned dmg = rnd(13);
+                unsigned dmg = rnd(16);
                 switch (dmg) {
                 case 0: f[34 + rnd(ip_len - 20)] ^= 1u << rnd(8); break;    // past the IPv4 header
                 case 1: f[14 + rnd(20)] ^= 1u << rnd(8); break;             // in the IPv4 header
@@ -281,12 +300,26 @@ int main(int argc, char **argv) {
                 case 6: for (unsigned i = 1 + rnd(6); i; i--) f.push_back((uint8_t)rng()); break;   // MAC padding
                 case 7: f[37] ^= 1; fix_icrc(f); break;                     // another UDP port
                 case 8: f[rnd(6)] ^= 1; f.resize(45 + rnd(f.size() - 45)); break;   // another MAC, truncated
+                case 9: f[6 + rnd(28)] ^= 1u << rnd(8); fix_ip_csum(f); fix_icrc(f); break;   // mended
+                case 10: {                                                  // too large for the buffer
+                    const unsigned more = 8192;   // (a multiple of 4: the pad stays)
+                    f.insert(f.end() - 4, more, 0);
+                    ip_len += more;
+                    f[16] = ip_len >> 8; f[17] = ip_len & 0xFF;
+                    f[38] = (ip_len - 20) >> 8; f[39] = (ip_len - 20) & 0xFF;
+                    fix_ip_csum(f);
+                    fix_icrc(f);
+                    break;
+                }
                 default: break;
                 }
                 Fate fate = predict(f);
                 // the tb's own rules must keep what is not damaged
-                if (dmg == 5 || dmg == 6 || dmg >= 9)
+                if (dmg == 5 || dmg == 6 || dmg >= 11)
                     CHECK(fate == KEEP, "frame %ld: damage %u should be kept, the tb predicts a drop", frames - 1, dmg);
+                if (dmg == 8 || dmg == 10)
+                    CHECK(fate == DROP_HDR, "frame %ld: damage %u is a bad header, the tb predicts %d", frames - 1,
+                          dmg, fate);
                 if (fate == KEEP) expect[l].push_back(p);
                 want_cnt[fate]++;
                 to_rx.push_back(f);
@@ -339,11 +372,14 @@ int main(int argc, char **argv) {
           made, frames, tx_frames);
     CHECK(expect[0].empty() && expect[1].empty(), "%zu + %zu kept packets never came out",
           expect[0].size(), expect[1].size());
+    // (a coverage check: a short run may never fill the buffer)
+    CHECK(npkts < 1000 || rx_waits > 0, "the receiver's buffer never filled: its wait is untested");
     const char *names[4] = {"kept", "bad ICRC", "bad header", "not addressed here"};
     for (int i = 0; i < 4; i++)
         CHECK(cnt[i] == want_cnt[i], "%s: counted %ld, want %ld", names[i], cnt[i], want_cnt[i]);
     std::printf("tb_qpnic_wire: %ld packets in %ld cycles: %ld kept, %ld bad ICRC, %ld bad header, "
-                "%ld not addressed here\n", npkts, cycles, cnt[0], cnt[1], cnt[2], cnt[3]);
+                "%ld not addressed here; %ld cycles a frame waited for the buffer\n", npkts, cycles, cnt[0],
+                cnt[1], cnt[2], cnt[3], rx_waits);
     PASS("qpnic_wire frames match zlib's ICRC and the layout, round trip exact, drops counted by reason");
     delete top;
     return 0;
