@@ -11,7 +11,8 @@
 //             [--unlink-on-exit] [--quiet]
 //
 // Exit status 0 when it stopped as asked (shutdown, signal, the host process
-// gone, --max-cycles); 1 on any error, with a line on stderr.
+// gone, --max-cycles); 1 on any error, with a line on stderr (a --pcap file
+// that could not take every frame among them: said in its summary line).
 #include <cerrno>
 #include <climits>
 #include <cstdarg>
@@ -216,5 +217,7 @@ int main(int argc, char **argv) {
                     (unsigned long long)wire.captured(), wire.capture_error().empty() ? "" : "; ",
                     wire.capture_error().c_str());
     }
-    return 0;
+    // a capture that lacks frames is an error: the file alone cannot say
+    // so (it ends after its last whole record, and reads as a shorter run)
+    return wire.capture_error().empty() ? 0 : 1;
 }
