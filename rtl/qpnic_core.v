@@ -386,7 +386,7 @@ module qpnic_core #(
     wire        w_txq_ready, w_txs_ready, w_rxq_valid, w_rxs_valid, w_rxq_last, w_rxs_last;
     wire [31:0] w_rxq_data, w_rxs_data;
     wire [3:0]  w_rxq_keep, w_rxs_keep;
-    wire        w_idle;
+    wire        w_idle, w_frx_ready;
     generate if (WIRE != 0) begin : g_wire
         qpnic_wire wire_port (
             .clk(clk), .rst(rst),
@@ -401,7 +401,7 @@ module qpnic_core #(
             .rxs_keep(w_rxs_keep), .rxs_last(w_rxs_last),
             .ftx_valid(ftx_valid), .ftx_ready(ftx_ready), .ftx_data(ftx_data),
             .ftx_keep(ftx_keep), .ftx_last(ftx_last),
-            .frx_valid(frx_valid && wire_on), .frx_ready(frx_ready), .frx_data(frx_data),
+            .frx_valid(frx_valid && wire_on), .frx_ready(w_frx_ready), .frx_data(frx_data),
             .frx_keep(frx_keep), .frx_last(frx_last),
             .cnt_tx_frame(wire_cnt[0]), .cnt_rx_frame(wire_cnt[1]), .cnt_drop_addr(wire_cnt[2]),
             .cnt_drop_hdr(wire_cnt[3]), .cnt_drop_icrc(wire_cnt[4]), .idle(w_idle));
@@ -409,11 +409,11 @@ module qpnic_core #(
         assign {w_txq_ready, w_txs_ready, w_rxq_valid, w_rxs_valid, w_rxq_last, w_rxs_last} = 6'd0;
         assign {w_rxq_data, w_rxs_data, w_rxq_keep, w_rxs_keep} = 72'd0;
         assign w_idle    = 1'b1;
+        assign w_frx_ready = 1'b0;
         assign ftx_valid = 1'b0;
         assign ftx_data  = 32'd0;
         assign ftx_keep  = 4'd0;
         assign ftx_last  = 1'b0;
-        assign frx_ready = 1'b0;
         assign wire_cnt  = 5'd0;
         // lint: the wire's inputs, which a build without it does not read
         wire unused_wire = &{1'b0, wire_en, cfg_mac, cfg_ip, cfg_peer_mac, cfg_peer_ip, ftx_ready,
@@ -430,6 +430,8 @@ module qpnic_core #(
     assign rxs_keep   = wire_on ? w_rxs_keep  : lb_rxs_keep;
     assign rxs_last   = wire_on ? w_rxs_last  : lb_rxs_last;
     assign port_idle  = w_idle;
+    // frames offered while the wire is off are not taken (nor lost)
+    assign frx_ready  = w_frx_ready && wire_on;
 
     qpnic_cqe_writer cqe_writer (
         .clk(clk), .rst(rst),

@@ -100,7 +100,7 @@ module qpnic_roce_rx #(
     reg  [31:0] crc;
     reg  [31:0] seen;        // frame bytes received
     // the frame's fate so far
-    reg         bad_hdr, bad_icrc, icrc_seen, writing;
+    reg         bad_icrc, icrc_seen, writing;
 
     wire beat = in_valid && in_ready;
 
@@ -122,7 +122,7 @@ module qpnic_roce_rx #(
                   csum2 == 16'hFFFF && dport == `QPNIC_ROCE_UDP_DPORT_VALUE &&
                   udp_len == ip_len - 16'd20 && udp_len[1:0] == 2'd0 &&
                   (op_req || op_resp) && flags[3:0] == 4'd0 && !plen[16] &&
-                  nw + 16'd1 <= DEPTH[15:0];
+                  ip_len >= 16'd20 && {1'b0, nw} + 17'd1 <= DEPTH;
     wire addr_ok = dst_mac == cfg_mac && ip_dst == cfg_ip;
 
     // the last data word's keep: the pad's lanes are not payload
@@ -216,7 +216,7 @@ module qpnic_roce_rx #(
             dport <= 16'd0; udp_len <= 16'd0; vihl <= 8'd0; proto <= 8'd0;
             opcode <= 8'd0; flags <= 6'd0; ip_dst <= 32'd0; csum <= 20'd0;
             crc <= CRC_START; seen <= 32'd0;
-            bad_hdr <= 1'b0; bad_icrc <= 1'b0; icrc_seen <= 1'b0;
+            bad_icrc <= 1'b0; icrc_seen <= 1'b0;
             writing <= 1'b1;
             wp <= 0; cp <= 0; rp <= 0; rd_inflight <= 1'b0;
         end else begin
@@ -257,7 +257,6 @@ module qpnic_roce_rx #(
                     if (j == 16'd0) begin
                         // everything before the BTH's third word is in
                         if (!addr_ok || !hdr_ok) writing <= 1'b0;
-                        if (!hdr_ok) bad_hdr <= 1'b1;
                     end
                     if (j <= nw) pend <= word;
                     if (j == nw) begin
@@ -271,17 +270,17 @@ module qpnic_roce_rx #(
                     // the whole frame is in: keep it or forget it, counted
                     // under the first check it fails (the frame's length
                     // is a header check: it comes before the address)
-                    if (writing && addr_ok && !bad_hdr && hdr_ok && len_ok_now && !bad_icrc_now) begin
+                    if (writing && addr_ok && hdr_ok && len_ok_now && !bad_icrc_now) begin
                         cp <= wr_now ? wp + 1'b1 : wp;
                         frame_ok <= 1'b1;
                     end else begin
                         wp <= cp;
-                        if (bt < 4'd11 || !hdr_ok || bad_hdr || !len_ok_now) drop_hdr <= 1'b1;
+                        if (bt < 4'd11 || !hdr_ok || !len_ok_now) drop_hdr <= 1'b1;
                         else if (!addr_ok) drop_addr <= 1'b1;
                         else drop_icrc <= 1'b1;
                     end
                     bt <= 4'd0; j <= 16'd0; writing <= 1'b1;
-                    bad_hdr <= 1'b0; bad_icrc <= 1'b0; icrc_seen <= 1'b0;
+                    bad_icrc <= 1'b0; icrc_seen <= 1'b0;
                     seen <= 32'd0; crc <= CRC_START;
                 end
             end
