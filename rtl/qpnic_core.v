@@ -291,6 +291,7 @@ module qpnic_core #(
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop), .cnt_rnr(cnt_rnr),
+        .cnt_wire({wire_cnt[4], wire_cnt[3] || wire_cnt[2], wire_cnt[1:0]}),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),

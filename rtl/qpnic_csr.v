@@ -75,6 +75,9 @@
 //   cnt_drop                  the responder refused a packet (PKTS_DROPPED)
 //   cnt_rnr                   a QP was rewound to send an RNR'd SEND again
 //                             (RNR_RETRIES)
+//   cnt_wire                  the wire's pulses: bit 0 a frame sent, 1 a
+//                             frame kept, 2 a frame dropped, 3 an ICRC error
+//                             (FRAMES_SENT, _RECEIVED, _DROPPED, ICRC_ERRORS)
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
@@ -175,6 +178,7 @@ module qpnic_csr #(
     input  wire                   cnt_cqe,
     input  wire                   cnt_drop,
     input  wire                   cnt_rnr,
+    input  wire [3:0]             cnt_wire,
     input  wire                   cnt_rd_valid,
     input  wire [15:0]            cnt_rd_bytes,
     input  wire                   cnt_wr_valid,
@@ -325,6 +329,10 @@ module qpnic_csr #(
     localparam [CNT_AW-1:0] S_LAT_SUM     = slot_of(`QPNIC_REG_CNT_NTF_LATENCY_SUM_LO);
     localparam [CNT_AW-1:0] S_DROPS       = slot_of(`QPNIC_REG_CNT_PKTS_DROPPED_LO);
     localparam [CNT_AW-1:0] S_RNRS        = slot_of(`QPNIC_REG_CNT_RNR_RETRIES_LO);
+    localparam [CNT_AW-1:0] S_FR_SENT     = slot_of(`QPNIC_REG_CNT_FRAMES_SENT_LO);
+    localparam [CNT_AW-1:0] S_FR_RECV     = slot_of(`QPNIC_REG_CNT_FRAMES_RECEIVED_LO);
+    localparam [CNT_AW-1:0] S_FR_DROP     = slot_of(`QPNIC_REG_CNT_FRAMES_DROPPED_LO);
+    localparam [CNT_AW-1:0] S_ICRC        = slot_of(`QPNIC_REG_CNT_ICRC_ERRORS_LO);
     reg        cnt_rd_pending;  // a counter _LO read waits for its flush
     reg [CNT_AW-1:0] cnt_rd_slot;
     wire       cnt_reply;       // its flush: answer with cnt_sum
@@ -376,7 +384,9 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_WQE_FETCH_READS_LO, `QPNIC_REG_CNT_DMA_READ_BYTES_LO,
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_LO, `QPNIC_REG_CNT_CQES_WRITTEN_LO,
             `QPNIC_REG_CNT_NOTIFICATIONS_LO, `QPNIC_REG_CNT_NTF_LATENCY_SUM_LO,
-            `QPNIC_REG_CNT_PKTS_DROPPED_LO, `QPNIC_REG_CNT_RNR_RETRIES_LO:
+            `QPNIC_REG_CNT_PKTS_DROPPED_LO, `QPNIC_REG_CNT_RNR_RETRIES_LO,
+            `QPNIC_REG_CNT_FRAMES_SENT_LO, `QPNIC_REG_CNT_FRAMES_RECEIVED_LO,
+            `QPNIC_REG_CNT_FRAMES_DROPPED_LO, `QPNIC_REG_CNT_ICRC_ERRORS_LO:
                 rd_ram = 1'b1;     // answered by the counter RAM (below)
             `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0]; rd_latch = 1'b1; rd_hi = cnt_cycles[63:32]; end
             `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;      rd_latch = 1'b1;                            end
@@ -385,7 +395,9 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_HI, `QPNIC_REG_CNT_CQES_WRITTEN_HI,
             `QPNIC_REG_CNT_NOTIFICATIONS_HI, `QPNIC_REG_CNT_CYCLES_HI,
             `QPNIC_REG_CNT_NTF_LATENCY_SUM_HI, `QPNIC_REG_CNT_NTF_LATENCY_MAX_HI,
-            `QPNIC_REG_CNT_PKTS_DROPPED_HI, `QPNIC_REG_CNT_RNR_RETRIES_HI:
+            `QPNIC_REG_CNT_PKTS_DROPPED_HI, `QPNIC_REG_CNT_RNR_RETRIES_HI,
+            `QPNIC_REG_CNT_FRAMES_SENT_HI, `QPNIC_REG_CNT_FRAMES_RECEIVED_HI,
+            `QPNIC_REG_CNT_FRAMES_DROPPED_HI, `QPNIC_REG_CNT_ICRC_ERRORS_HI:
                 rd_word = hi_latch;
             `QPNIC_REG_MR_IDX:    rd_word[`QPNIC_TOKEN_INDEX_BITS-1:0] = mr_idx;
             `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
@@ -543,6 +555,7 @@ module qpnic_csr #(
     reg [1:0]  ev_fetch_read;
     reg [4:0]  ev_wqes;
     reg        ev_cqe, ev_notify, ev_lat_valid, ev_drop, ev_rnr;
+    reg [3:0]  ev_wire;
     reg [15:0] ev_rd_bytes, ev_wr_bytes;
     reg [31:0] ev_lat_cycles;
     always @(posedge clk) begin
@@ -556,6 +569,7 @@ module qpnic_csr #(
             ev_lat_valid  <= 1'b0;
             ev_drop       <= 1'b0;
             ev_rnr        <= 1'b0;
+            ev_wire       <= 4'd0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -566,12 +580,13 @@ module qpnic_csr #(
             ev_lat_valid  <= lat_valid;
             ev_drop       <= cnt_drop;
             ev_rnr        <= cnt_rnr;
+            ev_wire       <= cnt_wire;
         end
         ev_lat_cycles <= lat_cycles;
     end
     wire db_event = db_offer && !db_counted;
 
-    // The counter RAM. Ten 64-bit counters in flip-flops, each with its own
+    // The counter RAM. Ten 64-bit counters (now fourteen) in flip-flops, each with its own
     // 64-bit adder and a place in the read multiplexer, were about 1,000
     // LUTs; here each counter is a word of one RAM (slot (_LO - CNT_BASE) / 8),
     // and a small accumulator in flip-flops per counter takes the events.
@@ -599,6 +614,7 @@ module qpnic_csr #(
     wire [63:0] fl_word;             // the RAM's word of slot fl_wslot
 
     reg [1+ACC_X-1:0]  acc_db, acc_cqes, acc_ntf, acc_drops, acc_rnrs;
+    reg [1+ACC_X-1:0]  acc_fr_sent, acc_fr_recv, acc_fr_drop, acc_icrc;
     reg [5+ACC_X-1:0]  acc_wqes;
     reg [2+ACC_X-1:0]  acc_fetch;
     reg [16+ACC_X-1:0] acc_rd, acc_wr;
@@ -618,6 +634,10 @@ module qpnic_csr #(
         S_LAT_SUM:     acc_now = {{(ACC_W-32-ACC_X){1'b0}}, acc_lat};
         S_DROPS:       acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_drops};
         S_RNRS:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_rnrs};
+        S_FR_SENT:     acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_fr_sent};
+        S_FR_RECV:     acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_fr_recv};
+        S_FR_DROP:     acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_fr_drop};
+        S_ICRC:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_icrc};
         default:       acc_now = {ACC_W{1'b0}};
         endcase
     end
@@ -629,6 +649,7 @@ module qpnic_csr #(
         if (rst) begin
             acc_db <= 0; acc_wqes <= 0; acc_fetch <= 0; acc_rd <= 0; acc_wr <= 0;
             acc_cqes <= 0; acc_ntf <= 0; acc_lat <= 0; acc_drops <= 0; acc_rnrs <= 0;
+            acc_fr_sent <= 0; acc_fr_recv <= 0; acc_fr_drop <= 0; acc_icrc <= 0;
         end else begin
             acc_db    <= (fl && fl_slot == S_DOORBELLS   ? 0 : acc_db)    + {{ACC_X{1'b0}}, db_event};
             acc_wqes  <= (fl && fl_slot == S_WQES        ? 0 : acc_wqes)  + {{ACC_X{1'b0}}, ev_wqes};
@@ -640,6 +661,10 @@ module qpnic_csr #(
             acc_lat   <= (fl && fl_slot == S_LAT_SUM     ? 0 : acc_lat)   + {{ACC_X{1'b0}}, ev_lat};
             acc_drops <= (fl && fl_slot == S_DROPS       ? 0 : acc_drops) + {{ACC_X{1'b0}}, ev_drop};
             acc_rnrs  <= (fl && fl_slot == S_RNRS        ? 0 : acc_rnrs)  + {{ACC_X{1'b0}}, ev_rnr};
+            acc_fr_sent <= (fl && fl_slot == S_FR_SENT ? 0 : acc_fr_sent) + {{ACC_X{1'b0}}, ev_wire[0]};
+            acc_fr_recv <= (fl && fl_slot == S_FR_RECV ? 0 : acc_fr_recv) + {{ACC_X{1'b0}}, ev_wire[1]};
+            acc_fr_drop <= (fl && fl_slot == S_FR_DROP ? 0 : acc_fr_drop) + {{ACC_X{1'b0}}, ev_wire[2]};
+            acc_icrc    <= (fl && fl_slot == S_ICRC    ? 0 : acc_icrc)    + {{ACC_X{1'b0}}, ev_wire[3]};
         end
     end
 

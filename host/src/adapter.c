@@ -369,6 +369,10 @@ ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
         { QPNIC_REG_CNT_NTF_LATENCY_MAX_LO, &c->ntf_latency_max },
         { QPNIC_REG_CNT_PKTS_DROPPED_LO, &c->packets_dropped },
         { QPNIC_REG_CNT_RNR_RETRIES_LO, &c->rnr_retries },
+        { QPNIC_REG_CNT_FRAMES_SENT_LO, &c->frames_sent },
+        { QPNIC_REG_CNT_FRAMES_RECEIVED_LO, &c->frames_received },
+        { QPNIC_REG_CNT_FRAMES_DROPPED_LO, &c->frames_dropped },
+        { QPNIC_REG_CNT_ICRC_ERRORS_LO, &c->icrc_errors },
     };
     memset(c, 0, sizeof *c);
     ndk_status st = NDK_STATUS_SUCCESS;

@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 519  // layout version 2.7 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid)
+`define QPNIC_VERSION_VALUE 520  // layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS) and QP numbers of generation 1 and up
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -1065,6 +1065,14 @@
 `define QPNIC_REG_CNT_PKTS_DROPPED_HI 16'h0154
 `define QPNIC_REG_CNT_RNR_RETRIES_LO 16'h0158
 `define QPNIC_REG_CNT_RNR_RETRIES_HI 16'h015C
+`define QPNIC_REG_CNT_FRAMES_SENT_LO 16'h0160
+`define QPNIC_REG_CNT_FRAMES_SENT_HI 16'h0164
+`define QPNIC_REG_CNT_FRAMES_RECEIVED_LO 16'h0168
+`define QPNIC_REG_CNT_FRAMES_RECEIVED_HI 16'h016C
+`define QPNIC_REG_CNT_FRAMES_DROPPED_LO 16'h0170
+`define QPNIC_REG_CNT_FRAMES_DROPPED_HI 16'h0174
+`define QPNIC_REG_CNT_ICRC_ERRORS_LO 16'h0178
+`define QPNIC_REG_CNT_ICRC_ERRORS_HI 16'h017C
 `define QPNIC_REG_MR_IDX 16'h0200
 `define QPNIC_REG_MR_VA_LO 16'h0204
 `define QPNIC_REG_MR_VA_HI 16'h0208

@@ -161,6 +161,14 @@ typedef struct {
     /* Sends refused for want of a posted receive (RNR NAK) and sent again
      * after the RNR timer (ndk_set_rnr_retry). */
     uint64_t rnr_retries;
+    /* The RoCEv2 wire (docs/wire.md); all 0 on a NIC whose packets stay in
+     * its loopback. Frames sent; frames received and kept; frames received
+     * and dropped whole (not addressed to this NIC, or a bad header or
+     * length); frames dropped for a bad ICRC. */
+    uint64_t frames_sent;
+    uint64_t frames_received;
+    uint64_t frames_dropped;
+    uint64_t icrc_errors;
 } ndk_counters;
 
 /* QP attributes, in/out (V6): the caller sets what it wants, a successful
