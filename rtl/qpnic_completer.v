@@ -6,7 +6,10 @@
 // (FLUSHED, BAD_WQE, LOC_PROT, LOC_LEN, BAD_TOKEN; SUCCESS for an
 // INVALIDATE, FLUSHED instead once an earlier entry failed) completes at
 // once. Any other waits
-// for the next response on the port (the loopback port keeps order): an ACK
+// for its response on the port: the next one that carries the entry's PSN
+// (qpnic_datapath keeps each entry's PSN by its slot) and names its QP;
+// others are duplicates (of a frame, or answers to a request the responder
+// saw twice) and are dropped (cnt_stale). Its response: an ACK
 // completes it SUCCESS; a READ_RESPONSE_ONLY completes a READ SUCCESS after
 // its payload is scattered into the READ's (already checked) segments; a NAK
 // completes it with the mapped status (RNR_NAK -> RNR, NAK_REM_ACC ->
@@ -51,6 +54,9 @@
 //                                        and the token table operations
 //   cnt_rnr                              one-cycle strobe: a QP was
 //                                        rewound to retry an RNR'd SEND
+//   psn_slot, psn_of_slot                the entry's PSN, by its slot
+//   cnt_stale                            one-cycle strobe: a response
+//                                        that was not the entry's dropped
 //   idle                                 nothing in progress, no QP
 //                                        waiting for its RNR timer
 `default_nettype none
@@ -102,6 +108,9 @@ module qpnic_completer #(
     output wire                 retire_read,
     output wire                 retire_remote,
     output wire                 cnt_rnr,
+    output wire [`QPNIC_OST_SLOT_BITS-1:0] psn_slot,
+    input  wire [23:0]          psn_of_slot,
+    output wire                 cnt_stale,
     output wire                 idle
 );
     localparam MAX_SGE = `QPNIC_MAX_SGE;
@@ -121,12 +130,13 @@ module qpnic_completer #(
                      S_CI    = 4'd8,  // SQ_CI_INC
                      S_CTX   = 4'd9,  // READ the entry's QP context
                      S_RWND  = 4'd10, // REWIND after an RNR NAK, and its answer
-                     S_WAKE  = 4'd11; // RNR_WAKE of a QP whose timer ran out
+                     S_WAKE  = 4'd11, // RNR_WAKE of a QP whose timer ran out
+                     S_SKIP  = 4'd12; // drop a response that is not the entry's (or has
+                                      // no entry), up to last
 
     reg [3:0]    state;
-    // The entry's LOCAL bit is used as it is popped; the response's BTH
-    // dest_qp and psn are stored but not checked (the loopback port keeps
-    // order, so the next response is this entry's).
+    // Whole words of the entry and the header are kept; each field is
+    // taken through its macro, the other bits of a word unused here.
     /* verilator lint_off UNUSEDSIGNAL */
     reg [`QPNIC_OST_WIDTH-1:0] ent;
     reg [159:0]  hdr;
@@ -145,6 +155,7 @@ module qpnic_completer #(
     reg          discard;         // a stale entry: response dropped, not retired
     reg          rnr_try;         // an RNR NAK to retry: REWIND, not a completion
     reg          tq_busy;         // a table request is up (until granted)
+    reg          orphan;          // S_SKIP drops a response that came with no entry
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
     wire [`QPNIC_INDEX_BITS-1:0] e_index  = ent[`QPNIC_OST_INDEX];
@@ -192,6 +203,21 @@ module qpnic_completer #(
     wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
     /* verilator lint_on UNUSEDSIGNAL */
     wire [23:0] r_psn   = h_psn[`QPNIC_BTH_PSN];   // the request's PSN, echoed
+    // (its QP's index is compared; the generation is the QP table's to check)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];
+    wire [23:0] r_dqp   = h_dqp[`QPNIC_BTH_DEST_QP];
+    /* verilator lint_on UNUSEDSIGNAL */
+    // The response is the entry's when it carries the entry's PSN (the
+    // requester noted it by the entry's slot) and names the entry's QP; a
+    // NAK_INV_REQ names none (its target had no QP to answer from). Any
+    // other is a duplicate the network delivered, or the answer to one the
+    // responder saw twice: dropped, and the entry waits on.
+    assign psn_slot = e_slot;
+    wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] r_dqp_idx = r_dqp[`QPNIC_QP_NUM_INDEX];
+    wire        not_ours = (r_psn != psn_of_slot) ||
+                           (r_dqp_idx != {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn} &&
+                            !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
     wire [31:0] payload = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
     wire [7:0]  opcode  = h_op[`QPNIC_BTH_OPCODE];
     wire [7:0]  syn     = h_aeth[`QPNIC_AETH_SYNDROME];
@@ -223,7 +249,7 @@ module qpnic_completer #(
 
     always @* begin
         case (state)
-        S_HDR, S_DRAIN: in_ready = 1'b1;
+        S_HDR, S_DRAIN, S_SKIP: in_ready = 1'b1;
         S_SCAT:         in_ready = s_in_ready;
         default:        in_ready = 1'b0;
         endcase
@@ -256,6 +282,9 @@ module qpnic_completer #(
         .due_valid(tm_due), .due_ready(state == S_IDLE), .due_qpn(tm_qpn),
         .idle(tm_idle));
     assign cnt_rnr = rewound;
+    // a response dropped: not the entry's, or with no entry at all
+    assign cnt_stale = ((state == S_EVAL) && not_ours) ||
+                       ((state == S_IDLE) && !tm_due && !ost_valid && in_valid);
 
     assign ost_ready       = (state == S_IDLE) && !tm_due;
     // for qpnic_mr_fence: on an entry; done with it (every entry leaves
@@ -303,6 +332,7 @@ module qpnic_completer #(
             discard     <= 1'b0;
             rnr_try     <= 1'b0;
             tq_busy     <= 1'b0;
+            orphan      <= 1'b0;
             e_seg_addr  <= 0;
             e_seg_len   <= 0;
             sr_i        <= 2'd0;
@@ -338,6 +368,12 @@ module qpnic_completer #(
                     ent[`QPNIC_OST_QPN] <= {{(8-QW){1'b0}}, tm_qpn};
                     tq_busy             <= 1'b1;
                     state               <= S_WAKE;
+                end else if (!ost_valid && in_valid) begin
+                    // a response with no entry to wait for it: every
+                    // entry is pushed before its packet leaves, so this
+                    // answers one that was retired already (a duplicate)
+                    orphan <= 1'b1;
+                    state  <= S_SKIP;
                 end else if (ost_valid) begin
                     ent        <= ost_data;
                     hdr_i      <= 3'd0;
@@ -403,7 +439,10 @@ module qpnic_completer #(
                 end
             S_EVAL: begin
                 state <= S_DATA;
-                if (e_failed)
+                if (not_ours) begin
+                    hdr_i <= 3'd0;
+                    state <= has_payload ? S_SKIP : S_HDR;
+                end else if (e_failed)
                     status <= `QPNIC_CQE_STATUS_FLUSHED;
                 else if (opcode == `QPNIC_IB_OPCODE_ACK &&
                          syn == `QPNIC_AETH_SYNDROME_ACK && !e_read)
@@ -435,6 +474,11 @@ module qpnic_completer #(
                 if (s_done) respond_done();
             S_DRAIN:
                 if (in_valid && in_last) respond_done();
+            S_SKIP:
+                if (in_valid && in_last) begin
+                    orphan <= 1'b0;
+                    state  <= orphan ? S_IDLE : S_HDR;
+                end
             S_ERR:
                 if (tq_grant) begin
                     tq_busy <= 1'b0;

@@ -168,6 +168,7 @@ module qpnic_core #(
     wire [1:0] cnt_fetch_read;
     wire       cnt_drop;
     wire       cnt_rnr;
+    wire [1:0] cnt_dup;
     wire       mr_fence_busy;   // STATUS.mr_fence
     wire [4:0] cnt_wqes_fetched;
 
@@ -291,7 +292,7 @@ module qpnic_core #(
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop), .cnt_rnr(cnt_rnr),
-        .cnt_wire({wire_cnt[4], wire_cnt[3] || wire_cnt[2], wire_cnt[1:0]}),
+        .cnt_wire({wire_cnt[4], wire_cnt[3] || wire_cnt[2], wire_cnt[1:0]}), .cnt_dup(cnt_dup),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
@@ -341,7 +342,7 @@ module qpnic_core #(
         .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
-        .cnt_rnr(cnt_rnr),
+        .cnt_rnr(cnt_rnr), .cnt_dup(cnt_dup),
         .mr_fence_start(mr_upd_valid && mr_upd_ready && !mr_upd_write),
         .mr_fence_busy(mr_fence_busy),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),

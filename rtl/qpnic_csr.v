@@ -78,6 +78,7 @@
 //   cnt_wire                  the wire's pulses: bit 0 a frame sent, 1 a
 //                             frame kept, 2 a frame dropped, 3 an ICRC error
 //                             (FRAMES_SENT, _RECEIVED, _DROPPED, ICRC_ERRORS)
+//   cnt_dup                   duplicates seen this cycle (0..2: DUPLICATES)
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
@@ -179,6 +180,7 @@ module qpnic_csr #(
     input  wire                   cnt_drop,
     input  wire                   cnt_rnr,
     input  wire [3:0]             cnt_wire,
+    input  wire [1:0]             cnt_dup,
     input  wire                   cnt_rd_valid,
     input  wire [15:0]            cnt_rd_bytes,
     input  wire                   cnt_wr_valid,
@@ -308,7 +310,7 @@ module qpnic_csr #(
     // A counter's slot in the counter RAM: its _LO's distance from the first
     // counter's, in counters (each is a _LO and a _HI).
     // CNT_SLOTS = 2^CNT_AW slots; a _LO at CNT_BASE + 8 * s is slot s.
-    localparam integer CNT_AW    = 4;
+    localparam integer CNT_AW    = 5;
     localparam [15:0]  CNT_BASE  = `QPNIC_REG_CNT_DOORBELLS_LO;
     localparam [CNT_AW-1:0] SLOT_BASE = CNT_BASE[CNT_AW+2:3];
     // A _LO's slot. Waived: an address's bits below a counter's 8 bytes and
@@ -333,6 +335,7 @@ module qpnic_csr #(
     localparam [CNT_AW-1:0] S_FR_RECV     = slot_of(`QPNIC_REG_CNT_FRAMES_RECEIVED_LO);
     localparam [CNT_AW-1:0] S_FR_DROP     = slot_of(`QPNIC_REG_CNT_FRAMES_DROPPED_LO);
     localparam [CNT_AW-1:0] S_ICRC        = slot_of(`QPNIC_REG_CNT_ICRC_ERRORS_LO);
+    localparam [CNT_AW-1:0] S_DUPS        = slot_of(`QPNIC_REG_CNT_DUPLICATES_LO);
     reg        cnt_rd_pending;  // a counter _LO read waits for its flush
     reg [CNT_AW-1:0] cnt_rd_slot;
     wire       cnt_reply;       // its flush: answer with cnt_sum
@@ -386,7 +389,8 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_NOTIFICATIONS_LO, `QPNIC_REG_CNT_NTF_LATENCY_SUM_LO,
             `QPNIC_REG_CNT_PKTS_DROPPED_LO, `QPNIC_REG_CNT_RNR_RETRIES_LO,
             `QPNIC_REG_CNT_FRAMES_SENT_LO, `QPNIC_REG_CNT_FRAMES_RECEIVED_LO,
-            `QPNIC_REG_CNT_FRAMES_DROPPED_LO, `QPNIC_REG_CNT_ICRC_ERRORS_LO:
+            `QPNIC_REG_CNT_FRAMES_DROPPED_LO, `QPNIC_REG_CNT_ICRC_ERRORS_LO,
+            `QPNIC_REG_CNT_DUPLICATES_LO:
                 rd_ram = 1'b1;     // answered by the counter RAM (below)
             `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0]; rd_latch = 1'b1; rd_hi = cnt_cycles[63:32]; end
             `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;      rd_latch = 1'b1;                            end
@@ -397,7 +401,8 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_NTF_LATENCY_SUM_HI, `QPNIC_REG_CNT_NTF_LATENCY_MAX_HI,
             `QPNIC_REG_CNT_PKTS_DROPPED_HI, `QPNIC_REG_CNT_RNR_RETRIES_HI,
             `QPNIC_REG_CNT_FRAMES_SENT_HI, `QPNIC_REG_CNT_FRAMES_RECEIVED_HI,
-            `QPNIC_REG_CNT_FRAMES_DROPPED_HI, `QPNIC_REG_CNT_ICRC_ERRORS_HI:
+            `QPNIC_REG_CNT_FRAMES_DROPPED_HI, `QPNIC_REG_CNT_ICRC_ERRORS_HI,
+            `QPNIC_REG_CNT_DUPLICATES_HI:
                 rd_word = hi_latch;
             `QPNIC_REG_MR_IDX:    rd_word[`QPNIC_TOKEN_INDEX_BITS-1:0] = mr_idx;
             `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
@@ -556,6 +561,7 @@ module qpnic_csr #(
     reg [4:0]  ev_wqes;
     reg        ev_cqe, ev_notify, ev_lat_valid, ev_drop, ev_rnr;
     reg [3:0]  ev_wire;
+    reg [1:0]  ev_dup;
     reg [15:0] ev_rd_bytes, ev_wr_bytes;
     reg [31:0] ev_lat_cycles;
     always @(posedge clk) begin
@@ -570,6 +576,7 @@ module qpnic_csr #(
             ev_drop       <= 1'b0;
             ev_rnr        <= 1'b0;
             ev_wire       <= 4'd0;
+            ev_dup        <= 2'd0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -581,12 +588,13 @@ module qpnic_csr #(
             ev_drop       <= cnt_drop;
             ev_rnr        <= cnt_rnr;
             ev_wire       <= cnt_wire;
+            ev_dup        <= cnt_dup;
         end
         ev_lat_cycles <= lat_cycles;
     end
     wire db_event = db_offer && !db_counted;
 
-    // The counter RAM. Ten 64-bit counters (now fourteen) in flip-flops, each with its own
+    // The counter RAM. Ten 64-bit counters (now fifteen) in flip-flops, each with its own
     // 64-bit adder and a place in the read multiplexer, were about 1,000
     // LUTs; here each counter is a word of one RAM (slot (_LO - CNT_BASE) / 8),
     // and a small accumulator in flip-flops per counter takes the events.
@@ -599,7 +607,7 @@ module qpnic_csr #(
     // A slot comes round every CNT_SLOTS cycles, and after reset the RAM
     // first clears itself for CNT_SLOTS cycles (slot k's first flush comes
     // CNT_SLOTS + k cycles after reset), so an accumulator holds the events
-    // of at most 2 * CNT_SLOTS - 1 = 31 cycles: 5 bits more than one cycle's.
+    // of at most 2 * CNT_SLOTS - 1 = 63 cycles: 6 bits more than one cycle's.
     // A _LO read taken in cycle r is answered by its slot's first flush
     // that starts after r (cnt_reply): the count then holds every event up
     // to cycle r, exactly, and the read waits at most CNT_SLOTS + 2 cycles.
@@ -615,6 +623,7 @@ module qpnic_csr #(
 
     reg [1+ACC_X-1:0]  acc_db, acc_cqes, acc_ntf, acc_drops, acc_rnrs;
     reg [1+ACC_X-1:0]  acc_fr_sent, acc_fr_recv, acc_fr_drop, acc_icrc;
+    reg [2+ACC_X-1:0]  acc_dups;
     reg [5+ACC_X-1:0]  acc_wqes;
     reg [2+ACC_X-1:0]  acc_fetch;
     reg [16+ACC_X-1:0] acc_rd, acc_wr;
@@ -638,6 +647,7 @@ module qpnic_csr #(
         S_FR_RECV:     acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_fr_recv};
         S_FR_DROP:     acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_fr_drop};
         S_ICRC:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_icrc};
+        S_DUPS:        acc_now = {{(ACC_W-2-ACC_X){1'b0}},  acc_dups};
         default:       acc_now = {ACC_W{1'b0}};
         endcase
     end
@@ -649,7 +659,7 @@ module qpnic_csr #(
         if (rst) begin
             acc_db <= 0; acc_wqes <= 0; acc_fetch <= 0; acc_rd <= 0; acc_wr <= 0;
             acc_cqes <= 0; acc_ntf <= 0; acc_lat <= 0; acc_drops <= 0; acc_rnrs <= 0;
-            acc_fr_sent <= 0; acc_fr_recv <= 0; acc_fr_drop <= 0; acc_icrc <= 0;
+            acc_fr_sent <= 0; acc_fr_recv <= 0; acc_fr_drop <= 0; acc_icrc <= 0; acc_dups <= 0;
         end else begin
             acc_db    <= (fl && fl_slot == S_DOORBELLS   ? 0 : acc_db)    + {{ACC_X{1'b0}}, db_event};
             acc_wqes  <= (fl && fl_slot == S_WQES        ? 0 : acc_wqes)  + {{ACC_X{1'b0}}, ev_wqes};
@@ -665,6 +675,7 @@ module qpnic_csr #(
             acc_fr_recv <= (fl && fl_slot == S_FR_RECV ? 0 : acc_fr_recv) + {{ACC_X{1'b0}}, ev_wire[1]};
             acc_fr_drop <= (fl && fl_slot == S_FR_DROP ? 0 : acc_fr_drop) + {{ACC_X{1'b0}}, ev_wire[2]};
             acc_icrc    <= (fl && fl_slot == S_ICRC    ? 0 : acc_icrc)    + {{ACC_X{1'b0}}, ev_wire[3]};
+            acc_dups    <= (fl && fl_slot == S_DUPS    ? 0 : acc_dups)    + {{ACC_X{1'b0}}, ev_dup};
         end
     end
 

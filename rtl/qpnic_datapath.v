@@ -49,6 +49,9 @@
 //   cnt_wqes_fetched         WQEs those reads fetch (0 in other cycles)
 //   cnt_drop                 the responder refused a request packet unexecuted
 //   cnt_rnr                  the completer rewound a QP to send an RNR'd SEND again
+//   cnt_dup                  duplicates this cycle (0..2): a request the
+//                            responder saw again, a response the completer
+//                            dropped as not its entry's
 //   mr_fence_start/busy      an MR_CMD INVALIDATE is taken; a DMA job checked
 //                            before it may still move data (qpnic_mr_fence)
 //   cqe_valid/ready, cqe_cqn, cqe_data   CQE requests to qpnic_cqe_writer
@@ -119,6 +122,7 @@ module qpnic_datapath #(
     output wire [4:0]           cnt_wqes_fetched,
     output wire                 cnt_drop,
     output wire                 cnt_rnr,
+    output wire [1:0]           cnt_dup,
     // CQE requests to qpnic_cqe_writer
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
@@ -312,9 +316,22 @@ module qpnic_datapath #(
         .out_keep(rq_out_keep), .out_last(rq_out_last),
         .ost_valid(ost_in_valid), .ost_ready(ost_in_ready), .ost_data(ost_in_data),
         .seg_wr_en(seg_wr_en), .seg_wr_addr(seg_wr_addr), .seg_wr_data(seg_wr_data),
+        .psn_wr_en(psn_wr_en), .psn_wr_slot(psn_wr_slot), .psn_wr_psn(psn_wr_psn),
         .fence_hold(req_fence_hold), .gather_busy(req_gather_busy),
         .gather_drain(req_gather_drain),
         .idle(req_idle));
+
+    // Each packet's PSN, by outstanding slot: the requester writes it as the
+    // PSN is taken, after the entry's push; the completer reads it for the
+    // entry at its head, once a response has come (so after the write). The
+    // slot is written again only 2^OST_SLOT_BITS entries later (as u_segs).
+    wire        psn_wr_en;
+    wire [`QPNIC_OST_SLOT_BITS-1:0] psn_wr_slot, cp_psn_slot;
+    wire [23:0] psn_wr_psn, cp_psn;
+    reg  [23:0] ost_psn [0:(1 << `QPNIC_OST_SLOT_BITS) - 1];
+    always @(posedge clk)
+        if (psn_wr_en) ost_psn[psn_wr_slot] <= psn_wr_psn;
+    assign cp_psn = ost_psn[cp_psn_slot];
 
     // READs' checked segments, by outstanding slot: requester in, completer out
     wire        seg_wr_en, seg_rd_en;
@@ -362,6 +379,8 @@ module qpnic_datapath #(
     wire        rs_idle;
     wire        rs_at_bound;
     wire        rq_fetch_read;
+    wire        rs_dup, cnt_stale;
+    assign cnt_dup = {1'b0, rs_dup} + {1'b0, cnt_stale};
 
     qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW), .OUT_DEPTH(PORT_DEPTH)) u_resp (
         .clk(clk), .rst(rst),
@@ -390,7 +409,7 @@ module qpnic_datapath #(
         .wr_dat_last(wr_dat_last[0]),
         .cqe_valid(rs_cqe_valid), .cqe_ready(rs_cqe_ready), .cqe_cqn(rs_cqe_cqn),
         .cqe_data(rs_cqe_data),
-        .cnt_rq_fetch(rq_fetch_read), .cnt_drop(cnt_drop),
+        .cnt_rq_fetch(rq_fetch_read), .cnt_drop(cnt_drop), .cnt_dup(rs_dup),
         .at_bound(rs_at_bound), .idle(rs_idle));
 
     // (36 bits a beat, keep[0] always set: see u_port_req)
@@ -434,7 +453,7 @@ module qpnic_datapath #(
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
         .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read), .retire_remote(cp_retire_remote),
-        .cnt_rnr(cnt_rnr),
+        .cnt_rnr(cnt_rnr), .psn_slot(cp_psn_slot), .psn_of_slot(cp_psn), .cnt_stale(cnt_stale),
         .idle(cp_idle));
 
     // --------------------------------------------------------------- fence

@@ -25,13 +25,17 @@
 //               rnr_left - 1 (not when RNR_RETRY_FOREVER), rnr_wait = 1;
 //               answered (the context before: the asker sees whether)
 //   RNR_WAKE    rnr_wait = 0, and the QP is queued if WQEs wait
-//   RSP_RNR     as a target, an RNR NAK went out: rsp_rnr = 1,
-//               rnr_psn = req_arg
+//   RSP_RNR     as a target, an RNR NAK (or a NAK failing the initiator)
+//               went out: rsp_rnr = 1, epsn = req_arg (the request's PSN)
+//   RSP_SEQ     as a target, a request arrives (req_arg[23:0] its PSN,
+//               req_arg[24] a WRITE or READ): answered; epsn + 1 when the
+//               PSN is epsn and req_arg[24] is set
 //   SET_ERR     state = ERROR, when req_arg[16] is the QP's epoch (a local
 //               failure of a WQE gone stale under a rewind changes nothing)
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR
 //   RQ_CI_ERR   rq_ci + 1, state = ERROR (a receive completed in error)
-//   RQ_CI_INC, SQ_CI_INC   rq_ci + 1 (rsp_rnr = 0), sq_ci + 1 (rnr_left =
+//   RQ_CI_INC, SQ_CI_INC   rq_ci + 1 (rsp_rnr = 0, epsn + 1: the SEND
+//               executed), sq_ci + 1 (rnr_left =
 //               rnr_retry: progress restores the retries)
 //   RQ_FLUSH    in ERROR with rq_ci != rq_pi: rq_ci + 1 (the answer's rq_ci
 //               is the receive to complete FLUSHED); else rq_flush = 0
@@ -44,9 +48,10 @@
 //                   path of the operation: block RAM clock-to-out is long)
 //   C  (cycle t+2)  the operation is applied and the word written back
 //   answer (t+3)    for the operations that are asked something (READ,
-//                   HOST_READ, FETCH, PSN): rsp_valid[c] pulses for the
-//                   client that asked, with the word as it was before the
-//                   operation (rsp_ctx) and rsp_n, rsp_rdata.
+//                   HOST_READ, FETCH, PSN, RQ_FLUSH, REWIND, RSP_SEQ):
+//                   rsp_valid[c] pulses for the client that asked, with
+//                   the word as it was before the operation (rsp_ctx) and
+//                   rsp_n, rsp_rdata.
 // The others (HOST_WRITE, SET_ERR, COMP_FAIL, *_CI_INC) answer nothing; a
 // client's later request sees them. A request for a QP that an operation in
 // B or C holds waits (req_ready low) until that one is written back, so
@@ -246,13 +251,13 @@ module qpnic_qp_table #(
     reg  [EB-1:0] cur;        // the word of the operation in C
 
     // st_ram's word: the fields the operations change, packed
-`define QPT_ST(w) {w[`QPNIC_QP_CTX_RNR_PSN_FLAT], w[`QPNIC_QP_CTX_RSP_RNR_FLAT], \
+`define QPT_ST(w) {w[`QPNIC_QP_CTX_EPSN_FLAT], w[`QPNIC_QP_CTX_RSP_RNR_FLAT], \
         w[`QPNIC_QP_CTX_RNR_LEFT_FLAT], w[`QPNIC_QP_CTX_RNR_WAIT_FLAT], w[`QPNIC_QP_CTX_EPOCH_FLAT], \
         w[`QPNIC_QP_CTX_PSN_FLAT], w[`QPNIC_QP_CTX_FETCH_PTR_FLAT], w[`QPNIC_QP_CTX_RQ_CI_FLAT], \
         w[`QPNIC_QP_CTX_SQ_CI_FLAT], w[`QPNIC_QP_CTX_RQ_PI_FLAT], w[`QPNIC_QP_CTX_SQ_PI_FLAT], \
         w[`QPNIC_QP_CTX_RQ_FLUSH_FLAT], w[`QPNIC_QP_CTX_COMP_ERR_FLAT], w[`QPNIC_QP_CTX_SCHED_FLAT], \
         w[`QPNIC_QP_CTX_STATE_FLAT]}
-    localparam SB = `QPNIC_QP_CTX_RNR_PSN_WIDTH + `QPNIC_QP_CTX_RSP_RNR_WIDTH +
+    localparam SB = `QPNIC_QP_CTX_EPSN_WIDTH + `QPNIC_QP_CTX_RSP_RNR_WIDTH +
                     `QPNIC_QP_CTX_RNR_LEFT_WIDTH + `QPNIC_QP_CTX_RNR_WAIT_WIDTH +
                     `QPNIC_QP_CTX_EPOCH_WIDTH + `QPNIC_QP_CTX_PSN_WIDTH + 5 * IW +
                     `QPNIC_QP_CTX_RQ_FLUSH_WIDTH + `QPNIC_QP_CTX_COMP_ERR_WIDTH +
@@ -487,7 +492,7 @@ module qpnic_qp_table #(
                         new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = 1'b0;
                         new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b0;
                         new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT]   = 1'b0;
-                        new_word[`QPNIC_QP_CTX_RNR_PSN_FLAT]   = 0;
+                        new_word[`QPNIC_QP_CTX_EPSN_FLAT]   = 0;
                     end
                     // connected: the retries start full
                     if (w_state == `QPNIC_QP_STATE_RTS)
@@ -536,8 +541,12 @@ module qpnic_qp_table #(
             end
             `QPNIC_QP_OP_RSP_RNR: begin
                 new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b1;
-                new_word[`QPNIC_QP_CTX_RNR_PSN_FLAT] = c_arg[`QPNIC_QP_CTX_RNR_PSN_WIDTH-1:0];
+                new_word[`QPNIC_QP_CTX_EPSN_FLAT] = c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0];
             end
+            // a WRITE or READ of the expected PSN executes: the next one
+            `QPNIC_QP_OP_RSP_SEQ:
+                if (c_arg[24] && c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0] == cur[`QPNIC_QP_CTX_EPSN_FLAT])
+                    new_word[`QPNIC_QP_CTX_EPSN_FLAT] = cur[`QPNIC_QP_CTX_EPSN_FLAT] + 1'b1;
             `QPNIC_QP_OP_SET_ERR:
                 if (nic_err && arg_epoch) begin
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
@@ -556,6 +565,7 @@ module qpnic_qp_table #(
             `QPNIC_QP_OP_RQ_CI_INC: begin
                 new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
                 new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b0;
+                new_word[`QPNIC_QP_CTX_EPSN_FLAT] = cur[`QPNIC_QP_CTX_EPSN_FLAT] + 1'b1;
             end
             `QPNIC_QP_OP_RQ_FLUSH: begin
                 if (in_error && rq_ci != rq_pi)
@@ -583,7 +593,8 @@ module qpnic_qp_table #(
     // ---- the answer, the doorbell queue ------------------------------------------
     wire asked = (c_op == `QPNIC_QP_OP_READ) || (c_op == `QPNIC_QP_OP_HOST_READ) ||
                  (c_op == `QPNIC_QP_OP_FETCH) || (c_op == `QPNIC_QP_OP_PSN) ||
-                 (c_op == `QPNIC_QP_OP_RQ_FLUSH) || (c_op == `QPNIC_QP_OP_REWIND);
+                 (c_op == `QPNIC_QP_OP_RQ_FLUSH) || (c_op == `QPNIC_QP_OP_REWIND) ||
+                 (c_op == `QPNIC_QP_OP_RSP_SEQ);
     always @(posedge clk) begin
         if (rst) begin
             rsp_valid <= {CLIENTS{1'b0}};

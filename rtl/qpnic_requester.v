@@ -98,6 +98,10 @@
 //   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
 //   seg_wr_*                        a READ's checked segments into the
 //                                   segment RAM, at its entry's slot
+//   psn_wr_*                        a packet's PSN, at its entry's slot
+//                                   (taken after the entry is pushed: the
+//                                   completer needs it only once the
+//                                   packet has been answered)
 //   fence_hold                      the front end holds a WQE in its token
 //                                   check or waiting for the gather
 //   gather_busy                     the gather has a job or a read in
@@ -170,6 +174,9 @@ module qpnic_requester #(
     output wire                 seg_wr_en,
     output wire [`QPNIC_OST_SLOT_BITS+1:0] seg_wr_addr,
     output wire [`QPNIC_SEG_BITS-1:0]      seg_wr_data,
+    output wire                 psn_wr_en,
+    output wire [`QPNIC_OST_SLOT_BITS-1:0] psn_wr_slot,
+    output wire [23:0]          psn_wr_psn,
     output wire                 chk_inval,
     output wire                 fr_valid,
     input  wire                 fr_ready,
@@ -549,6 +556,10 @@ module qpnic_requester #(
         seg_word[`QPNIC_SEG_ADDR_HI_FLAT] = seg_addr[seg_i*64+32 +: 32];
         seg_word[`QPNIC_SEG_LEN_FLAT]     = seg_len[seg_i*32 +: 32];
     end
+    // the PSN's answer, at the slot of the entry pushed just before
+    assign psn_wr_en   = (state == S_JOB) && tq_answer;
+    assign psn_wr_slot = ost_slot - 1'b1;
+    assign psn_wr_psn  = rsp_same_epoch ? rsp_psn : rsp_psn - 24'd1;
     assign seg_wr_en   = (state == S_SEG);
     assign seg_wr_addr = {ost_slot, seg_i};
     assign seg_wr_data = seg_word;
@@ -803,7 +814,7 @@ module qpnic_requester #(
                 // a WQE gone stale since its READ took no PSN (the table
                 // did not count it): it goes out as PSN - 1, which the
                 // target, waiting for the rewound SEND's PSN, drops
-                nxt_psn <= rsp_same_epoch ? rsp_psn : rsp_psn - 24'd1;
+                nxt_psn <= psn_wr_psn;
                 nxt_dqp <= rsp_dqp;
             end
 

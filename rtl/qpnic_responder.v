@@ -1,20 +1,25 @@
 // qpnic_responder: serves the packets that arrive on the port (the target
 // side, like rxe_resp.c), one packet at a time.
 //
-// The destination QP's context is READ from qpnic_qp_table as the BTH's
-// dest_qp word arrives; the dispatch waits for its answer.
+// The destination QP's context comes from qpnic_qp_table (RSP_SEQ, asked
+// as the BTH's PSN word arrives, the QP's number noted from the word
+// before); the dispatch waits for its answer.
 //   - destination QP absent or not RTS, its number of another generation
 //     (struct qp_num: a destroyed QP's number, now reused), or an unknown
 //     opcode: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
-//   - a QP that sent an RNR NAK (rsp_rnr) drops every request but the SEND
-//     of PSN rnr_psn, which its requester sends again (docs/internals.md
-//     "Receiver not ready"): NAK_PSN_SEQ, nothing executed, payload dropped.
-//     After a NAK_REM_ACC it is marked the same way, with the PSN of the
-//     refused request, which never comes again: the requests its initiator
-//     sent behind the failed one (and completes FLUSHED) never execute;
+//   - the PSN against the QP's expected one (qp_ctx epsn, which RSP_SEQ
+//     advances for a WRITE or READ that has it, RQ_CI_INC for a SEND): a
+//     request ahead of it is refused, NAK_PSN_SEQ, nothing executed,
+//     payload dropped (after an RNR NAK every request but that SEND, which
+//     its requester sends again: docs/internals.md "Receiver not ready";
+//     after a NAK_REM_ACC, RSP_RNR sets epsn back to the refused request's
+//     PSN, so the requests its initiator sent behind it, which it completes
+//     FLUSHED, never execute); a request behind it is a duplicate (a frame
+//     the network delivered twice, or a retransmission): a WRITE or SEND
+//     is acknowledged again without executing, a READ answered again;
 //   - SEND_ONLY: no RQ WQE posted (rq_ci == rq_pi): RNR_NAK, memory
-//     untouched, no RQ CQE; RSP_RNR marks the QP (rsp_rnr, rnr_psn) until
-//     a receive is consumed. Otherwise the RQ WQE at rq_ci is read by DMA;
+//     untouched, no RQ CQE; RSP_RNR marks the QP (rsp_rnr, epsn stays the
+//     SEND's) until a receive is consumed. Otherwise the RQ WQE at rq_ci is read by DMA;
 //     an opcode other than RECV or nsge > MAX_SGE gives an RQ CQE BAD_WQE;
 //     every non-empty SGE is checked (local token, bounds, LOCAL_WRITE):
 //     LOC_PROT; a payload larger than the SGEs: what fits is written, the
@@ -72,6 +77,8 @@
 //   cqe_valid/ready, cqe_cqn, cqe_data   RQ CQE requests (phase bit 0)
 //   cnt_rq_fetch     one-cycle strobe: the DMA read of one RQ WQE was issued
 //                    (counts as a WQE fetch read and one WQE fetched)
+//   cnt_dup          one-cycle strobe: a request behind its QP's expected
+//                    PSN (a duplicate) was taken
 //   cnt_drop         one-cycle strobe: a request packet was refused unexecuted
 //   at_bound         between packets: the last one's data has moved, the
 //                    next one's first word not taken (qpnic_mr_fence)
@@ -146,6 +153,7 @@ module qpnic_responder #(
     output wire [127:0]         cqe_data,
     output wire                 cnt_rq_fetch,
     output wire                 cnt_drop,
+    output wire                 cnt_dup,
     output wire                 at_bound,
     output wire                 idle
 );
@@ -200,8 +208,8 @@ module qpnic_responder #(
     reg [23:0]   ctx_remote;
     reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // every check names the QP's PD
-    reg          ctx_rsp_rnr;  // it sent an RNR NAK for the SEND of PSN ctx_rnr_psn
-    reg [23:0]   ctx_rnr_psn;
+    reg [23:0]   ctx_epsn;     // the PSN it expects next (as it was before RSP_SEQ)
+    reg          dq_in;        // the destination QP's index is below NUM_QP
     reg          reth_late;    // the RETH's check waits for the context (its PD)
     reg          tq_busy;      // a table request is up (until granted)
     reg          tq_wait;      // the READ's answer is awaited
@@ -282,6 +290,7 @@ module qpnic_responder #(
     // --- destination QP ---
     // READ as the dest_qp word arrives, if that QP exists
     localparam [3:0] DQP_AT = BTH_AT + `QPNIC_BTH_DEST_QP_WORD;
+    localparam [3:0] PSN_AT = BTH_AT + `QPNIC_BTH_PSN_WORD;
     // a QP number's two fields (struct qp_num): the index picks the table
     // entry as the word arrives, the generation is compared with the
     // entry's once its context is in
@@ -292,20 +301,30 @@ module qpnic_responder #(
     wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] in_dqp_idx = in_dqp[`QPNIC_QP_NUM_INDEX];
     wire [`QPNIC_QP_NUM_GEN_WIDTH-1:0] pkt_gen = pkt_dqp[`QPNIC_QP_NUM_GEN];
     wire        dqp_word = (state == S_HDR) && in_valid && hdr_i == DQP_AT;
+    wire        psn_word = (state == S_HDR) && in_valid && hdr_i == PSN_AT;
     assign tq_req_valid = tq_busy;
     // a receive completed in error takes its QP to ERROR with it
     assign tq_req_op    = (state == S_RQINC)   ? (rq_status == `QPNIC_CQE_STATUS_SUCCESS ?
                                                   `QPNIC_QP_OP_RQ_CI_INC : `QPNIC_QP_OP_RQ_CI_ERR) :
                           (state == S_FL_ASK) ? `QPNIC_QP_OP_RQ_FLUSH :
-                          (state == S_RNR)    ? `QPNIC_QP_OP_RSP_RNR : `QPNIC_QP_OP_READ;
+                          (state == S_RNR)    ? `QPNIC_QP_OP_RSP_RNR : `QPNIC_QP_OP_RSP_SEQ;
     assign tq_req_qpn   = dq;
-    assign tq_req_arg   = {8'd0, req_psn};   // RSP_RNR: the SEND's PSN (the others ignore it)
+    // RSP_SEQ: the PSN, and whether the request executes as it is taken (a
+    // WRITE or READ; a SEND once its receive is consumed); RSP_RNR: the
+    // PSN (the others ignore the argument)
+    assign tq_req_arg   = {7'd0, is_write || is_read, req_psn};
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
     wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS) && (ctx_gen == pkt_gen);
-    // after its RNR NAK the QP takes nothing but that SEND again
-    wire        seq_drop = ctx_rsp_rnr && (req_psn != ctx_rnr_psn);
+    // The request's PSN against the QP's expected one (24-bit sequence
+    // arithmetic, as InfiniBand's): behind it by 1 .. 2^23 - 1 is a
+    // duplicate (acknowledged again, not executed again; a READ is answered
+    // again), anything else but equal is ahead: refused with NAK_PSN_SEQ
+    // (after an RNR NAK, every request but that SEND is ahead)
+    wire [23:0] psn_behind = ctx_epsn - req_psn;
+    wire        dup      = (psn_behind != 24'd0) && !psn_behind[23];
+    wire        seq_drop = (psn_behind != 24'd0) && psn_behind[23];
     // the flush queue is popped at a packet boundary, before a next word
     wire        fl_go   = (state == S_HDR) && (hdr_i == 4'd0) && fl_valid && !tq_busy && !tq_wait;
     assign fl_ready = fl_go;
@@ -394,7 +413,7 @@ module qpnic_responder #(
         w_total    <= (payload < reth_len) ? payload : reth_len;
         w_total_nz <= (payload != 32'd0) && (reth_len != 32'd0);
     end
-    wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts && !seq_drop &&
+    wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts && !seq_drop && !dup &&
                             is_write && reth_ok &&
                             has_payload && w_total_nz && s_start_ready;
     // Its one segment is segment 0; the later ones are the SGE check's as
@@ -529,6 +548,8 @@ module qpnic_responder #(
 
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_valid && rd_req_ready;
     assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait && !dq_rts;
+    assign cnt_dup         = (state == S_DISPATCH) && !reth_late_iss && !reth_wait && !ctx_wait && dq_rts &&
+                             (is_send || is_sinv || is_write || is_read) && dup;
 
     assign at_bound = (state == S_HDR) && (hdr_i == 4'd0);
     assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy && !fl_valid;
@@ -556,8 +577,8 @@ module qpnic_responder #(
             ctx_remote  <= 24'd0;
             ctx_gen     <= 0;
             ctx_pd      <= 0;
-            ctx_rsp_rnr <= 1'b0;
-            ctx_rnr_psn <= 24'd0;
+            ctx_epsn    <= 24'd0;
+            dq_in       <= 1'b0;
             reth_late   <= 1'b0;
             tq_busy     <= 1'b0;
             tq_wait     <= 1'b0;
@@ -581,12 +602,14 @@ module qpnic_responder #(
             r_dqp       <= 24'd0;
             r_len       <= 32'd0;
         end else begin
-            // the destination QP's READ: requested as its word arrives,
-            // answered three cycles after the grant; RQ_CI_INC in S_RQINC
-            if (dqp_word && {{(32-`QPNIC_QP_NUM_INDEX_WIDTH){1'b0}}, in_dqp_idx} < NUM_QP) begin
-                tq_busy <= 1'b1;
-                dq      <= in_dqp_idx[QW-1:0];
+            // the destination QP's context: its number as its word
+            // arrives, RSP_SEQ (with the PSN) as the PSN's does, answered
+            // three cycles after the grant; RQ_CI_INC in S_RQINC
+            if (dqp_word) begin
+                dq_in <= {{(32-`QPNIC_QP_NUM_INDEX_WIDTH){1'b0}}, in_dqp_idx} < NUM_QP;
+                dq    <= in_dqp_idx[QW-1:0];
             end
+            if (psn_word && dq_in) tq_busy <= 1'b1;
             // RQ_CI_INC next, or the next RQ_FLUSH
             if (state == S_CQE && cqe_ready) tq_busy <= 1'b1;
             if (fl_go) begin
@@ -610,8 +633,7 @@ module qpnic_responder #(
                 ctx_remote  <= tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
                 ctx_gen     <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                 ctx_pd      <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
-                ctx_rsp_rnr <= tq_rsp_ctx[`QPNIC_QP_CTX_RSP_RNR_FLAT];
-                ctx_rnr_psn <= tq_rsp_ctx[`QPNIC_QP_CTX_RNR_PSN_FLAT];
+                ctx_epsn    <= tq_rsp_ctx[`QPNIC_QP_CTX_EPSN_FLAT];
             end
 
             // the emitter: one header word a cycle while the port takes it
@@ -657,6 +679,8 @@ module qpnic_responder #(
                     syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
                 else if (seq_drop)
                     syn <= `QPNIC_AETH_SYNDROME_NAK_PSN_SEQ;  // nothing executed
+                else if (dup && !is_read)
+                    ;   // executed before: the ACK again, nothing else
                 else if (is_send || is_sinv) begin
                     if (ctx_rq_ci == ctx_rq_pi) begin
                         syn     <= `QPNIC_AETH_SYNDROME_RNR_NAK;  // nothing written

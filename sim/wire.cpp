@@ -5,6 +5,34 @@ bool WireLoop::open_capture(const char *path, std::string *err) {
     return path == nullptr || pcap_.open(path, err);
 }
 
+void WireLoop::set_duplicates(uint32_t dup_ppm, uint64_t seed) {
+    dup_ppm_ = dup_ppm;
+    rng_ = seed ? seed : 1;
+}
+
+// xorshift64: the impairment's dice, the same for a seed on every host
+uint64_t WireLoop::next_random() {
+    rng_ ^= rng_ << 13;
+    rng_ ^= rng_ >> 7;
+    rng_ ^= rng_ << 17;
+    return rng_;
+}
+
+// A frame onto the queue; the copies waiting for it count it, and those
+// whose turn it was follow it.
+void WireLoop::enqueue(std::vector<uint8_t> frame) {
+    queue_.push_back(std::move(frame));
+    for (auto it = copies_.begin(); it != copies_.end();) {
+        if (it->after == 0) {
+            queue_.push_back(std::move(it->frame));
+            it = copies_.erase(it);
+        } else {
+            it->after--;
+            ++it;
+        }
+    }
+}
+
 void WireLoop::tx_beat(uint32_t data, unsigned keep, bool last, uint64_t cycle) {
     // lane 0 first; the keep of a frame's beats is contiguous from lane 0
     for (unsigned l = 0; l < 4; l++)
@@ -16,11 +44,20 @@ void WireLoop::tx_beat(uint32_t data, unsigned keep, bool last, uint64_t cycle) 
     bytes_ += cur_.size();
     if (pcap_.is_open() && capture_err_.empty())
         pcap_.write(cur_.data(), cur_.size(), cycle * WIRE_NS_PER_CYCLE, &capture_err_);
-    queue_.push_back(std::move(cur_));
+    if (dup_ppm_ && next_random() % 1000000 < dup_ppm_) {
+        copies_.push_back({cur_, (unsigned)(next_random() % 4)});
+        duplicated_++;
+    }
+    enqueue(std::move(cur_));
     cur_.clear();
 }
 
-bool WireLoop::rx_beat(uint32_t *data, unsigned *keep, bool *last) const {
+bool WireLoop::rx_beat(uint32_t *data, unsigned *keep, bool *last) {
+    // the wire is quiet: the copies still waiting for later frames come now
+    if (queue_.empty() && cur_.empty() && !copies_.empty()) {
+        queue_.push_back(std::move(copies_.front().frame));
+        copies_.pop_front();
+    }
     if (queue_.empty())
         return false;
     const std::vector<uint8_t> &f = queue_.front();

@@ -31,20 +31,26 @@ class WireLoop {
     // set, when the file cannot be created.
     bool open_capture(const char *path, std::string *err);
 
+    // Impairment: each frame is delivered a second time with probability
+    // dup_ppm / 1e6, after 0 to 3 later frames (or once the wire is
+    // otherwise quiet), from a generator seeded with seed (not 0).
+    void set_duplicates(uint32_t dup_ppm, uint64_t seed);
+
     // One beat the core's transmit side handed over in cycle `cycle`.
     void tx_beat(uint32_t data, unsigned keep, bool last, uint64_t cycle);
 
     // The beat to show on the receive side this cycle, if any; rx_taken()
     // after the core took it.
-    bool rx_beat(uint32_t *data, unsigned *keep, bool *last) const;
+    bool rx_beat(uint32_t *data, unsigned *keep, bool *last);
     void rx_taken();
 
-    // No frame half sent, queued or half delivered.
-    bool idle() const { return cur_.empty() && queue_.empty(); }
+    // No frame half sent, queued, waiting to be duplicated or half delivered.
+    bool idle() const { return cur_.empty() && queue_.empty() && copies_.empty(); }
 
     uint64_t frames() const { return frames_; }
     uint64_t bytes() const { return bytes_; }
     uint64_t captured() const { return pcap_.frames(); }
+    uint64_t duplicated() const { return duplicated_; }
     // The first capture error, if a write failed ("" otherwise).
     const std::string &capture_error() const { return capture_err_; }
 
@@ -52,6 +58,17 @@ class WireLoop {
     std::vector<uint8_t> cur_;                 // the frame being sent
     std::deque<std::vector<uint8_t>> queue_;   // sent, not yet delivered
     size_t rx_at_ = 0;                         // bytes of queue_.front() delivered
+    // a copy to deliver once `after` more frames have been queued
+    struct Copy {
+        std::vector<uint8_t> frame;
+        unsigned after;
+    };
+    std::deque<Copy> copies_;
+    uint32_t dup_ppm_ = 0;
+    uint64_t rng_ = 0;
+    uint64_t duplicated_ = 0;
+    uint64_t next_random();
+    void enqueue(std::vector<uint8_t> frame);
     PcapWriter pcap_;
     std::string capture_err_;
     uint64_t frames_ = 0, bytes_ = 0;

@@ -262,7 +262,7 @@ def events(w):
                 ctx = v(p + "ctx")
                 op = asked.get(who, "?")
                 if op == "PSN":
-                    add("QP table answers %s's PSN: psn %d, dest_qp %d"
+                    add("QP table answers %s's PSN: psn %d, dest_qp 0x%x"
                         % (who, field(ctx, "PSN"), field(ctx, "REMOTE_QPN")))
                 else:
                     add("QP table answers %s's %s: state %d, rq_ci %d, rq_pi %d, send_cq %d, "
@@ -402,8 +402,9 @@ ROWS = [
      r"outstanding entry pushed: WQE 16, gather", False),
     ("6", "payload gather DMA read (64 bytes at 0x1000004400)",
      "`dp.u_req.rd_req_valid` && `rd_req_ready`", r"gather read: 0x1000004400, 64 bytes", False),
-    ("6", "`PSN` answered (`S_JOB`): PSN 16, dest_qp 1", "`dp.u_req.tq_rsp_valid`, `nxt_psn`",
-     r"answers requester's PSN: psn 16, dest_qp 1$", False),
+    ("6", "`PSN` answered (`S_JOB`): PSN 16, dest_qp 0x101 (QP 1, generation 1)",
+     "`dp.u_req.tq_rsp_valid`, `nxt_psn`",
+     r"answers requester's PSN: psn 16, dest_qp 0x101$", False),
     ("6", "job handed to the back end (front end `S_JOB`)",
      "`dp.u_req.state` 5, `tq_busy` 0, `tq_wait` 0, `job_valid` 0",
      r"job handed to the back end: WQE 16", False),
@@ -414,10 +415,10 @@ ROWS = [
      r"requester last beat out", False),
     ("8", "the responder takes the LRH", "`dp.u_resp.in_valid` && `in_ready`",
      r"responder takes LRH 0x00000040", False),
-    ("8", "`READ` of QP 1's context, as the dest_qp word arrives",
-     "`dp.u_resp.tq_req_valid` && `tq_req_ready`", r"QP table takes responder's READ: QP 1$", False),
+    ("8", "`RSP_SEQ` of QP 1's context, as the PSN word arrives",
+     "`dp.u_resp.tq_req_valid` && `tq_req_ready`", r"QP table takes responder's RSP_SEQ: QP 1$", False),
     ("8", "its answer: QP 1 is RTS, RQ_CI 0, RQ_PI 1", "`dp.u_resp.tq_rsp_valid`",
-     r"answers responder's READ: state 1, rq_ci 0, rq_pi 1,", False),
+     r"answers responder's RSP_SEQ: state 1, rq_ci 0, rq_pi 1,", False),
     ("8", "RQ WQE DMA read (64 bytes at 0x1000003000)",
      "`dp.u_resp.rd_req_valid` && `rd_req_ready`", r"responder read: 0x1000003000", False),
     ("8", "the receive's SGE goes to check port 1 (`S_RQ_CHECK`)", "`dp.u_resp.chk_valid`, `chk_remote` 0",
@@ -462,9 +463,9 @@ ROWS = [
 AFTER = {
     "`READ` of QP 0's context, as WQE 16's first pair arrives (`S_LOAD`)":
         "**fetch read of the SEND's WQE**: the third read, 1 WQE, 64 bytes at 0x1000001000",
-    "`PSN` answered (`S_JOB`): PSN 16, dest_qp 1": "outstanding entry pushed, gather started (front end, `S_OST`)",
+    "`PSN` answered (`S_JOB`): PSN 16, dest_qp 0x101 (QP 1, generation 1)": "outstanding entry pushed, gather started (front end, `S_OST`)",
     "the packet's last beat leaves the requester": "**the packet leaves the requester** (LRH word)",
-    "`READ` of QP 1's context, as the dest_qp word arrives": "the responder takes the LRH",
+    "`RSP_SEQ` of QP 1's context, as the PSN word arrives": "the responder takes the LRH",
     "its answer: QP 1 is RTS, RQ_CI 0, RQ_PI 1": "the responder takes the LRH",
     "the ACK leaves the responder (its emitter, word 0)": "the receive's SGE goes to check port 1 (`S_RQ_CHECK`)",
     "`SQ_CI_INC`: QP 0's SQ_CI 16 → 17": "the SEND's own SQ CQE: CQ 0 slot 16 at 0x1000000500",

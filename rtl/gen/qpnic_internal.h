@@ -12,13 +12,14 @@
 #define QPNIC_QP_OP_PSN 0x4u /* take the next PSN: answer the context, psn + 1 when arg bit 16 is the context's epoch (else unchanged: the WQE went stale under a rewind) */
 #define QPNIC_QP_OP_SET_ERR 0x5u /* state to ERROR, unless RESET, when arg bit 16 is the context's epoch (a WQE gone stale under a rewind fails nothing) */
 #define QPNIC_QP_OP_COMP_FAIL 0x6u /* the completer saw an error: comp_err = 1; with arg bit 0 also state to ERROR, unless RESET */
-#define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1, rsp_rnr = 0 */
+#define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1, rsp_rnr = 0, epsn + 1 (the SEND executed) */
 #define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1, rnr_left = rnr_retry (progress restores the retries) */
 #define QPNIC_QP_OP_RQ_FLUSH 0x9u /* the responder flushes one posted receive: in ERROR with rq_ci != rq_pi, rq_ci + 1 (the answer's rq_ci is the receive to complete FLUSHED); otherwise nothing to flush, and the QP leaves the flush queue (rq_flush = 0) */
 #define QPNIC_QP_OP_RQ_CI_ERR 0xAu /* one RQ WQE consumed and completed in error: rq_ci + 1, rsp_rnr = 0, state to ERROR (as the transitions allow) */
 #define QPNIC_QP_OP_REWIND 0xBu /* the completer got an RNR NAK (arg = its PSN): in RTS with rnr_left != 0, go back to the SEND (fetch_ptr = sq_ci, psn = arg), flip epoch, rnr_left - 1 (unless RNR_RETRY_FOREVER), rnr_wait = 1; else nothing; answer the context before */
 #define QPNIC_QP_OP_RNR_WAKE 0xCu /* the RNR timer ran out: rnr_wait = 0, and the QP joins the doorbell queue if WQEs wait */
-#define QPNIC_QP_OP_RSP_RNR 0xDu /* the responder sent an RNR NAK (arg = the SEND's PSN): rsp_rnr = 1, rnr_psn = arg */
+#define QPNIC_QP_OP_RSP_RNR 0xDu /* the responder sent an RNR NAK (arg = the SEND's PSN), or a NAK that fails the initiator (arg = the request's PSN): rsp_rnr = 1, epsn = arg (the requests behind it are ahead of epsn: refused) */
+#define QPNIC_QP_OP_RSP_SEQ 0xEu /* the responder takes a request (arg bits 23:0 its PSN, bit 24 set for a WRITE or READ): answer the context; when the PSN is epsn and bit 24 is set, epsn + 1 (a SEND's advance waits for its receive: RQ_CI_INC) */
 
 /* enum cq_wr_op: Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx). */
 #define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */
@@ -232,16 +233,16 @@
 #define QPNIC_QP_CTX_RNR_LEFT_SHIFT 26u
 #define QPNIC_QP_CTX_RNR_LEFT_WIDTH 3u
 #define QPNIC_QP_CTX_RNR_LEFT_MASK 0x7u
-/* rsp_rnr: as a target: this QP sent an RNR NAK for the SEND of PSN rnr_psn; until that SEND comes again, every other request is dropped with NAK_PSN_SEQ */
+/* rsp_rnr: as a target: this QP sent an RNR NAK for the SEND of PSN epsn (or a NAK that fails its initiator); cleared when a receive is consumed */
 #define QPNIC_QP_CTX_RSP_RNR_WORD 10u
 #define QPNIC_QP_CTX_RSP_RNR_SHIFT 29u
 #define QPNIC_QP_CTX_RSP_RNR_WIDTH 1u
 #define QPNIC_QP_CTX_RSP_RNR_MASK 0x1u
-/* rnr_psn: the PSN of the SEND this QP (as a target) answered with an RNR NAK */
-#define QPNIC_QP_CTX_RNR_PSN_WORD 11u
-#define QPNIC_QP_CTX_RNR_PSN_SHIFT 0u
-#define QPNIC_QP_CTX_RNR_PSN_WIDTH 24u
-#define QPNIC_QP_CTX_RNR_PSN_MASK 0xFFFFFFu
+/* epsn: as a target: the PSN this QP expects next. A request of this PSN executes (a WRITE or READ advances it as its context is read, a SEND as its receive is consumed); one behind it is a duplicate: acknowledged again, never executed again (a READ is answered again); one ahead of it is refused with NAK_PSN_SEQ */
+#define QPNIC_QP_CTX_EPSN_WORD 11u
+#define QPNIC_QP_CTX_EPSN_SHIFT 0u
+#define QPNIC_QP_CTX_EPSN_WIDTH 24u
+#define QPNIC_QP_CTX_EPSN_MASK 0xFFFFFFu
 /* rnr_retry: QP register RNR_RETRY: RNR retries of a SEND */
 #define QPNIC_QP_CTX_RNR_RETRY_WORD 11u
 #define QPNIC_QP_CTX_RNR_RETRY_SHIFT 24u

@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 520  // layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS) and QP numbers of generation 1 and up
+`define QPNIC_VERSION_VALUE 520  // layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -182,6 +182,7 @@
 `define QPNIC_QP_OP_REWIND 4'd11
 `define QPNIC_QP_OP_RNR_WAKE 4'd12
 `define QPNIC_QP_OP_RSP_RNR 4'd13
+`define QPNIC_QP_OP_RSP_SEQ 4'd14
 
 // enum cq_wr_op (2 bits): Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx).
 `define QPNIC_CQ_WR_OP_BITS 2
@@ -652,12 +653,12 @@
 `define QPNIC_QP_CTX_RNR_LEFT_FLAT 348:346
 `define QPNIC_QP_CTX_RSP_RNR_WORD 10
 `define QPNIC_QP_CTX_RSP_RNR_WIDTH 1
-`define QPNIC_QP_CTX_RSP_RNR 29:29  // as a target: this QP sent an RNR NAK for the SEND of PSN rnr_psn; until that SEND comes again, every other request is dropped with NAK_PSN_SEQ
+`define QPNIC_QP_CTX_RSP_RNR 29:29  // as a target: this QP sent an RNR NAK for the SEND of PSN epsn (or a NAK that fails its initiator); cleared when a receive is consumed
 `define QPNIC_QP_CTX_RSP_RNR_FLAT 349:349
-`define QPNIC_QP_CTX_RNR_PSN_WORD 11
-`define QPNIC_QP_CTX_RNR_PSN_WIDTH 24
-`define QPNIC_QP_CTX_RNR_PSN 23:0  // the PSN of the SEND this QP (as a target) answered with an RNR NAK
-`define QPNIC_QP_CTX_RNR_PSN_FLAT 375:352
+`define QPNIC_QP_CTX_EPSN_WORD 11
+`define QPNIC_QP_CTX_EPSN_WIDTH 24
+`define QPNIC_QP_CTX_EPSN 23:0  // as a target: the PSN this QP expects next. A request of this PSN executes (a WRITE or READ advances it as its context is read, a SEND as its receive is consumed); one behind it is a duplicate: acknowledged again, never executed again (a READ is answered again); one ahead of it is refused with NAK_PSN_SEQ
+`define QPNIC_QP_CTX_EPSN_FLAT 375:352
 `define QPNIC_QP_CTX_RNR_RETRY_WORD 11
 `define QPNIC_QP_CTX_RNR_RETRY_WIDTH 3
 `define QPNIC_QP_CTX_RNR_RETRY 26:24  // QP register RNR_RETRY: RNR retries of a SEND
@@ -1073,6 +1074,8 @@
 `define QPNIC_REG_CNT_FRAMES_DROPPED_HI 16'h0174
 `define QPNIC_REG_CNT_ICRC_ERRORS_LO 16'h0178
 `define QPNIC_REG_CNT_ICRC_ERRORS_HI 16'h017C
+`define QPNIC_REG_CNT_DUPLICATES_LO 16'h0180
+`define QPNIC_REG_CNT_DUPLICATES_HI 16'h0184
 `define QPNIC_REG_MR_IDX 16'h0200
 `define QPNIC_REG_MR_VA_LO 16'h0204
 `define QPNIC_REG_MR_VA_HI 16'h0208

@@ -132,8 +132,8 @@ struct Tb {
 
     // One read, accepted at once; *after is how many cycles after its
     // acceptance the reply came (1 for the csr's own registers; up to
-    // CNT_WAIT for a counter kept in the counter RAM).
-    static constexpr int CNT_WAIT = 16 + 2;
+    // CNT_WAIT for a counter kept in the counter RAM: its 32 slots, + 2).
+    static constexpr int CNT_WAIT = 32 + 2;
     uint32_t read(uint32_t addr, int *after = nullptr) {
         m->mmio_valid = 1;
         m->mmio_we = 0;

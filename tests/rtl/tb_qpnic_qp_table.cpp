@@ -319,17 +319,37 @@ void test_rnr(Tb &t) {
     t.write(r, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RTS);
     t.op(RESP, QPNIC_QP_OP_RSP_RNR, r, 0x123456);
     a = t.ask(RESP, QPNIC_QP_OP_READ, r);
-    CHECK(CTX(a, QPNIC_QP_CTX_RSP_RNR) == 1 && CTX(a, QPNIC_QP_CTX_RNR_PSN) == 0x123456,
-          "RSP_RNR: rsp_rnr %u rnr_psn 0x%x", CTX(a, QPNIC_QP_CTX_RSP_RNR), CTX(a, QPNIC_QP_CTX_RNR_PSN));
+    CHECK(CTX(a, QPNIC_QP_CTX_RSP_RNR) == 1 && CTX(a, QPNIC_QP_CTX_EPSN) == 0x123456,
+          "RSP_RNR: rsp_rnr %u epsn 0x%x", CTX(a, QPNIC_QP_CTX_RSP_RNR), CTX(a, QPNIC_QP_CTX_EPSN));
     t.op(RESP, QPNIC_QP_OP_RQ_CI_INC, r);
     a = t.ask(RESP, QPNIC_QP_OP_READ, r);
     CHECK(CTX(a, QPNIC_QP_CTX_RSP_RNR) == 0, "a consumed receive left rsp_rnr set");
+    CHECK(CTX(a, QPNIC_QP_CTX_EPSN) == 0x123457, "a consumed receive (the SEND) left epsn 0x%x, want 0x123457",
+          CTX(a, QPNIC_QP_CTX_EPSN));
+    // RSP_SEQ answers the context as it was; a WRITE or READ (bit 24) of
+    // the expected PSN advances it, a SEND's (no bit 24), a duplicate's or
+    // an early one's does not
+    const uint32_t EXEC = 1u << 24;
+    a = t.ask(RESP, QPNIC_QP_OP_RSP_SEQ, r, EXEC | 0x123457);
+    CHECK(CTX(a, QPNIC_QP_CTX_EPSN) == 0x123457, "RSP_SEQ answered epsn 0x%x, the word before", CTX(a, QPNIC_QP_CTX_EPSN));
+    a = t.ask(RESP, QPNIC_QP_OP_RSP_SEQ, r, EXEC | 0x123457);   // the duplicate
+    CHECK(CTX(a, QPNIC_QP_CTX_EPSN) == 0x123458, "a WRITE of epsn left epsn 0x%x, want 0x123458", CTX(a, QPNIC_QP_CTX_EPSN));
+    t.ask(RESP, QPNIC_QP_OP_RSP_SEQ, r, EXEC | 0x12345A);       // ahead
+    t.ask(RESP, QPNIC_QP_OP_RSP_SEQ, r, 0x123458);              // a SEND
+    a = t.ask(RESP, QPNIC_QP_OP_READ, r);
+    CHECK(CTX(a, QPNIC_QP_CTX_EPSN) == 0x123458, "a duplicate, an early PSN or a SEND moved epsn to 0x%x",
+          CTX(a, QPNIC_QP_CTX_EPSN));
+    // and it wraps at 24 bits
+    t.op(RESP, QPNIC_QP_OP_RSP_RNR, r, 0xFFFFFF);
+    t.ask(RESP, QPNIC_QP_OP_RSP_SEQ, r, EXEC | 0xFFFFFF);
+    a = t.ask(RESP, QPNIC_QP_OP_READ, r);
+    CHECK(CTX(a, QPNIC_QP_CTX_EPSN) == 0, "epsn after 0xFFFFFF is 0x%x, want 0", CTX(a, QPNIC_QP_CTX_EPSN));
     // RESET zeroes the retry's marks
     t.op(RESP, QPNIC_QP_OP_RSP_RNR, r, 7);
     t.write(r, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
     t.write(q, QPNIC_QPREG_STATE, QPNIC_QP_STATE_RESET);
     a = t.ask(RESP, QPNIC_QP_OP_READ, r);
-    CHECK(CTX(a, QPNIC_QP_CTX_RSP_RNR) == 0 && CTX(a, QPNIC_QP_CTX_RNR_PSN) == 0, "RESET left rsp_rnr");
+    CHECK(CTX(a, QPNIC_QP_CTX_RSP_RNR) == 0 && CTX(a, QPNIC_QP_CTX_EPSN) == 0, "RESET left rsp_rnr");
     a = t.ask(COMP, QPNIC_QP_OP_READ, q);
     CHECK(CTX(a, QPNIC_QP_CTX_EPOCH) == 0 && CTX(a, QPNIC_QP_CTX_RNR_WAIT) == 0,
           "RESET left epoch %u rnr_wait %u", CTX(a, QPNIC_QP_CTX_EPOCH), CTX(a, QPNIC_QP_CTX_RNR_WAIT));

@@ -169,6 +169,11 @@ typedef struct {
     uint64_t frames_received;
     uint64_t frames_dropped;
     uint64_t icrc_errors;
+    /* Duplicates: requests received again (behind their QP's expected PSN:
+     * acknowledged again, never executed again; a READ is answered again)
+     * and responses dropped as not their request's (answers to such
+     * duplicates, or frames a network delivered twice). */
+    uint64_t duplicates;
 } ndk_counters;
 
 /* QP attributes, in/out (V6): the caller sets what it wants, a successful

@@ -20,7 +20,7 @@
     (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 520u /* layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS) and QP numbers of generation 1 and up */
+#define QPNIC_VERSION_VALUE 520u /* layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -227,7 +227,7 @@
 /* enum aeth_syndrome: AETH syndrome values (InfiniBand): ACK, or the NAK reasons. */
 #define QPNIC_AETH_SYNDROME_ACK 0x0u /* success */
 #define QPNIC_AETH_SYNDROME_RNR_NAK 0x20u /* receiver not ready */
-#define QPNIC_AETH_SYNDROME_NAK_PSN_SEQ 0x60u /* PSN sequence error: a request after a receiver-not-ready NAK of its QP, dropped unexecuted until that SEND comes again */
+#define QPNIC_AETH_SYNDROME_NAK_PSN_SEQ 0x60u /* PSN sequence error: a request ahead of its QP's expected PSN (qp_ctx epsn), as every request behind a receiver-not-ready NAK is until that SEND comes again: dropped unexecuted */
 #define QPNIC_AETH_SYNDROME_NAK_INV_REQ 0x61u /* invalid request (bad destination QP or opcode) */
 #define QPNIC_AETH_SYNDROME_NAK_REM_ACC 0x62u /* remote access error (token, bounds, rights) */
 #define QPNIC_AETH_SYNDROME_NAK_REM_OP 0x63u /* remote operational error (the receive failed) */
@@ -919,6 +919,8 @@
 #define QPNIC_REG_CNT_FRAMES_DROPPED_HI 0x0174u /* ro:  */
 #define QPNIC_REG_CNT_ICRC_ERRORS_LO 0x0178u /* ro: frames the wire dropped because their ICRC did not match */
 #define QPNIC_REG_CNT_ICRC_ERRORS_HI 0x017Cu /* ro:  */
+#define QPNIC_REG_CNT_DUPLICATES_LO 0x0180u /* ro: duplicates: requests this NIC received again (behind their QP's expected PSN: acknowledged again, not executed again; a READ answered again) and responses it dropped as not its oldest request's (a duplicate's answer, or a frame the network delivered twice) */
+#define QPNIC_REG_CNT_DUPLICATES_HI 0x0184u /* ro:  */
 #define QPNIC_REG_MR_IDX 0x0200u /* rw: MR table entry the next MR_CMD acts on */
 #define QPNIC_REG_MR_VA_LO 0x0204u /* rw: staging: first virtual address of the region, low word */
 #define QPNIC_REG_MR_VA_HI 0x0208u /* rw: staging: first virtual address, high word */
