@@ -14,13 +14,14 @@
 //
 // How it runs. The LRH, BTH word 0 and BTH word 1 are read first: the
 // lengths in the IPv4 and UDP headers need the opcode and the payload
-// length, and the UDP source port the destination QP. The 42-byte header
-// then goes out in 11 chunks; chunk 3 (the EtherType) has 2 bytes, every
-// other chunk 4, so from the EtherType on every chunk is pushed 2 bytes
-// late: a 16-bit carry holds the half that did not fit the beat. The BTH
-// words 0 and 1 follow from their registers, then the rest of the packet
-// a word a cycle, then the ICRC, then the last 2 bytes alone (a frame is
-// always 2 bytes past a 4-byte boundary: 42 + a multiple of 4).
+// length, and the UDP source port the destination QP. Then chunks of 1 to 4
+// bytes go through a byte packer, one a cycle: the 42-byte header in 11
+// chunks (the EtherType's has 2 bytes, the others 4), BTH words 0 and 1
+// from their registers, the rest of the packet a beat a cycle (a payload
+// beat has as many bytes as its keep says: a gather ends an SGE with a
+// partial beat), the pad, the ICRC. The packer keeps the 0 to 3 bytes that
+// did not fill a beat for the next chunk; a frame is always 2 bytes past a
+// 4-byte boundary (42 + a multiple of 4), so its last beat holds 2.
 //
 // The ICRC is computed as the chunks are pushed, before they are shifted,
 // each chunk with its own view for the CRC: the Ethernet header is not
@@ -66,9 +67,9 @@ module qpnic_roce_tx (
     localparam [31:0] CRC_START = crc_ones(8);
 
     // ------------------------------------------------------------ state
-    localparam [2:0] S_LRH = 3'd0, S_BTH0 = 3'd1, S_BTH1 = 3'd2, S_SUM = 3'd3,
-                     S_HDR = 3'd4, S_BODY = 3'd5, S_ICRC = 3'd6, S_TAIL = 3'd7;
-    reg  [2:0]  state;
+    localparam [3:0] S_LRH = 4'd0, S_BTH0 = 4'd1, S_BTH1 = 4'd2, S_SUM = 4'd3,
+                     S_HDR = 4'd4, S_BODY = 4'd5, S_PAD = 4'd6, S_ICRC = 4'd7, S_TAIL = 4'd8;
+    reg  [3:0]  state;
     reg  [31:0] plen;        // payload bytes (LRH)
     reg  [31:0] bth0, bth1;  // BTH words 0 (padcnt set here) and 1
     reg  [1:0]  pad;
@@ -77,7 +78,6 @@ module qpnic_roce_tx (
     reg  [15:0] ip_len;
     reg  [15:0] ip_csum;
     reg  [3:0]  ci;          // S_HDR: the chunk being pushed (0 .. 12)
-    reg  [15:0] carry;       // the high half of the last 4-byte chunk
     reg  [31:0] crc;
 
     wire [7:0] opcode = in_data[`QPNIC_BTH_OPCODE];
@@ -158,20 +158,63 @@ module qpnic_roce_tx (
     end
 
     // --------------------------------------------------------- pushing
-    // One chunk a cycle into the output register. Every chunk but the
-    // EtherType (ci 3) fills a beat: from the EtherType on, a beat is the
-    // carry and the chunk's low half.
+    // One chunk a cycle (1 to 4 bytes, lane order) into a byte packer: the
+    // bytes left over from the last beat (cbuf, cn of them) and the chunk's
+    // make a beat when they are 4 or more; the rest waits for the next
+    // chunk. Header chunks are 4 bytes but the EtherType's 2; a payload
+    // beat of the port has as many bytes as its keep says (a gather leaves
+    // a partial beat where an SGE ends, not only at the end); the pad and
+    // the ICRC follow.
     wire can_push = !out_valid || out_ready;
-    // the body's word: a header word swapped, a payload word with the lanes
-    // past its keep as the pad's zeros
     wire        body_hdr  = (hdr_left != 3'd0);
+    // the body's chunk: a header word swapped, or a payload beat's kept
+    // lanes (keep runs from lane 0), the others zero
     wire [31:0] body_word = body_hdr ? bswap(in_data)
                                      : in_data & {{8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}};
-
-    wire push_hdr  = (state == S_HDR)  && (ci == 4'd3 || can_push);
-    wire push_body = (state == S_BODY) && in_valid && can_push;
-    wire push_icrc = (state == S_ICRC) && can_push;
-    wire push_tail = (state == S_TAIL) && can_push;
+    wire [2:0]  body_n    = body_hdr ? 3'd4 : {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
+                                             {2'd0, in_keep[2]} + {2'd0, in_keep[3]};
+    reg  [23:0] cbuf;        // bytes not yet in a beat, lane order
+    reg  [1:0]  cn;          // how many (0 .. 3)
+    reg  [31:0] pk_word, pk_crc;
+    reg  [2:0]  pk_n;
+    reg  [3:0]  pk_crc_en;
+    reg         pk_go;
+    always @* begin
+        pk_word   = 32'd0;
+        pk_crc    = 32'd0;
+        pk_n      = 3'd4;
+        pk_crc_en = 4'b0000;
+        pk_go     = 1'b0;
+        case (state)
+        S_HDR: begin
+            pk_word   = ch_word;
+            pk_crc    = ch_crc;
+            pk_crc_en = ch_crc_en;
+            pk_n      = (ci == 4'd3) ? 3'd2 : 3'd4;
+            pk_go     = can_push;
+        end
+        S_BODY: begin
+            pk_word   = body_word;
+            pk_crc    = body_word;
+            pk_n      = body_n;
+            pk_crc_en = in_keep | {4{body_hdr}};
+            pk_go     = in_valid && can_push;
+        end
+        S_PAD: begin                         // pad zeros: in the ICRC too
+            pk_n      = {1'b0, pad};
+            pk_crc_en = (pad == 2'd1) ? 4'b0001 : (pad == 2'd2) ? 4'b0011 : 4'b0111;
+            pk_go     = can_push;
+        end
+        S_ICRC: begin                        // least significant byte first
+            pk_word   = ~crc;
+            pk_go     = can_push;
+        end
+        default: ;
+        endcase
+    end
+    wire [55:0] comb = ({24'd0, pk_word} << {cn, 3'b000}) | {32'd0, cbuf};
+    wire [3:0]  tot  = {2'd0, cn} + {1'b0, pk_n};
+    wire        full = (tot >= 4'd4);
 
     assign in_ready   = (state == S_LRH) || (state == S_BTH0) || (state == S_BTH1) ||
                         ((state == S_BODY) && can_push);
@@ -205,7 +248,8 @@ module qpnic_roce_tx (
             ip_len    <= 16'd0;
             ip_csum   <= 16'd0;
             ci        <= 4'd0;
-            carry     <= 16'd0;
+            cbuf      <= 24'd0;
+            cn        <= 2'd0;
             crc       <= CRC_START;
         end else begin
             if (out_valid && out_ready) out_valid <= 1'b0;
@@ -233,48 +277,47 @@ module qpnic_roce_tx (
                 crc     <= CRC_START;
                 state   <= S_HDR;
             end
-            S_HDR: if (push_hdr) begin
-                crc <= crc_word(crc, ch_crc, ch_crc_en);
-                if (ci == 4'd3) begin
-                    carry <= ch_word[15:0];
-                end else begin
+            default: ;
+            endcase
+            // every state that pushes: the packer, the CRC, the next state
+            if (pk_go) begin
+                if (state != S_ICRC) crc <= crc_word(crc, pk_crc, pk_crc_en);
+                if (full) begin
                     out_valid <= 1'b1;
-                    out_data  <= (ci < 4'd3) ? ch_word : {ch_word[15:0], carry};
+                    out_data  <= comb[31:0];
                     out_keep  <= 4'b1111;
-                    out_last  <= 1'b0;
-                    carry     <= ch_word[31:16];
+                    out_last  <= (state == S_ICRC) && (tot == 4'd4);
+                    cbuf      <= comb[55:32];
+                    cn        <= tot[1:0];   // tot - 4
+                end else begin
+                    cbuf      <= comb[23:0];
+                    cn        <= tot[1:0];
                 end
-                ci <= ci + 4'd1;
-                if (ci == 4'd12) state <= S_BODY;
+                case (state)
+                S_HDR: begin
+                    ci <= ci + 4'd1;
+                    if (ci == 4'd12) state <= S_BODY;
+                end
+                S_BODY: begin
+                    if (body_hdr) hdr_left <= hdr_left - 3'd1;
+                    if (in_last)  state <= (pad != 2'd0) ? S_PAD : S_ICRC;
+                end
+                S_PAD:  state <= S_ICRC;
+                S_ICRC: state <= (tot == 4'd4) ? S_LRH : S_TAIL;
+                default: ;
+                endcase
             end
-            S_BODY: if (push_body) begin
-                crc       <= crc_word(crc, body_word, 4'b1111);
+            if (state == S_TAIL && can_push) begin
+                // the last bytes alone (a frame is 42 + a multiple of 4:
+                // always 2 here)
                 out_valid <= 1'b1;
-                out_data  <= {body_word[15:0], carry};
-                out_keep  <= 4'b1111;
-                out_last  <= 1'b0;
-                carry     <= body_word[31:16];
-                if (body_hdr) hdr_left <= hdr_left - 3'd1;
-                if (in_last)  state <= S_ICRC;
-            end
-            S_ICRC: if (push_icrc) begin
-                // the ICRC, least significant byte first: ~crc in lane order
-                out_valid <= 1'b1;
-                out_data  <= {~crc[15:0], carry};
-                out_keep  <= 4'b1111;
-                out_last  <= 1'b0;
-                carry     <= ~crc[31:16];
-                state     <= S_TAIL;
-            end
-            S_TAIL: if (push_tail) begin
-                out_valid <= 1'b1;
-                out_data  <= {16'd0, carry};
-                out_keep  <= 4'b0011;
+                out_data  <= {8'd0, cbuf};
+                out_keep  <= (cn == 2'd1) ? 4'b0001 : (cn == 2'd2) ? 4'b0011 : 4'b0111;
                 out_last  <= 1'b1;
+                cbuf      <= 24'd0;
+                cn        <= 2'd0;
                 state     <= S_LRH;
             end
-            default: state <= S_LRH;
-            endcase
         end
     end
 

@@ -27,7 +27,8 @@
 // The addresses are random (10.0.0.1's IPv4 header never makes the
 // checksum's sum carry), and the receiver's outputs stop now and then for
 // long enough that its buffer fills and a frame waits (in_ready low).
-// Every kept frame must come out on the right lane exactly as it went in,
+// Payload beats come in ragged as a gather sends them (partial beats where
+// an SGE ends); every kept frame must come out on the right lane, packed,
 // and each drop must be counted under its reason.
 // Usage: tb_qpnic_wire [seed] [packets]; the seed is printed.
 #include "Vqpnic_wire.h"
@@ -51,12 +52,17 @@ static uint64_t MAC, PEER_MAC;
 static uint32_t IP, PEER_IP;
 
 // A port packet: words as the datapath sends them, and its lane.
+struct Beat { uint32_t data; unsigned keep; bool last; };
 struct Pkt {
     bool resp;
     std::vector<uint32_t> words;   // LRH, BTH, extension, payload words
     unsigned last_keep;
+    // The beats it goes in as: the words above, but in a third of the
+    // packets the payload comes in beats of 1 to 4 bytes, as a gather
+    // sends it where an SGE ends mid-word (keep from lane 0). What comes
+    // out of the receiver is packed: `words` and `last_keep`.
+    std::vector<Beat> beats;
 };
-struct Beat { uint32_t data; unsigned keep; bool last; };
 
 static const uint8_t REQ_OPS[] = {QPNIC_IB_OPCODE_SEND_ONLY, QPNIC_IB_OPCODE_WRITE_ONLY,
                                   QPNIC_IB_OPCODE_READ_REQUEST, QPNIC_IB_OPCODE_SEND_ONLY_INV};
@@ -87,6 +93,18 @@ static Pkt make_pkt(bool resp) {
         p.words.push_back(w);
     }
     p.last_keep = (plen % 4 == 0 || !has_payload) ? 0xF : (1u << (plen % 4)) - 1;
+    size_t hdr_words = 4 + ext_bytes(op) / 4;
+    for (size_t i = 0; i < hdr_words; i++) p.beats.push_back({p.words[i], 0xF, false});
+    bool ragged = rnd(3) == 0;
+    for (uint32_t at = 0; at < plen;) {
+        uint32_t n = plen - at < 4 ? plen - at : 4;
+        if (ragged && rnd(2)) n = 1 + rnd(n);
+        uint32_t w = 0;
+        for (uint32_t b = 0; b < n; b++, at++)
+            w |= (p.words[hdr_words + at / 4] >> (8 * (at % 4)) & 0xFF) << (8 * b);
+        p.beats.push_back({w, (1u << n) - 1, false});
+    }
+    p.beats.back().last = true;
     return p;
 }
 
@@ -226,9 +244,8 @@ int main(int argc, char **argv) {
         for (int l = 0; l < 2; l++)
             if (made < npkts && lane_in[l].size() < 64 && rnd(4) == 0) {
                 Pkt p = make_pkt(l);
-                for (size_t i = 0; i < p.words.size(); i++)
-                    lane_in[l].push_back({p.words[i], i + 1 == p.words.size() ? p.last_keep : 0xF,
-                                          i + 1 == p.words.size()});
+                for (const Beat &b : p.beats)
+                    lane_in[l].push_back(b);
                 lane_pkts[l].push_back(p);
                 made++;
             }
