@@ -54,6 +54,10 @@
 //                                        and the token table operations
 //   cnt_rnr                              one-cycle strobe: a QP was
 //                                        rewound to retry an RNR'd SEND
+//   rto_en                               the retransmit timer runs (the
+//                                        wire: a frame can be lost there)
+//   cnt_retx                             one-cycle strobe: a QP went back
+//                                        to a request whose answer timed out
 //   psn_slot, psn_of_slot                the entry's PSN, by its slot
 //   cnt_stale                            one-cycle strobe: a response
 //                                        that was not the entry's dropped
@@ -108,6 +112,8 @@ module qpnic_completer #(
     output wire                 retire_read,
     output wire                 retire_remote,
     output wire                 cnt_rnr,
+    input  wire                 rto_en,
+    output wire                 cnt_retx,
     output wire [`QPNIC_OST_SLOT_BITS-1:0] psn_slot,
     input  wire [23:0]          psn_of_slot,
     output wire                 cnt_stale,
@@ -154,6 +160,9 @@ module qpnic_completer #(
     reg          ctx_rnr_ok;      // in RTS with RNR retries left
     reg          discard;         // a stale entry: response dropped, not retired
     reg          rnr_try;         // an RNR NAK to retry: REWIND, not a completion
+    reg          tmo_try;         // S_RWND for a timeout, not an RNR NAK
+    reg [16:0]   tmo;             // cycles S_HDR has waited with nothing coming
+    localparam [16:0] RTO = `QPNIC_RTO_CYCLES - 1;
     reg          tq_busy;         // a table request is up (until granted)
     reg          orphan;          // S_SKIP drops a response that came with no entry
 
@@ -182,7 +191,10 @@ module qpnic_completer #(
     assign tq_req_valid = tq_busy;
     assign tq_req_qpn   = e_qpn;
     // COMP_FAIL: ERROR too for a NAK; REWIND: the SEND's PSN
-    assign tq_req_arg   = (state == S_RWND) ? {8'd0, r_psn} : {31'd0, raise_err};
+    // REWIND: the SEND's PSN (an RNR NAK), or with bit 24 the entry's (a
+    // timeout)
+    assign tq_req_arg   = (state == S_RWND) ? (tmo_try ? {7'd0, 1'b1, psn_of_slot} : {8'd0, r_psn})
+                                            : {31'd0, raise_err};
     always @* begin
         case (state)
         S_ERR:   tq_req_op = `QPNIC_QP_OP_COMP_FAIL;
@@ -275,13 +287,22 @@ module qpnic_completer #(
     // table's REWIND tests the same, atomically)
     wire          rsp_rnr_ok = tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
                                tq_rsp_ctx[`QPNIC_QP_CTX_RNR_LEFT_FLAT] != 0;
-    wire          rewound = (state == S_RWND) && !tq_busy && tq_rsp_valid && rsp_rnr_ok;
+    // (a timeout's REWIND counts retry_left instead)
+    wire          rsp_tmo_ok = tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
+                               tq_rsp_ctx[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] != 0;
+    wire          rewound = (state == S_RWND) && !tq_busy && tq_rsp_valid &&
+                            (tmo_try ? rsp_tmo_ok : rsp_rnr_ok);
     qpnic_rnr_timer #(.QW(QW)) u_rnr (
         .clk(clk), .rst(rst),
         .in_valid(rewound), .in_qpn(e_qpn),
         .due_valid(tm_due), .due_ready(state == S_IDLE), .due_qpn(tm_qpn),
         .idle(tm_idle));
-    assign cnt_rnr = rewound;
+    assign cnt_rnr  = rewound && !tmo_try;
+    assign cnt_retx = rewound && tmo_try;
+    // The retransmit timer: the entry's answer has not begun to come for
+    // RTO cycles (only on the wire: the loopback loses nothing, and over a
+    // board's serial link a long request legitimately takes longer)
+    wire          timed_out = rto_en && (state == S_HDR) && (hdr_i == 3'd0) && !in_valid && (tmo == RTO);
     // a response dropped: not the entry's, or with no entry at all
     assign cnt_stale = ((state == S_EVAL) && not_ours) ||
                        ((state == S_IDLE) && !tm_due && !ost_valid && in_valid);
@@ -331,6 +352,8 @@ module qpnic_completer #(
             ctx_rnr_ok  <= 1'b0;
             discard     <= 1'b0;
             rnr_try     <= 1'b0;
+            tmo_try     <= 1'b0;
+            tmo         <= 17'd0;
             tq_busy     <= 1'b0;
             orphan      <= 1'b0;
             e_seg_addr  <= 0;
@@ -380,6 +403,7 @@ module qpnic_completer #(
                     raise_err  <= 1'b0;
                     discard    <= 1'b0;
                     rnr_try    <= 1'b0;
+                    tmo_try    <= 1'b0;
                     scat_total <= 32'd0;
                     tq_busy    <= 1'b1;    // READ the QP's context
                     state      <= S_CTX;
@@ -397,9 +421,14 @@ module qpnic_completer #(
                     ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
                     ctx_rnr_ok <= rsp_rnr_ok;
                     if (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] != ent[`QPNIC_OST_EPOCH]) begin
-                        // pushed before an RNR rewind of its QP: it comes again
+                        // pushed before a rewind of its QP: it comes again.
+                        // On the loopback it takes its response (which
+                        // always comes, in order); on the wire it leaves at
+                        // once, and its response, if one comes, is dropped
+                        // as no entry's (it may never come: the rewind may
+                        // be for a lost frame)
                         discard <= 1'b1;
-                        state   <= ent[`QPNIC_OST_LOCAL] ? S_CI : S_HDR;
+                        state   <= (ent[`QPNIC_OST_LOCAL] || rto_en) ? S_CI : S_HDR;
                     end else if (ent[`QPNIC_OST_LOCAL] &&
                         ent[`QPNIC_OST_STATUS] == `QPNIC_CQE_STATUS_SUCCESS) begin
                         // a local operation that succeeded (an INVALIDATE):
@@ -423,11 +452,29 @@ module qpnic_completer #(
                             state   <= S_ERR;
                         end else
                             state <= S_CQE;
-                    end else
+                    end else if (rto_en && tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT]) begin
+                        // on the wire, an earlier request of the QP
+                        // failed: FLUSHED at once, whatever answer comes
+                        // (on a wire that loses frames none may; one that
+                        // comes is no entry's). The loopback takes the
+                        // answer first, as it always did.
+                        status <= `QPNIC_CQE_STATUS_FLUSHED;
+                        state  <= S_CQE;
+                    end else begin
+                        tmo   <= 17'd0;
                         state <= S_HDR;
+                    end
                 end
             S_HDR:
-                if (in_valid) begin
+                if (timed_out) begin
+                    // go back to this request: REWIND (its answer or the
+                    // request itself was lost)
+                    tmo_try <= 1'b1;
+                    tq_busy <= 1'b1;
+                    state   <= S_RWND;
+                end else if (!in_valid && hdr_i == 3'd0) begin
+                    if (tmo != RTO) tmo <= tmo + 17'd1;
+                end else if (in_valid) begin
                     // word by word, each by a constant index (as above)
                     for (j = 0; j < RESP_WORDS; j = j + 1)
                         if (hdr_i == j[2:0]) hdr[32*j +: 32] <= in_data;
@@ -492,7 +539,13 @@ module qpnic_completer #(
                     if (rewound)
                         state <= S_CI;   // tq_busy low: no SQ_CI_INC
                     else begin
-                        status    <= `QPNIC_CQE_STATUS_RNR;
+                        // no retries left: RNR, or RETRY_EXC for a timeout,
+                        // whose request never got an answer: FLUSHED if
+                        // its QP left RTS meanwhile (flushed, destroyed,
+                        // or failed by a later request)
+                        status    <= !tmo_try ? `QPNIC_CQE_STATUS_RNR :
+                                     tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] != `QPNIC_QP_STATE_RTS ?
+                                         `QPNIC_CQE_STATUS_FLUSHED : `QPNIC_CQE_STATUS_RETRY_EXC;
                         raise_err <= 1'b1;
                         tq_busy   <= 1'b1;
                         state     <= S_ERR;

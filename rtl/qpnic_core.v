@@ -169,6 +169,7 @@ module qpnic_core #(
     wire       cnt_drop;
     wire       cnt_rnr;
     wire [1:0] cnt_dup;
+    wire       cnt_retx;
     wire       mr_fence_busy;   // STATUS.mr_fence
     wire [4:0] cnt_wqes_fetched;
 
@@ -245,6 +246,7 @@ module qpnic_core #(
     wire [31:0] txq_data, rxq_data, txs_data, rxs_data;
     wire [3:0]  txq_keep, rxq_keep, txs_keep, rxs_keep;
     wire        port_idle;   // the wire holds no frame (always, on the loopback)
+    wire        wire_on = (WIRE != 0) && wire_en;   // the port is on the wire
 
     wire unused_wr_tag;   // the write channel has no tags
     wire dp_idle, cqw_idle, rd_arb_idle, wr_arb_idle, rd_pt_idle, wr_pt_idle;
@@ -292,7 +294,7 @@ module qpnic_core #(
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop), .cnt_rnr(cnt_rnr),
-        .cnt_wire({wire_cnt[4], wire_cnt[3] || wire_cnt[2], wire_cnt[1:0]}), .cnt_dup(cnt_dup),
+        .cnt_wire({wire_cnt[4], wire_cnt[3] || wire_cnt[2], wire_cnt[1:0]}), .cnt_dup(cnt_dup), .cnt_retx(cnt_retx),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
@@ -342,7 +344,7 @@ module qpnic_core #(
         .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
-        .cnt_rnr(cnt_rnr), .cnt_dup(cnt_dup),
+        .cnt_rnr(cnt_rnr), .cnt_dup(cnt_dup), .cnt_retx(cnt_retx), .rto_en(wire_on),
         .mr_fence_start(mr_upd_valid && mr_upd_ready && !mr_upd_write),
         .mr_fence_busy(mr_fence_busy),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
@@ -370,8 +372,8 @@ module qpnic_core #(
 
     // ---- what attaches to the packet port -----------------------------------
     // The loopback always; in a WIRE build also the wire, and wire_en picks:
-    // the one not picked sees no valid and no ready.
-    wire wire_on = (WIRE != 0) && wire_en;
+    // the one not picked sees no valid and no ready (wire_on is declared
+    // with the packet port's wires).
     wire        lb_txq_ready, lb_txs_ready, lb_rxq_valid, lb_rxs_valid, lb_rxq_last, lb_rxs_last;
     wire [31:0] lb_rxq_data, lb_rxs_data;
     wire [3:0]  lb_rxq_keep, lb_rxs_keep;

@@ -79,6 +79,7 @@
 //                             frame kept, 2 a frame dropped, 3 an ICRC error
 //                             (FRAMES_SENT, _RECEIVED, _DROPPED, ICRC_ERRORS)
 //   cnt_dup                   duplicates seen this cycle (0..2: DUPLICATES)
+//   cnt_retx                  a QP went back after a timeout (RETRANSMITS)
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
@@ -181,6 +182,7 @@ module qpnic_csr #(
     input  wire                   cnt_rnr,
     input  wire [3:0]             cnt_wire,
     input  wire [1:0]             cnt_dup,
+    input  wire                   cnt_retx,
     input  wire                   cnt_rd_valid,
     input  wire [15:0]            cnt_rd_bytes,
     input  wire                   cnt_wr_valid,
@@ -336,6 +338,7 @@ module qpnic_csr #(
     localparam [CNT_AW-1:0] S_FR_DROP     = slot_of(`QPNIC_REG_CNT_FRAMES_DROPPED_LO);
     localparam [CNT_AW-1:0] S_ICRC        = slot_of(`QPNIC_REG_CNT_ICRC_ERRORS_LO);
     localparam [CNT_AW-1:0] S_DUPS        = slot_of(`QPNIC_REG_CNT_DUPLICATES_LO);
+    localparam [CNT_AW-1:0] S_RETX        = slot_of(`QPNIC_REG_CNT_RETRANSMITS_LO);
     reg        cnt_rd_pending;  // a counter _LO read waits for its flush
     reg [CNT_AW-1:0] cnt_rd_slot;
     wire       cnt_reply;       // its flush: answer with cnt_sum
@@ -390,7 +393,7 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_PKTS_DROPPED_LO, `QPNIC_REG_CNT_RNR_RETRIES_LO,
             `QPNIC_REG_CNT_FRAMES_SENT_LO, `QPNIC_REG_CNT_FRAMES_RECEIVED_LO,
             `QPNIC_REG_CNT_FRAMES_DROPPED_LO, `QPNIC_REG_CNT_ICRC_ERRORS_LO,
-            `QPNIC_REG_CNT_DUPLICATES_LO:
+            `QPNIC_REG_CNT_DUPLICATES_LO, `QPNIC_REG_CNT_RETRANSMITS_LO:
                 rd_ram = 1'b1;     // answered by the counter RAM (below)
             `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0]; rd_latch = 1'b1; rd_hi = cnt_cycles[63:32]; end
             `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;      rd_latch = 1'b1;                            end
@@ -402,7 +405,7 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_PKTS_DROPPED_HI, `QPNIC_REG_CNT_RNR_RETRIES_HI,
             `QPNIC_REG_CNT_FRAMES_SENT_HI, `QPNIC_REG_CNT_FRAMES_RECEIVED_HI,
             `QPNIC_REG_CNT_FRAMES_DROPPED_HI, `QPNIC_REG_CNT_ICRC_ERRORS_HI,
-            `QPNIC_REG_CNT_DUPLICATES_HI:
+            `QPNIC_REG_CNT_DUPLICATES_HI, `QPNIC_REG_CNT_RETRANSMITS_HI:
                 rd_word = hi_latch;
             `QPNIC_REG_MR_IDX:    rd_word[`QPNIC_TOKEN_INDEX_BITS-1:0] = mr_idx;
             `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
@@ -562,6 +565,7 @@ module qpnic_csr #(
     reg        ev_cqe, ev_notify, ev_lat_valid, ev_drop, ev_rnr;
     reg [3:0]  ev_wire;
     reg [1:0]  ev_dup;
+    reg        ev_retx;
     reg [15:0] ev_rd_bytes, ev_wr_bytes;
     reg [31:0] ev_lat_cycles;
     always @(posedge clk) begin
@@ -577,6 +581,7 @@ module qpnic_csr #(
             ev_rnr        <= 1'b0;
             ev_wire       <= 4'd0;
             ev_dup        <= 2'd0;
+            ev_retx       <= 1'b0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -589,12 +594,13 @@ module qpnic_csr #(
             ev_rnr        <= cnt_rnr;
             ev_wire       <= cnt_wire;
             ev_dup        <= cnt_dup;
+            ev_retx       <= cnt_retx;
         end
         ev_lat_cycles <= lat_cycles;
     end
     wire db_event = db_offer && !db_counted;
 
-    // The counter RAM. Ten 64-bit counters (now fifteen) in flip-flops, each with its own
+    // The counter RAM. Ten 64-bit counters (now sixteen) in flip-flops, each with its own
     // 64-bit adder and a place in the read multiplexer, were about 1,000
     // LUTs; here each counter is a word of one RAM (slot (_LO - CNT_BASE) / 8),
     // and a small accumulator in flip-flops per counter takes the events.
@@ -624,6 +630,7 @@ module qpnic_csr #(
     reg [1+ACC_X-1:0]  acc_db, acc_cqes, acc_ntf, acc_drops, acc_rnrs;
     reg [1+ACC_X-1:0]  acc_fr_sent, acc_fr_recv, acc_fr_drop, acc_icrc;
     reg [2+ACC_X-1:0]  acc_dups;
+    reg [1+ACC_X-1:0]  acc_retx;
     reg [5+ACC_X-1:0]  acc_wqes;
     reg [2+ACC_X-1:0]  acc_fetch;
     reg [16+ACC_X-1:0] acc_rd, acc_wr;
@@ -648,6 +655,7 @@ module qpnic_csr #(
         S_FR_DROP:     acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_fr_drop};
         S_ICRC:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_icrc};
         S_DUPS:        acc_now = {{(ACC_W-2-ACC_X){1'b0}},  acc_dups};
+        S_RETX:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_retx};
         default:       acc_now = {ACC_W{1'b0}};
         endcase
     end
@@ -659,7 +667,7 @@ module qpnic_csr #(
         if (rst) begin
             acc_db <= 0; acc_wqes <= 0; acc_fetch <= 0; acc_rd <= 0; acc_wr <= 0;
             acc_cqes <= 0; acc_ntf <= 0; acc_lat <= 0; acc_drops <= 0; acc_rnrs <= 0;
-            acc_fr_sent <= 0; acc_fr_recv <= 0; acc_fr_drop <= 0; acc_icrc <= 0; acc_dups <= 0;
+            acc_fr_sent <= 0; acc_fr_recv <= 0; acc_fr_drop <= 0; acc_icrc <= 0; acc_dups <= 0; acc_retx <= 0;
         end else begin
             acc_db    <= (fl && fl_slot == S_DOORBELLS   ? 0 : acc_db)    + {{ACC_X{1'b0}}, db_event};
             acc_wqes  <= (fl && fl_slot == S_WQES        ? 0 : acc_wqes)  + {{ACC_X{1'b0}}, ev_wqes};
@@ -676,6 +684,7 @@ module qpnic_csr #(
             acc_fr_drop <= (fl && fl_slot == S_FR_DROP ? 0 : acc_fr_drop) + {{ACC_X{1'b0}}, ev_wire[2]};
             acc_icrc    <= (fl && fl_slot == S_ICRC    ? 0 : acc_icrc)    + {{ACC_X{1'b0}}, ev_wire[3]};
             acc_dups    <= (fl && fl_slot == S_DUPS    ? 0 : acc_dups)    + {{ACC_X{1'b0}}, ev_dup};
+            acc_retx    <= (fl && fl_slot == S_RETX    ? 0 : acc_retx)    + {{ACC_X{1'b0}}, ev_retx};
         end
     end
 

@@ -20,9 +20,11 @@
 //               rsp_n and the context as it was (fetch_ptr before)
 //   PSN         answer the context, then psn + 1 (unless req_arg[16] is
 //               not the QP's epoch: a WQE gone stale under a rewind)
-//   REWIND      an RNR NAK (req_arg = its PSN): in RTS with rnr_left != 0,
-//               fetch_ptr = sq_ci (the SEND), psn = req_arg, epoch flips,
-//               rnr_left - 1 (not when RNR_RETRY_FOREVER), rnr_wait = 1;
+//   REWIND      an RNR NAK (req_arg = its PSN), or with req_arg[24] a
+//               timeout (req_arg[23:0] = the oldest request's PSN): in RTS
+//               with rnr_left (retry_left) != 0, fetch_ptr = sq_ci (that
+//               request), psn = req_arg[23:0], epoch flips, rnr_left - 1
+//               (not when RNR_RETRY_FOREVER; retry_left - 1), rnr_wait = 1;
 //               answered (the context before: the asker sees whether)
 //   RNR_WAKE    rnr_wait = 0, and the QP is queued if WQEs wait
 //   RSP_RNR     as a target, an RNR NAK (or a NAK failing the initiator)
@@ -251,13 +253,13 @@ module qpnic_qp_table #(
     reg  [EB-1:0] cur;        // the word of the operation in C
 
     // st_ram's word: the fields the operations change, packed
-`define QPT_ST(w) {w[`QPNIC_QP_CTX_EPSN_FLAT], w[`QPNIC_QP_CTX_RSP_RNR_FLAT], \
+`define QPT_ST(w) {w[`QPNIC_QP_CTX_RETRY_LEFT_FLAT], w[`QPNIC_QP_CTX_EPSN_FLAT], w[`QPNIC_QP_CTX_RSP_RNR_FLAT], \
         w[`QPNIC_QP_CTX_RNR_LEFT_FLAT], w[`QPNIC_QP_CTX_RNR_WAIT_FLAT], w[`QPNIC_QP_CTX_EPOCH_FLAT], \
         w[`QPNIC_QP_CTX_PSN_FLAT], w[`QPNIC_QP_CTX_FETCH_PTR_FLAT], w[`QPNIC_QP_CTX_RQ_CI_FLAT], \
         w[`QPNIC_QP_CTX_SQ_CI_FLAT], w[`QPNIC_QP_CTX_RQ_PI_FLAT], w[`QPNIC_QP_CTX_SQ_PI_FLAT], \
         w[`QPNIC_QP_CTX_RQ_FLUSH_FLAT], w[`QPNIC_QP_CTX_COMP_ERR_FLAT], w[`QPNIC_QP_CTX_SCHED_FLAT], \
         w[`QPNIC_QP_CTX_STATE_FLAT]}
-    localparam SB = `QPNIC_QP_CTX_EPSN_WIDTH + `QPNIC_QP_CTX_RSP_RNR_WIDTH +
+    localparam SB = `QPNIC_QP_CTX_RETRY_LEFT_WIDTH + `QPNIC_QP_CTX_EPSN_WIDTH + `QPNIC_QP_CTX_RSP_RNR_WIDTH +
                     `QPNIC_QP_CTX_RNR_LEFT_WIDTH + `QPNIC_QP_CTX_RNR_WAIT_WIDTH +
                     `QPNIC_QP_CTX_EPOCH_WIDTH + `QPNIC_QP_CTX_PSN_WIDTH + 5 * IW +
                     `QPNIC_QP_CTX_RQ_FLUSH_WIDTH + `QPNIC_QP_CTX_COMP_ERR_WIDTH +
@@ -393,7 +395,10 @@ module qpnic_qp_table #(
     wire [IW-1:0] sq_ci     = cur[`QPNIC_QP_CTX_SQ_CI_FLAT];
     wire        arg_epoch = (c_arg[`QPNIC_EPOCH_ARG_BIT] == epoch);   // PSN, SET_ERR: the WQE's epoch is the QP's
     localparam [`QPNIC_QP_CTX_RNR_LEFT_WIDTH-1:0] RNR_FOREVER = `QPNIC_RNR_RETRY_FOREVER;
-    wire        rewinds = (st == `QPNIC_QP_STATE_RTS) && rnr_left != 0;
+    wire [`QPNIC_QP_CTX_RETRY_LEFT_WIDTH-1:0] retry_left = cur[`QPNIC_QP_CTX_RETRY_LEFT_FLAT];
+    localparam [`QPNIC_QP_CTX_RETRY_LEFT_WIDTH-1:0] RETRIES = `QPNIC_RETRY_COUNT;
+    wire        arg_tmo  = c_arg[24];   // REWIND: a timeout, not an RNR NAK
+    wire        rewinds = (st == `QPNIC_QP_STATE_RTS) && (arg_tmo ? retry_left != 0 : rnr_left != 0);
     // FETCH claims nothing in RESET or while the RNR timer runs
     wire        fetch_off = in_reset || rnr_wait;
 
@@ -495,8 +500,10 @@ module qpnic_qp_table #(
                         new_word[`QPNIC_QP_CTX_EPSN_FLAT]   = 0;
                     end
                     // connected: the retries start full
-                    if (w_state == `QPNIC_QP_STATE_RTS)
-                        new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_retry;
+                    if (w_state == `QPNIC_QP_STATE_RTS) begin
+                        new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT]   = rnr_retry;
+                        new_word[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] = RETRIES;
+                    end
                 end
                 `QPNIC_QPREG_SQ_PI: begin
                     w_pi = c_arg[IW-1:0];
@@ -529,7 +536,9 @@ module qpnic_qp_table #(
                     new_word[`QPNIC_QP_CTX_PSN_FLAT]       = c_arg[`QPNIC_QP_CTX_PSN_WIDTH-1:0];
                     new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = !epoch;
                     new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b1;
-                    if (rnr_left != RNR_FOREVER)
+                    if (arg_tmo)
+                        new_word[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] = retry_left - 1'b1;
+                    else if (rnr_left != RNR_FOREVER)
                         new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_left - 1'b1;
                 end
             `QPNIC_QP_OP_RNR_WAKE: begin
@@ -576,6 +585,7 @@ module qpnic_qp_table #(
             `QPNIC_QP_OP_SQ_CI_INC: begin
                 new_word[`QPNIC_QP_CTX_SQ_CI_FLAT] = sq_ci + 1'b1;
                 new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_retry;
+                new_word[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] = RETRIES;
             end
             default: ;   // READ, HOST_READ
             endcase

@@ -7,7 +7,7 @@
 //   qpnic-sim --board NAME ...  runs the board-level simulator qpnic-sim-NAME
 //   qpnic-sim --shm PATH [--mem-mb N] [--fw HEX] [--wave FILE.fst]
 //             [--dma-latency N] [--dma-reorder SEED] [--doorbell-delay N] [--max-cycles N]
-//             [--wire] [--pcap FILE] [--wire-dup PPM] [--wire-seed N]
+//             [--wire] [--pcap FILE] [--wire-dup PPM] [--wire-drop PPM] [--wire-seed N]
 //             [--unlink-on-exit] [--quiet]
 //
 // Exit status 0 when it stopped as asked (shutdown, signal, the host process
@@ -48,7 +48,7 @@ struct Options {
     uint64_t max_cycles = 0;
     bool wire = false;
     const char *pcap_path = nullptr;
-    uint32_t wire_dup = 0;
+    uint32_t wire_dup = 0, wire_drop = 0;
     uint64_t wire_seed = 0;
     bool quiet = false;
     bool unlink_on_exit = false;
@@ -73,6 +73,7 @@ void usage(FILE *to) {
             "  --pcap FILE           write every frame on the wire to FILE (implies --wire)\n"
             "  --wire-dup PPM        deliver each frame twice with probability PPM/1e6, the\n"
             "                        copy 0..3 frames later (implies --wire)\n"
+            "  --wire-drop PPM       lose each frame with probability PPM/1e6 (implies --wire)\n"
             "  --wire-seed N         seed of the wire's impairment (default: from the clock;\n"
             "                        printed)\n"
             "  --unlink-on-exit      remove PATH on exit (default: the host removes it)\n"
@@ -83,7 +84,7 @@ void usage(FILE *to) {
 const char *const PROG = "qpnic-sim";
 
 Options parse_args(int argc, char **argv) {
-    enum { SHM = 1, MEM, FW, WAVE, LAT, REORDER, DELAY, MAXC, WIRE, PCAP, WDUP, WSEED, QUIET, UNLINK, HELP };
+    enum { SHM = 1, MEM, FW, WAVE, LAT, REORDER, DELAY, MAXC, WIRE, PCAP, WDUP, WDROP, WSEED, QUIET, UNLINK, HELP };
     static const struct option longopts[] = {
         {"shm", required_argument, nullptr, SHM},
         {"mem-mb", required_argument, nullptr, MEM},
@@ -96,6 +97,7 @@ Options parse_args(int argc, char **argv) {
         {"wire", no_argument, nullptr, WIRE},
         {"pcap", required_argument, nullptr, PCAP},
         {"wire-dup", required_argument, nullptr, WDUP},
+        {"wire-drop", required_argument, nullptr, WDROP},
         {"wire-seed", required_argument, nullptr, WSEED},
         {"quiet", no_argument, nullptr, QUIET},
         {"unlink-on-exit", no_argument, nullptr, UNLINK},
@@ -118,6 +120,7 @@ Options parse_args(int argc, char **argv) {
         case WIRE: o.wire = true; break;
         case PCAP: o.pcap_path = optarg; o.wire = true; break;
         case WDUP: o.wire_dup = (uint32_t)sim_parse_number(PROG, "--wire-dup", optarg, 0, 1000000); o.wire = true; break;
+        case WDROP: o.wire_drop = (uint32_t)sim_parse_number(PROG, "--wire-drop", optarg, 0, 1000000); o.wire = true; break;
         case WSEED: o.wire_seed = sim_parse_number(PROG, "--wire-seed", optarg, 1, UINT64_MAX); break;
         case QUIET: o.quiet = true; break;
         case UNLINK: o.unlink_on_exit = true; break;
@@ -181,12 +184,12 @@ int main(int argc, char **argv) {
     std::string wire_err;
     if (o.wire && !wire.open_capture(o.pcap_path, &wire_err))
         sim_fail(PROG, "%s", wire_err.c_str());
-    if (o.wire_dup) {
+    if (o.wire_dup || o.wire_drop) {
         if (!o.wire_seed)
             o.wire_seed = (uint64_t)time(nullptr) ^ ((uint64_t)getpid() << 32);
-        wire.set_duplicates(o.wire_dup, o.wire_seed);
+        wire.set_impairment(o.wire_drop, o.wire_dup, o.wire_seed);
         // said even with --quiet: a run must be repeatable
-        fprintf(stderr, "qpnic-sim: --wire-dup %u --wire-seed %llu\n", o.wire_dup,
+        fprintf(stderr, "qpnic-sim: --wire-drop %u --wire-dup %u --wire-seed %llu\n", o.wire_drop, o.wire_dup,
                 (unsigned long long)o.wire_seed);
     }
 
@@ -231,9 +234,10 @@ int main(int argc, char **argv) {
                 (unsigned long long)stats.wire_sent, (unsigned long long)wire.bytes(),
                 (unsigned long long)stats.wire_kept, (unsigned long long)stats.wire_drop_addr,
                 (unsigned long long)stats.wire_drop_hdr, (unsigned long long)stats.wire_drop_icrc);
-        if (o.wire_dup)
-            fprintf(stderr, "qpnic-sim: --wire-dup: %llu frames delivered twice (seed %llu)\n",
-                    (unsigned long long)wire.duplicated(), (unsigned long long)o.wire_seed);
+        if (o.wire_dup || o.wire_drop)
+            fprintf(stderr, "qpnic-sim: impairment: %llu frames lost, %llu delivered twice (seed %llu)\n",
+                    (unsigned long long)wire.lost(), (unsigned long long)wire.duplicated(),
+                    (unsigned long long)o.wire_seed);
         if (o.pcap_path)
             fprintf(stderr, "qpnic-sim: --pcap %s: %llu frames written%s%s\n", o.pcap_path,
                     (unsigned long long)wire.captured(), wire.capture_error().empty() ? "" : "; ",

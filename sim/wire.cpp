@@ -5,7 +5,8 @@ bool WireLoop::open_capture(const char *path, std::string *err) {
     return path == nullptr || pcap_.open(path, err);
 }
 
-void WireLoop::set_duplicates(uint32_t dup_ppm, uint64_t seed) {
+void WireLoop::set_impairment(uint32_t drop_ppm, uint32_t dup_ppm, uint64_t seed) {
+    drop_ppm_ = drop_ppm;
     dup_ppm_ = dup_ppm;
     rng_ = seed ? seed : 1;
 }
@@ -44,6 +45,11 @@ void WireLoop::tx_beat(uint32_t data, unsigned keep, bool last, uint64_t cycle) 
     bytes_ += cur_.size();
     if (pcap_.is_open() && capture_err_.empty())
         pcap_.write(cur_.data(), cur_.size(), cycle * WIRE_NS_PER_CYCLE, &capture_err_);
+    if (drop_ppm_ && next_random() % 1000000 < drop_ppm_) {
+        lost_++;   // sent (and captured), never delivered
+        cur_.clear();
+        return;
+    }
     if (dup_ppm_ && next_random() % 1000000 < dup_ppm_) {
         copies_.push_back({cur_, (unsigned)(next_random() % 4)});
         duplicated_++;

@@ -31,10 +31,11 @@ class WireLoop {
     // set, when the file cannot be created.
     bool open_capture(const char *path, std::string *err);
 
-    // Impairment: each frame is delivered a second time with probability
-    // dup_ppm / 1e6, after 0 to 3 later frames (or once the wire is
-    // otherwise quiet), from a generator seeded with seed (not 0).
-    void set_duplicates(uint32_t dup_ppm, uint64_t seed);
+    // Impairment, from a generator seeded with seed (not 0): each frame is
+    // lost with probability drop_ppm / 1e6; one that is not is delivered a
+    // second time with probability dup_ppm / 1e6, after 0 to 3 later
+    // frames (or once the wire is otherwise quiet).
+    void set_impairment(uint32_t drop_ppm, uint32_t dup_ppm, uint64_t seed);
 
     // One beat the core's transmit side handed over in cycle `cycle`.
     void tx_beat(uint32_t data, unsigned keep, bool last, uint64_t cycle);
@@ -51,6 +52,7 @@ class WireLoop {
     uint64_t bytes() const { return bytes_; }
     uint64_t captured() const { return pcap_.frames(); }
     uint64_t duplicated() const { return duplicated_; }
+    uint64_t lost() const { return lost_; }
     // The first capture error, if a write failed ("" otherwise).
     const std::string &capture_error() const { return capture_err_; }
 
@@ -64,7 +66,8 @@ class WireLoop {
         unsigned after;
     };
     std::deque<Copy> copies_;
-    uint32_t dup_ppm_ = 0;
+    uint32_t dup_ppm_ = 0, drop_ppm_ = 0;
+    uint64_t lost_ = 0;
     uint64_t rng_ = 0;
     uint64_t duplicated_ = 0;
     uint64_t next_random();

@@ -374,6 +374,7 @@ ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
         { QPNIC_REG_CNT_FRAMES_DROPPED_LO, &c->frames_dropped },
         { QPNIC_REG_CNT_ICRC_ERRORS_LO, &c->icrc_errors },
         { QPNIC_REG_CNT_DUPLICATES_LO, &c->duplicates },
+        { QPNIC_REG_CNT_RETRANSMITS_LO, &c->retransmits },
     };
     memset(c, 0, sizeof *c);
     ndk_status st = NDK_STATUS_SUCCESS;

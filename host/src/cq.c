@@ -38,6 +38,7 @@ ndk_status qpnic_cqe_status(uint32_t cqe_status)
     case QPNIC_CQE_STATUS_REM_OP: return NDK_STATUS_REMOTE_OPERATION_ERROR;
     case QPNIC_CQE_STATUS_BAD_QP: return NDK_STATUS_INVALID_DEVICE_STATE;
     case QPNIC_CQE_STATUS_BAD_TOKEN: return NDK_STATUS_INVALID_TOKEN; /* C5 */
+    case QPNIC_CQE_STATUS_RETRY_EXC: return NDK_STATUS_TIMEOUT; /* the peer never answered */
     default: return NDK_STATUS_INTERNAL_ERROR;
     }
 }

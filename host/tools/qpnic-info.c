@@ -56,10 +56,10 @@ int main(int argc, char **argv)
     printf("           %llu packets dropped, %llu RNR retries\n", (unsigned long long)c.packets_dropped,
            (unsigned long long)c.rnr_retries);
     printf("wire       %llu frames sent, %llu received; dropped: %llu (address, header), %llu (ICRC); "
-           "%llu duplicates\n",
+           "%llu duplicates, %llu retransmissions\n",
            (unsigned long long)c.frames_sent, (unsigned long long)c.frames_received,
            (unsigned long long)c.frames_dropped, (unsigned long long)c.icrc_errors,
-           (unsigned long long)c.duplicates);
+           (unsigned long long)c.duplicates, (unsigned long long)c.retransmits);
     printf("host       %llu register writes by this library since the open\n",
            (unsigned long long)ndk_sim_mmio_writes(ad));
     ndk_close_adapter(ad);

@@ -13,10 +13,10 @@
 #define QPNIC_QP_OP_SET_ERR 0x5u /* state to ERROR, unless RESET, when arg bit 16 is the context's epoch (a WQE gone stale under a rewind fails nothing) */
 #define QPNIC_QP_OP_COMP_FAIL 0x6u /* the completer saw an error: comp_err = 1; with arg bit 0 also state to ERROR, unless RESET */
 #define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1, rsp_rnr = 0, epsn + 1 (the SEND executed) */
-#define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1, rnr_left = rnr_retry (progress restores the retries) */
+#define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1, rnr_left = rnr_retry, retry_left = RETRY_COUNT (progress restores the retries) */
 #define QPNIC_QP_OP_RQ_FLUSH 0x9u /* the responder flushes one posted receive: in ERROR with rq_ci != rq_pi, rq_ci + 1 (the answer's rq_ci is the receive to complete FLUSHED); otherwise nothing to flush, and the QP leaves the flush queue (rq_flush = 0) */
 #define QPNIC_QP_OP_RQ_CI_ERR 0xAu /* one RQ WQE consumed and completed in error: rq_ci + 1, rsp_rnr = 0, state to ERROR (as the transitions allow) */
-#define QPNIC_QP_OP_REWIND 0xBu /* the completer got an RNR NAK (arg = its PSN): in RTS with rnr_left != 0, go back to the SEND (fetch_ptr = sq_ci, psn = arg), flip epoch, rnr_left - 1 (unless RNR_RETRY_FOREVER), rnr_wait = 1; else nothing; answer the context before */
+#define QPNIC_QP_OP_REWIND 0xBu /* the completer got an RNR NAK (arg bits 23:0 its PSN), or (arg bit 24) timed out waiting for the answer to the QP's oldest request (arg bits 23:0 that request's PSN): in RTS with retries left (rnr_left, or retry_left for a timeout), go back to that request (fetch_ptr = sq_ci, psn = arg), flip epoch, one retry fewer (rnr_left unless RNR_RETRY_FOREVER; retry_left), rnr_wait = 1; else nothing; answer the context before */
 #define QPNIC_QP_OP_RNR_WAKE 0xCu /* the RNR timer ran out: rnr_wait = 0, and the QP joins the doorbell queue if WQEs wait */
 #define QPNIC_QP_OP_RSP_RNR 0xDu /* the responder sent an RNR NAK (arg = the SEND's PSN), or a NAK that fails the initiator (arg = the request's PSN): rsp_rnr = 1, epsn = arg (the requests behind it are ahead of epsn: refused) */
 #define QPNIC_QP_OP_RSP_SEQ 0xEu /* the responder takes a request (arg bits 23:0 its PSN, bit 24 set for a WRITE or READ): answer the context; when the PSN is epsn and bit 24 is set, epsn + 1 (a SEND's advance waits for its receive: RQ_CI_INC) */
@@ -110,9 +110,9 @@
 #define QPNIC_SEG_LEN_WIDTH 32u
 #define QPNIC_SEG_LEN_MASK 0xFFFFFFFFu
 
-/* struct qp_ctx (12 words, 379 bits stored): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark). */
+/* struct qp_ctx (12 words, 382 bits stored): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark). */
 #define QPNIC_QP_CTX_WORDS 12u
-#define QPNIC_QP_CTX_BITS 379u
+#define QPNIC_QP_CTX_BITS 382u
 /* sq_base_lo: device address of the SQ ring, low word */
 #define QPNIC_QP_CTX_SQ_BASE_LO_WORD 0u
 #define QPNIC_QP_CTX_SQ_BASE_LO_SHIFT 0u
@@ -248,6 +248,11 @@
 #define QPNIC_QP_CTX_RNR_RETRY_SHIFT 24u
 #define QPNIC_QP_CTX_RNR_RETRY_WIDTH 3u
 #define QPNIC_QP_CTX_RNR_RETRY_MASK 0x7u
+/* retry_left: retransmissions left for the oldest request after timeouts (RETRY_COUNT again at every SQ completion and when the QP is connected) */
+#define QPNIC_QP_CTX_RETRY_LEFT_WORD 11u
+#define QPNIC_QP_CTX_RETRY_LEFT_SHIFT 27u
+#define QPNIC_QP_CTX_RETRY_LEFT_WIDTH 3u
+#define QPNIC_QP_CTX_RETRY_LEFT_MASK 0x7u
 
 /* struct cq_ctx (6 words, 175 bits stored): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n. */
 #define QPNIC_CQ_CTX_WORDS 6u

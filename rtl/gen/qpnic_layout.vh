@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 520  // layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ)
+`define QPNIC_VERSION_VALUE 520  // layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -40,6 +40,8 @@
 `define QPNIC_RNR_TIMER_CYCLES 4096  // cycles a QP waits after a receiver-not-ready NAK before its SEND is sent again (164 us at 25 MHz; rxe's min_rnr_timer, one value for the whole NIC)
 `define QPNIC_EPOCH_ARG_BIT 16  // bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only
 `define QPNIC_RNR_RETRY_FOREVER 7  // QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7)
+`define QPNIC_RETRY_COUNT 7  // times a QP sends a request again after its answer did not come in RTO_CYCLES (InfiniBand's retry_cnt, 7 as rxe's default; never without end) before the request completes RETRY_EXC
+`define QPNIC_RTO_CYCLES 65536  // the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz)
 `define QPNIC_CI_REC_BYTES 4  // bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES
 `define QPNIC_FW_RAM_WORDS 2048  // the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk)
 `define QPNIC_LINK_FLAG 126  // board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR
@@ -155,6 +157,7 @@
 `define QPNIC_CQE_STATUS_REM_OP 8'd7
 `define QPNIC_CQE_STATUS_BAD_QP 8'd8
 `define QPNIC_CQE_STATUS_BAD_TOKEN 8'd9
+`define QPNIC_CQE_STATUS_RETRY_EXC 8'd10
 
 // enum qp_state (2 bits): QP state (QP register STATE).
 `define QPNIC_QP_STATE_BITS 2
@@ -554,7 +557,7 @@
 
 // struct qp_ctx (12 words): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark).
 `define QPNIC_QP_CTX_WORDS 12
-`define QPNIC_QP_CTX_BITS 379
+`define QPNIC_QP_CTX_BITS 382
 `define QPNIC_QP_CTX_SQ_BASE_LO_WORD 0
 `define QPNIC_QP_CTX_SQ_BASE_LO_WIDTH 32
 `define QPNIC_QP_CTX_SQ_BASE_LO 31:0  // device address of the SQ ring, low word
@@ -663,6 +666,10 @@
 `define QPNIC_QP_CTX_RNR_RETRY_WIDTH 3
 `define QPNIC_QP_CTX_RNR_RETRY 26:24  // QP register RNR_RETRY: RNR retries of a SEND
 `define QPNIC_QP_CTX_RNR_RETRY_FLAT 378:376
+`define QPNIC_QP_CTX_RETRY_LEFT_WORD 11
+`define QPNIC_QP_CTX_RETRY_LEFT_WIDTH 3
+`define QPNIC_QP_CTX_RETRY_LEFT 29:27  // retransmissions left for the oldest request after timeouts (RETRY_COUNT again at every SQ completion and when the QP is connected)
+`define QPNIC_QP_CTX_RETRY_LEFT_FLAT 381:379
 
 // struct cq_ctx (6 words): One CQ's whole state, owned by qpnic_cq_table: what the host configured, the indices, the marks, the firmware's armed bit and the latency stamp. Entry n is CQ n.
 `define QPNIC_CQ_CTX_WORDS 6
@@ -1076,6 +1083,8 @@
 `define QPNIC_REG_CNT_ICRC_ERRORS_HI 16'h017C
 `define QPNIC_REG_CNT_DUPLICATES_LO 16'h0180
 `define QPNIC_REG_CNT_DUPLICATES_HI 16'h0184
+`define QPNIC_REG_CNT_RETRANSMITS_LO 16'h0188
+`define QPNIC_REG_CNT_RETRANSMITS_HI 16'h018C
 `define QPNIC_REG_MR_IDX 16'h0200
 `define QPNIC_REG_MR_VA_LO 16'h0204
 `define QPNIC_REG_MR_VA_HI 16'h0208

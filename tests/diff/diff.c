@@ -1,7 +1,7 @@
 /* diff.c: differential testing of the NIC against the reference model
  * (tests/diff/model.h): random workloads run on both, compared step by step.
  *
- *   qpnic-diff [--ops N] [--seed S] [--quiet]
+ *   qpnic-diff [--ops N] [--seed S] [--max-msg BYTES] [--quiet]
  *   (also QPNIC_DIFF_OPS, QPNIC_SEED)
  *
  * A workload is a sequence of pairs; a pair (two connected QPs with their
@@ -92,14 +92,20 @@ static void fill_bytes(uint8_t *b, uint32_t n, uint64_t seed)
 
 /* ------------------------------------------------------------- generation */
 
+/* --max-msg: the largest message drawn (0: no limit). The RoCEv2 wire takes
+ * packets of up to 4096 bytes until messages are segmented (docs/wire.md). */
+static uint32_t max_msg;
+
 static uint32_t msg_size(void)
 {
     unsigned c = below(100);
-    if (c < 5) return 0;
-    if (c < 45) return 1 + below(64);
-    if (c < 85) return 65 + below(4032);
-    if (c < 97) return 4097 + below(12288);
-    return 16385 + below(MODEL_BUF - 16384 + 1);   /* up to 64 KiB (issue 11): a whole buffer */
+    uint32_t n;
+    if (c < 5) n = 0;
+    else if (c < 45) n = 1 + below(64);
+    else if (c < 85) n = 65 + below(4032);
+    else if (c < 97) n = 4097 + below(12288);
+    else n = 16385 + below(MODEL_BUF - 16384 + 1);   /* up to 64 KiB (issue 11): a whole buffer */
+    return (max_msg && n > max_msg) ? 1 + below(max_msg) : n;
 }
 
 /* A range of n bytes for region r, mostly inside it; sometimes not (a
@@ -1031,8 +1037,10 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
+        else if (!strcmp(argv[i], "--max-msg") && i + 1 < argc)
+            max_msg = (uint32_t)strtoul(argv[++i], NULL, 0);
         else {
-            fprintf(stderr, "usage: %s [--ops N] [--seed S] [--quiet]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--ops N] [--seed S] [--max-msg BYTES] [--quiet]\n", argv[0]);
             return 2;
         }
     }

@@ -1,7 +1,8 @@
 /* test_wire: the RoCEv2 wire's counters, through the public API
  * (ndk_query_counters), on a NIC whose packet port is on the wire
  * (qpnic-sim --wire, docs/wire.md) and on one that keeps its loopback;
- * and duplicated frames executing once (the expected PSN of each QP).
+ * duplicated frames executing once (the expected PSN of each QP), lost
+ * frames sent again after the retransmit timeout, and retries running out.
  *
  * Every request and every response is one frame while messages fit one
  * packet: WRITEs and SENDs are answered by an ACK each, READs by a
@@ -93,6 +94,44 @@ static void loopback_sends_no_frames(void)
     e2e_pair_close(&p);
 }
 
+/* The seed of an impaired run: QPNIC_WIRE_SEED, else the clock; printed. */
+static unsigned wire_seed(const char *name)
+{
+    unsigned seed = e2e_env_uint("QPNIC_WIRE_SEED", 0);
+    if (!seed)
+        seed = (unsigned)(e2e_now_ms() % 1000000u) + 1;
+    printf("%s: seed %u (QPNIC_WIRE_SEED=%u repeats it)\n", name, seed, seed);
+    return seed;
+}
+
+/* ROUNDS of traffic on a wire with these impairment arguments (seeded),
+ * then: no completion twice, one CQE per completion, and the DMA bytes
+ * written exactly a clean wire's (the payloads once, the CQEs). Leaves the
+ * counters before and after in *c0, *c1 and the pair open in *p. */
+enum { ROUNDS = 4 };
+static void impaired_rounds(e2e_pair *p, const char *impair, unsigned seed, ndk_counters *c0, ndk_counters *c1)
+{
+    char args[128];
+    snprintf(args, sizeof args, "%s --wire-seed %u", impair, seed);
+    setenv("QPNIC_SIM_ARGS", args, 1);
+    e2e_pair_open(p, NULL);
+    counters(p->ad, c0);
+    for (uint32_t round = 1; round <= ROUNDS; round++)
+        traffic(p, round);
+    ndk_result_ex r;
+    EXPECT(e2e_settle_and_poll(p, p->a.icq, &r, 1) == 0, "an initiator completion came twice");
+    EXPECT(e2e_settle_and_poll(p, p->b.rcq, &r, 1) == 0, "a receive completion came twice");
+    counters(p->ad, c1);
+    uint64_t want_cqes = ROUNDS * (WRITES + READS + 2 * SENDS);   /* a SEND completes on both sides */
+    uint64_t cqes = c1->cqes_written - c0->cqes_written;
+    EXPECT(cqes == want_cqes, "%llu CQEs written, want %llu", (unsigned long long)cqes,
+           (unsigned long long)want_cqes);
+    uint64_t wrote = c1->dma_write_bytes - c0->dma_write_bytes;
+    uint64_t want = ROUNDS * (WRITES * 256 + READS * 512 + SENDS * 100) + want_cqes * QPNIC_CQE_BYTES;
+    EXPECT(wrote == want, "%llu bytes written by DMA, want %llu: a request executed twice (seed %u)",
+           (unsigned long long)wrote, (unsigned long long)want, seed);
+}
+
 /* Every frame delivered a second time with probability 1/5, the copy up to
  * 3 frames later (qpnic-sim --wire-dup): requests the responder sees twice
  * are acknowledged again and never executed again (a READ is answered
@@ -102,32 +141,10 @@ static void loopback_sends_no_frames(void)
  * CQE per completion. The seed is printed; QPNIC_WIRE_SEED repeats it. */
 static void duplicated_frames_execute_once(void)
 {
-    unsigned seed = e2e_env_uint("QPNIC_WIRE_SEED", 0);
-    if (!seed)
-        seed = (unsigned)(e2e_now_ms() % 1000000u) + 1;
-    printf("duplicated_frames_execute_once: seed %u (QPNIC_WIRE_SEED=%u repeats it)\n", seed, seed);
-    char args[96];
-    snprintf(args, sizeof args, "--wire-dup 200000 --wire-seed %u", seed);
-    setenv("QPNIC_SIM_ARGS", args, 1);
-    enum { ROUNDS = 4 };
+    unsigned seed = wire_seed("duplicated_frames_execute_once");
     e2e_pair p;
-    e2e_pair_open(&p, NULL);
     ndk_counters c0, c1;
-    counters(p.ad, &c0);
-    for (uint32_t round = 1; round <= ROUNDS; round++)
-        traffic(&p, round);
-    ndk_result_ex r;
-    EXPECT(e2e_settle_and_poll(&p, p.a.icq, &r, 1) == 0, "an initiator completion came twice");
-    EXPECT(e2e_settle_and_poll(&p, p.b.rcq, &r, 1) == 0, "a receive completion came twice");
-    counters(p.ad, &c1);
-    uint64_t cqes = c1.cqes_written - c0.cqes_written;
-    uint64_t want_cqes = ROUNDS * (WRITES + READS + 2 * SENDS);   /* a SEND completes on both sides */
-    EXPECT(cqes == want_cqes, "%llu CQEs written, want %llu", (unsigned long long)cqes,
-           (unsigned long long)want_cqes);
-    uint64_t wrote = c1.dma_write_bytes - c0.dma_write_bytes;
-    uint64_t want = ROUNDS * (WRITES * 256 + READS * 512 + SENDS * 100) + want_cqes * QPNIC_CQE_BYTES;
-    EXPECT(wrote == want, "%llu bytes written by DMA, want %llu: a duplicate executed", (unsigned long long)wrote,
-           (unsigned long long)want);
+    impaired_rounds(&p, "--wire-dup 200000", seed, &c0, &c1);
     /* Frames: one per request and one per response on a clean wire
      * (clean); each request received twice is answered again (sent -
      * clean of them), and every frame received twice counts once more
@@ -148,6 +165,148 @@ static void duplicated_frames_execute_once(void)
     e2e_pair_close(&p);
 }
 
+/* Frames lost (10%) and delivered twice (2%): a request whose answer does
+ * not come in RTO_CYCLES is sent again with every later one of its QP
+ * (go-back-N, qpnic-sim --wire-drop); the responder takes the ones it
+ * executed already as duplicates. Each request completes once, SUCCESS,
+ * and the NIC writes exactly what a clean wire makes it write. */
+static void lost_frames_are_sent_again(void)
+{
+    unsigned seed = wire_seed("lost_frames_are_sent_again");
+    e2e_pair p;
+    ndk_counters c0, c1;
+    impaired_rounds(&p, "--wire-drop 100000 --wire-dup 20000", seed, &c0, &c1);
+    EXPECT(c1.retransmits > 0, "no retransmission at 10%% loss (seed %u)", seed);
+    EXPECT(c1.frames_dropped == 0 && c1.icrc_errors == 0, "frames dropped by the receiver on a wire that loses them");
+    e2e_pair_close(&p);
+}
+
+/* Every frame lost: the WRITE is sent RETRY_COUNT + 1 times, then completes
+ * NDK_STATUS_TIMEOUT (cqe_status RETRY_EXC) with its QP in error, where a
+ * further post is refused. Nothing reached the target. */
+static void retries_run_out_and_the_request_times_out(void)
+{
+    setenv("QPNIC_SIM_ARGS", "--wire-drop 1000000 --wire-seed 1", 1);
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    e2e_fill(p.a.buf, 256, 7);
+    ndk_sge g = e2e_sge(&p.a, 0, 256);
+    EXPECT_STATUS(ndk_write(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_TIMEOUT, "a write whose every frame is lost");
+    for (uint32_t i = 0; i < 256; i++)
+        EXPECT(p.b.buf[i] == 0, "byte %u of the target changed, though no frame arrived", i);
+    /* the QP is in error now: a post is refused */
+    EXPECT_STATUS(ndk_write(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_INVALID_DEVICE_STATE);
+    ndk_counters c;
+    counters(p.ad, &c);
+    EXPECT(c.retransmits == QPNIC_RETRY_COUNT, "%llu retransmissions, want RETRY_COUNT %u",
+           (unsigned long long)c.retransmits, QPNIC_RETRY_COUNT);
+    EXPECT(c.frames_received == 0, "%llu frames received on a wire that loses all", (unsigned long long)c.frames_received);
+    e2e_pair_close(&p);
+}
+
+/* The soak (issue 10): QPNIC_WIRE_SOAK_S seconds (default 30) of random
+ * WRITEs, READs and SENDs on a wire that loses 1% of its frames and
+ * delivers 1% twice. Each round posts a chain of 1 to 8 requests (all but
+ * the last DEFERred) of 1 to 4096 bytes in 1 to 3 SGEs of odd lengths (the
+ * gather's partial beats), each into its own part of the buffers, then
+ * requires every completion once, SUCCESS, in order, every byte exact, and
+ * the DMA bytes written exactly the payloads' and the CQEs'. The seed is
+ * printed; QPNIC_WIRE_SEED repeats the wire's, QPNIC_SEED the traffic's. */
+static uint64_t soak_rng;
+static uint32_t soak_below(uint32_t n)
+{
+    soak_rng = soak_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(soak_rng >> 33) % n;
+}
+
+static void soak_one_percent_loss(void)
+{
+    unsigned seed = wire_seed("soak_one_percent_loss");
+    unsigned secs = e2e_env_uint("QPNIC_WIRE_SOAK_S", 30);
+    soak_rng = e2e_env_uint("QPNIC_SEED", seed);
+    char args[96];
+    snprintf(args, sizeof args, "--wire-drop 10000 --wire-dup 10000 --wire-seed %u", seed);
+    setenv("QPNIC_SIM_ARGS", args, 1);
+    e2e_opts o = { .sq_depth = 16, .rq_depth = 16, .cq_depth = 64 };
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    ndk_counters c0, c1;
+    counters(p.ad, &c0);
+    uint64_t t0 = e2e_now_ms(), payload = 0, cqes = 0;
+    unsigned rounds = 0, ops = 0;
+    enum { SLOT = 8192 };   /* each request's own part of the 64 KiB buffers */
+    while (e2e_now_ms() - t0 < (uint64_t)secs * 1000) {
+        unsigned n = 1 + soak_below(8);
+        unsigned kind[8], len[8];
+        for (unsigned i = 0; i < n; i++) {
+            kind[i] = soak_below(3);   /* 0 WRITE, 1 READ, 2 SEND */
+            len[i] = 1 + soak_below(4096);
+            uint32_t off = i * SLOT;
+            uint8_t *src = kind[i] == 1 ? p.b.buf + off : p.a.buf + off;
+            e2e_fill(src, len[i], rounds * 8 + i + 1);
+            if (kind[i] == 2) {
+                ndk_sge rg = e2e_sge(&p.b, off, 4096);
+                EXPECT_STATUS(ndk_receive(p.b.qp, NULL, &rg, 1), NDK_STATUS_SUCCESS);
+            }
+        }
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t off = i * SLOT;
+            /* 1 to 3 SGEs of odd lengths over [off, off + len) */
+            ndk_sge g[3];
+            unsigned ns = 1 + soak_below(3), at = 0;
+            for (unsigned s = 0; s < ns; s++) {
+                unsigned l = s + 1 == ns ? len[i] - at : soak_below(len[i] - at + 1);
+                g[s] = e2e_sge(&p.a, off + at, l);   /* a side: the source, or a READ's sink */
+                at += l;
+            }
+            uint32_t fl = i + 1 < n ? NDK_OP_FLAG_DEFER : 0;
+            ndk_status st;
+            if (kind[i] == 0)
+                st = ndk_write(p.a.qp, NULL, g, ns, e2e_remote_addr(&p.b, off), ndk_mr_remote_token(p.b.mr), fl);
+            else if (kind[i] == 1)
+                st = ndk_read(p.a.qp, NULL, g, ns, e2e_remote_addr(&p.b, off), ndk_mr_remote_token(p.b.mr), fl);
+            else
+                st = ndk_send(p.a.qp, NULL, g, ns, fl);
+            EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
+        }
+        for (unsigned i = 0; i < n; i++) {
+            ndk_result_ex r = e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "round %u request %u (seed %u)",
+                                             rounds, i, seed);
+            EXPECT(r.bytes_transferred == len[i], "round %u request %u: %u bytes, want %u", rounds, i,
+                   r.bytes_transferred, len[i]);
+            uint32_t off = i * SLOT;
+            EXPECT(memcmp(p.a.buf + off, p.b.buf + off, len[i]) == 0, "round %u request %u (%s, %u bytes): data differs",
+                   rounds, i, kind[i] == 0 ? "WRITE" : kind[i] == 1 ? "READ" : "SEND", len[i]);
+            if (kind[i] == 2) {
+                r = e2e_expect_one(p.b.rcq, NDK_STATUS_SUCCESS, "round %u receive %u", rounds, i);
+                EXPECT(r.bytes_transferred == len[i], "round %u receive %u: %u bytes", rounds, i, r.bytes_transferred);
+                cqes++;
+            }
+            payload += len[i];
+            cqes++;
+        }
+        rounds++;
+        ops += n;
+    }
+    ndk_result_ex r;
+    EXPECT(e2e_settle_and_poll(&p, p.a.icq, &r, 1) == 0, "an initiator completion came twice");
+    EXPECT(e2e_settle_and_poll(&p, p.b.rcq, &r, 1) == 0, "a receive completion came twice");
+    counters(p.ad, &c1);
+    uint64_t wrote = c1.dma_write_bytes - c0.dma_write_bytes, want = payload + cqes * QPNIC_CQE_BYTES;
+    EXPECT(wrote == want, "%llu bytes written by DMA, want %llu: a packet moved data twice", (unsigned long long)wrote,
+           (unsigned long long)want);
+    printf("soak_one_percent_loss: %u s, %u rounds, %u requests, %llu payload bytes; %llu frames sent, %llu received, "
+           "%llu retransmissions, %llu duplicates\n", secs, rounds, ops, (unsigned long long)payload,
+           (unsigned long long)(c1.frames_sent - c0.frames_sent),
+           (unsigned long long)(c1.frames_received - c0.frames_received),
+           (unsigned long long)(c1.retransmits - c0.retransmits), (unsigned long long)(c1.duplicates - c0.duplicates));
+    EXPECT(c1.retransmits > c0.retransmits, "no retransmission in the soak (seed %u)", seed);
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     unsetenv("QPNIC_URI");
@@ -156,6 +315,9 @@ int main(int argc, char **argv)
         C(wire_counts_each_frame_once),
         C(loopback_sends_no_frames),
         C(duplicated_frames_execute_once),
+        C(lost_frames_are_sent_again),
+        C(retries_run_out_and_the_request_times_out),
+        C(soak_one_percent_loss),
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

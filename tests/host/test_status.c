@@ -52,6 +52,8 @@ static void cqe_status_mapping(void)
         { QPNIC_CQE_STATUS_BAD_WQE, NDK_STATUS_INVALID_PARAMETER },
         { QPNIC_CQE_STATUS_REM_OP, NDK_STATUS_REMOTE_OPERATION_ERROR },
         { QPNIC_CQE_STATUS_BAD_QP, NDK_STATUS_INVALID_DEVICE_STATE },
+        { QPNIC_CQE_STATUS_BAD_TOKEN, NDK_STATUS_INVALID_TOKEN },
+        { QPNIC_CQE_STATUS_RETRY_EXC, NDK_STATUS_TIMEOUT },
         { 0xEE, NDK_STATUS_INTERNAL_ERROR },
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)

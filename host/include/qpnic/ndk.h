@@ -65,7 +65,8 @@ typedef int32_t ndk_status;
 #define NDK_STATUS_RECEIVER_NOT_READY      10 /* the peer had no receive posted (V8) */
 #define NDK_STATUS_INTERNAL_ERROR          11 /* the device misbehaved or faulted */
 #define NDK_STATUS_IO_ERROR                12 /* the link to the device failed (simulator died) */
-#define NDK_STATUS_TIMEOUT                 13 /* ndk_wait_cq: nothing arrived in time */
+#define NDK_STATUS_TIMEOUT                 13 /* ndk_wait_cq: nothing arrived in time; a request
+                                                 * whose peer never answered (retries run out) */
 #define NDK_STATUS_REMOTE_OPERATION_ERROR  14 /* the peer failed the request for a reason of its
                                                  own, e.g. its receive failed (CQE status REM_OP) */
 
@@ -174,6 +175,10 @@ typedef struct {
      * and responses dropped as not their request's (answers to such
      * duplicates, or frames a network delivered twice). */
     uint64_t duplicates;
+    /* Retransmissions: a QP went back to its oldest request (and sent it
+     * and those after it again) because its answer did not come in time;
+     * only on a wire that can lose frames. */
+    uint64_t retransmits;
 } ndk_counters;
 
 /* QP attributes, in/out (V6): the caller sets what it wants, a successful

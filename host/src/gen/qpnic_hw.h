@@ -20,7 +20,7 @@
     (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 520u /* layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ) */
+#define QPNIC_VERSION_VALUE 520u /* layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -56,6 +56,8 @@
 #define QPNIC_RNR_TIMER_CYCLES 4096u /* cycles a QP waits after a receiver-not-ready NAK before its SEND is sent again (164 us at 25 MHz; rxe's min_rnr_timer, one value for the whole NIC) */
 #define QPNIC_EPOCH_ARG_BIT 16u /* bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only */
 #define QPNIC_RNR_RETRY_FOREVER 7u /* QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7) */
+#define QPNIC_RETRY_COUNT 7u /* times a QP sends a request again after its answer did not come in RTO_CYCLES (InfiniBand's retry_cnt, 7 as rxe's default; never without end) before the request completes RETRY_EXC */
+#define QPNIC_RTO_CYCLES 65536u /* the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz) */
 #define QPNIC_CI_REC_BYTES 4u /* bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 #define QPNIC_LINK_FLAG 126u /* board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR */
@@ -166,6 +168,7 @@
 #define QPNIC_CQE_STATUS_REM_OP 0x7u /* the peer failed the request for a reason of its own (its receive failed) */
 #define QPNIC_CQE_STATUS_BAD_QP 0x8u /* the destination QP does not exist or is not ready */
 #define QPNIC_CQE_STATUS_BAD_TOKEN 0x9u /* an Invalidate (local, or a SendAndInvalidate's at the receiver) named a token that is not valid (C5) */
+#define QPNIC_CQE_STATUS_RETRY_EXC 0xAu /* the peer never answered: the request was sent RETRY_COUNT + 1 times and each time its answer did not come in RTO_CYCLES (a lost wire) */
 
 /* enum qp_state: QP state (QP register STATE). */
 #define QPNIC_QP_STATE_RESET 0x0u /* not usable; writing RESET clears the ring indices */
@@ -921,6 +924,8 @@
 #define QPNIC_REG_CNT_ICRC_ERRORS_HI 0x017Cu /* ro:  */
 #define QPNIC_REG_CNT_DUPLICATES_LO 0x0180u /* ro: duplicates: requests this NIC received again (behind their QP's expected PSN: acknowledged again, not executed again; a READ answered again) and responses it dropped as not its oldest request's (a duplicate's answer, or a frame the network delivered twice) */
 #define QPNIC_REG_CNT_DUPLICATES_HI 0x0184u /* ro:  */
+#define QPNIC_REG_CNT_RETRANSMITS_LO 0x0188u /* ro: retransmissions: a QP went back to its oldest request (go-back-N) because its answer did not come in RTO_CYCLES */
+#define QPNIC_REG_CNT_RETRANSMITS_HI 0x018Cu /* ro:  */
 #define QPNIC_REG_MR_IDX 0x0200u /* rw: MR table entry the next MR_CMD acts on */
 #define QPNIC_REG_MR_VA_LO 0x0204u /* rw: staging: first virtual address of the region, low word */
 #define QPNIC_REG_MR_VA_HI 0x0208u /* rw: staging: first virtual address, high word */
