@@ -74,7 +74,7 @@ module qpnic_roce_rx #(
     // last, resp.
     localparam BW = 37;
 
-    `include "qpnic_crc32.vh"
+    `include "qpnic_roce.vh"
     localparam [31:0] CRC_START = crc_ones(8);
 
     // ------------------------------------------------------- the frame
@@ -82,19 +82,27 @@ module qpnic_roce_rx #(
     // completes a port word); j: port words completed so far (word j is
     // frame bytes 42 + 4j .. 45 + 4j: lanes 2, 3 of beat 10 + j and lanes
     // 0, 1 of beat 11 + j).
+    // (the BTH's offset is 2 past a 4-byte boundary: port words straddle
+    // beats by 2 bytes, word 0 completing in beat W0)
+    localparam integer HB = `QPNIC_ROCE_HDR_BYTES;          // 42
+    localparam integer W0_AT = (HB + 3) / 4;
+    localparam [3:0]   W0 = W0_AT[3:0];                     // 11
     reg  [3:0]  bt;
     reg  [15:0] j;
     reg  [15:0] prev_hi;     // lanes 2, 3 of the last beat
     wire [31:0] d = in_data;
-    wire [7:0]  l0 = d[7:0], l1 = d[15:8], l2 = d[23:16], l3 = d[31:24];
     wire [31:0] word = {d[15:0], prev_hi};   // port word j, lane order
 
     // the header's fields as they arrive
     reg  [47:0] dst_mac;
     reg  [15:0] etype, ip_len, dport, udp_len;
-    reg  [13:0] frag;        // MF and the fragment offset (DF is taken either way)
+    reg  [15:0] frag;        // flags and fragment offset: MF and the offset must be 0
     reg  [7:0]  vihl, proto, opcode;
-    reg  [5:0]  flags;       // BTH byte 1 but SE and MigReq: padcnt, version
+    // BTH byte 1: SE and MigReq (bits 7, 6) stay in the BTH word on the
+    // port, unread here; padcnt and the version are checked
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg  [7:0]  flags;
+    /* verilator lint_on UNUSEDSIGNAL */
     reg  [31:0] ip_dst;
     reg  [19:0] csum;        // IPv4 header: sum of its 16-bit words
     reg  [31:0] crc;
@@ -105,11 +113,9 @@ module qpnic_roce_rx #(
     wire beat = in_valid && in_ready;
 
     // the opcode's extension header and class
-    wire op_req  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY) || (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY) ||
-                   (opcode == `QPNIC_IB_OPCODE_READ_REQUEST) || (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
-    wire op_resp = (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY) || (opcode == `QPNIC_IB_OPCODE_ACK);
-    wire [4:0] ext = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY || opcode == `QPNIC_IB_OPCODE_READ_REQUEST) ? 5'd16 :
-                     (opcode == `QPNIC_IB_OPCODE_SEND_ONLY) ? 5'd0 : 5'd4;
+    wire op_req  = is_request(opcode);
+    wire op_resp = is_response(opcode);
+    wire [4:0] ext = ext_bytes_of(opcode);
     wire [1:0]  pad = flags[5:4];           // BTH padcnt (byte 1 bits 5:4)
     // nw: port words after the LRH (BTH, extension, payload and pad), and
     // the payload's bytes; the ICRC is port word nw
@@ -118,7 +124,7 @@ module qpnic_roce_rx #(
     wire [16:0] csum1 = {1'b0, csum[15:0]} + {13'd0, csum[19:16]};
     wire [15:0] csum2 = csum1[15:0] + {15'd0, csum1[16]};
     wire hdr_ok = etype == `QPNIC_ROCE_ETH_TYPE_VALUE && vihl == `QPNIC_ROCE_IP_VIHL_VALUE &&
-                  proto == `QPNIC_ROCE_IP_PROTO_VALUE && frag[13:0] == 14'd0 &&
+                  proto == `QPNIC_ROCE_IP_PROTO_VALUE && (frag & 16'h3FFF) == 16'd0 &&
                   csum2 == 16'hFFFF && dport == `QPNIC_ROCE_UDP_DPORT_VALUE &&
                   udp_len == ip_len - 16'd20 && udp_len[1:0] == 2'd0 &&
                   (op_req || op_resp) && flags[3:0] == 4'd0 && !plen[16] &&
@@ -139,7 +145,7 @@ module qpnic_roce_rx #(
     reg  [31:0] pend;                     // port word j - 1, written a beat late
     // a write this beat: the LRH at beat 11, else port word j - 1 while
     // j <= nw; only while the frame is still being kept
-    wire at_lrh = (bt == 4'd11) && (j == 16'd0);
+    wire at_lrh = (bt == W0) && (j == 16'd0);
     wire wr_now = writing && (at_lrh ? (addr_ok && hdr_ok) : (j >= 16'd1 && j <= nw));
     assign in_ready = !(wr_now && full);
 
@@ -188,23 +194,46 @@ module qpnic_roce_rx #(
     assign idle = (bt == 4'd0) && (wp == rp) && !rd_inflight && (q_count == 3'd0);
 
     // ---------------------------------------------------- frame parsing
+    // Frame byte k comes in beat k / 4, lane k % 4. Where each field is
+    // comes from the layout (frame roce): a field of n bytes at offset o is
+    // taken byte by byte, big-endian, as its beats arrive.
+    localparam integer IP_AT = `QPNIC_ROCE_IP_VIHL_OFF;                 // the ICRC starts here
+    localparam integer IP_HDR = `QPNIC_ROCE_UDP_SPORT_OFF - IP_AT;      // 20 bytes
+    integer fb;
+`define TAKE(field, o, n) \
+                for (fb = 0; fb < (n); fb = fb + 1) \
+                    if ({28'd0, bt} == ((o) + fb) / 4) field[8*((n)-1-fb) +: 8] <= d[8*(((o) + fb) % 4) +: 8];
+    // the fields the ICRC covers as all ones (icrc_mask in the layout)
+    function automatic icrc_masked(input integer b);
+        icrc_masked =
+            (b >= `QPNIC_ROCE_IP_TOS_OFF   && b < `QPNIC_ROCE_IP_TOS_OFF   + `QPNIC_ROCE_IP_TOS_BYTES) ||
+            (b >= `QPNIC_ROCE_IP_TTL_OFF   && b < `QPNIC_ROCE_IP_TTL_OFF   + `QPNIC_ROCE_IP_TTL_BYTES) ||
+            (b >= `QPNIC_ROCE_IP_CSUM_OFF  && b < `QPNIC_ROCE_IP_CSUM_OFF  + `QPNIC_ROCE_IP_CSUM_BYTES) ||
+            (b >= `QPNIC_ROCE_UDP_CSUM_OFF && b < `QPNIC_ROCE_UDP_CSUM_OFF + `QPNIC_ROCE_UDP_CSUM_BYTES);
+    endfunction
+    // half h of this beat (lanes 2h, 2h + 1) as an IPv4 header word, or 0
+    function automatic [19:0] ip_word(input integer h);
+        integer at;
+        begin
+            at = 4 * bt + 2 * h;
+            ip_word = (at >= IP_AT && at < IP_AT + IP_HDR) ? {4'd0, d[16*h +: 8], d[16*h+8 +: 8]} : 20'd0;
+        end
+    endfunction
+
     // the bytes of this beat that the ICRC covers (from the IPv4 header on,
     // up to the ICRC) and its view of them (variant fields as all ones)
     reg [31:0] cview;
     reg [3:0]  cen;
+    integer    l, k;
     always @* begin
         cview = d;
         cen   = 4'b0000;
-        case (bt)
-        4'd3:  begin cen = 4'b1100; cview[31:24] = 8'hFF; end   // version, TOS
-        4'd4, 4'd7, 4'd8, 4'd9: cen = 4'b1111;
-        4'd5:  begin cen = 4'b1111; cview[23:16] = 8'hFF; end   // TTL
-        4'd6:  begin cen = 4'b1111; cview[15:0] = 16'hFFFF; end // IPv4 checksum
-        4'd10: begin cen = 4'b0011; cview[15:0] = 16'hFFFF; end // UDP checksum (BTH bytes 0, 1: port word 0)
-        default: ;
-        endcase
+        for (l = 0; l < 4; l = l + 1) begin
+            k = 4 * bt + l;              // this lane's byte of the frame
+            cen[l] = (k >= IP_AT) && (k < HB);
+            if (icrc_masked(k)) cview[8*l +: 8] = 8'hFF;
+        end
     end
-
     always @(posedge clk) begin
         frame_ok  <= 1'b0;
         drop_addr <= 1'b0;
@@ -212,9 +241,9 @@ module qpnic_roce_rx #(
         drop_icrc <= 1'b0;
         if (rst) begin
             bt <= 4'd0; j <= 16'd0; prev_hi <= 16'd0; pend <= 32'd0;
-            dst_mac <= 48'd0; etype <= 16'd0; ip_len <= 16'd0; frag <= 14'd0;
+            dst_mac <= 48'd0; etype <= 16'd0; ip_len <= 16'd0; frag <= 16'd0;
             dport <= 16'd0; udp_len <= 16'd0; vihl <= 8'd0; proto <= 8'd0;
-            opcode <= 8'd0; flags <= 6'd0; ip_dst <= 32'd0; csum <= 20'd0;
+            opcode <= 8'd0; flags <= 8'd0; ip_dst <= 32'd0; csum <= 20'd0;
             crc <= CRC_START; seen <= 32'd0;
             bad_icrc <= 1'b0; icrc_seen <= 1'b0;
             writing <= 1'b1;
@@ -226,34 +255,29 @@ module qpnic_roce_rx #(
                 prev_hi <= d[31:16];
                 seen    <= seen + {29'd0, 3'd0 + {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
                                            {2'd0, in_keep[2]} + {2'd0, in_keep[3]}};
-                if (bt != 4'd11) bt <= bt + 4'd1;
-                case (bt)
-                4'd0: dst_mac[47:16] <= {l0, l1, l2, l3};
-                4'd1: dst_mac[15:0]  <= {l0, l1};
-                4'd3: begin etype <= {l0, l1}; vihl <= l2; end
-                4'd4: ip_len <= {l0, l1};
-                4'd5: begin frag <= {l0[5:0], l1}; proto <= l3; end
-                4'd7: ip_dst[31:16] <= {l2, l3};
-                4'd8: ip_dst[15:0]  <= {l0, l1};
-                4'd9: begin dport <= {l0, l1}; udp_len <= {l2, l3}; end
-                4'd10: begin opcode <= l2; flags <= l3[5:0]; end
-                default: ;
-                endcase
-                // the IPv4 header's words: bytes 14 .. 33
-                if (bt == 4'd3)
-                    csum <= {4'd0, l2, l3};
-                else if (bt >= 4'd4 && bt <= 4'd7)
-                    csum <= csum + {4'd0, l0, l1} + {4'd0, l2, l3};
-                else if (bt == 4'd8)
-                    csum <= csum + {4'd0, l0, l1};
+                if (bt != W0) bt <= bt + 4'd1;
+                // the header's fields, byte by byte as their beats come
+                `TAKE(dst_mac, `QPNIC_ROCE_ETH_DST_OFF,   `QPNIC_ROCE_ETH_DST_BYTES)
+                `TAKE(etype,   `QPNIC_ROCE_ETH_TYPE_OFF,  `QPNIC_ROCE_ETH_TYPE_BYTES)
+                `TAKE(vihl,    `QPNIC_ROCE_IP_VIHL_OFF,   `QPNIC_ROCE_IP_VIHL_BYTES)
+                `TAKE(ip_len,  `QPNIC_ROCE_IP_LEN_OFF,    `QPNIC_ROCE_IP_LEN_BYTES)
+                `TAKE(frag,    `QPNIC_ROCE_IP_FRAG_OFF,   `QPNIC_ROCE_IP_FRAG_BYTES)
+                `TAKE(proto,   `QPNIC_ROCE_IP_PROTO_OFF,  `QPNIC_ROCE_IP_PROTO_BYTES)
+                `TAKE(ip_dst,  `QPNIC_ROCE_IP_DST_OFF,    `QPNIC_ROCE_IP_DST_BYTES)
+                `TAKE(dport,   `QPNIC_ROCE_UDP_DPORT_OFF, `QPNIC_ROCE_UDP_DPORT_BYTES)
+                `TAKE(udp_len, `QPNIC_ROCE_UDP_LEN_OFF,   `QPNIC_ROCE_UDP_LEN_BYTES)
+                `TAKE(opcode,  HB, 1)            // BTH byte 0
+                `TAKE(flags,   HB + 1, 1)        // BTH byte 1
+                // the IPv4 header's 16-bit words (it starts 2-byte aligned)
+                csum <= (bt == 4'd0 ? 20'd0 : csum) + ip_word(0) + ip_word(1);
                 // the ICRC: the header's bytes by beat, then port words
                 // 0 .. nw - 1 (BTH byte 4, word 1's lane 0, as all ones)
-                if (bt <= 4'd10)
+                if (bt < W0)
                     crc <= crc_word(bt == 4'd0 ? CRC_START : crc, cview, cen);
                 else if (j < nw)
                     crc <= crc_word(crc, j == 16'd1 ? {word[31:8], 8'hFF} : word, 4'b1111);
                 // port words, from beat 11
-                if (bt == 4'd11) begin
+                if (bt == W0) begin
                     if (j == 16'd0) begin
                         // everything before the BTH's third word is in
                         if (!addr_ok || !hdr_ok) writing <= 1'b0;
@@ -275,7 +299,7 @@ module qpnic_roce_rx #(
                         frame_ok <= 1'b1;
                     end else begin
                         wp <= cp;
-                        if (bt < 4'd11 || !hdr_ok || !len_ok_now) drop_hdr <= 1'b1;
+                        if (bt < W0 || !hdr_ok || !len_ok_now) drop_hdr <= 1'b1;
                         else if (!addr_ok) drop_addr <= 1'b1;
                         else drop_icrc <= 1'b1;
                     end
@@ -288,13 +312,18 @@ module qpnic_roce_rx #(
     end
     // the ICRC's verdict including this beat (the frame's last beat may
     // carry the ICRC's last bytes)
-    wire icrc_here    = (bt == 4'd11) && (j == nw);
+    wire icrc_here    = (bt == W0) && (j == nw);
     wire icrc_seen_now = icrc_seen || icrc_here;
     wire bad_icrc_now  = bad_icrc || (icrc_here && word != ~crc);
     wire [31:0] seen_now = seen + {29'd0, 3'd0 + {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
                                   {2'd0, in_keep[2]} + {2'd0, in_keep[3]}};
     // the frame holds all of ip_len, its ICRC's word among it
     wire len_ok_now = icrc_seen_now && seen_now >= {16'd0, ip_len} + 32'd14;
+`ifndef SYNTHESIS
+    // the 2-byte straddle above is built in
+    initial if (HB % 4 != 2) $fatal(1, "qpnic_roce_rx: HDR_BYTES %0d is not 2 past a 4-byte boundary", HB);
+`endif
+`undef TAKE
 endmodule
 
 `default_nettype wire

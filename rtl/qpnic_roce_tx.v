@@ -63,7 +63,7 @@ module qpnic_roce_tx (
 );
     localparam HB = `QPNIC_ROCE_HDR_BYTES;   // 42
 
-    `include "qpnic_crc32.vh"
+    `include "qpnic_roce.vh"
     localparam [31:0] CRC_START = crc_ones(8);
 
     // ------------------------------------------------------------ state
@@ -81,11 +81,7 @@ module qpnic_roce_tx (
     reg  [31:0] crc;
 
     wire [7:0] opcode = in_data[`QPNIC_BTH_OPCODE];
-    wire [4:0] ext_of = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY ||
-                         opcode == `QPNIC_IB_OPCODE_READ_REQUEST) ? 5'd16 :
-                        (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
-                         opcode == `QPNIC_IB_OPCODE_ACK ||
-                         opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV) ? 5'd4 : 5'd0;
+    wire [4:0] ext_of = ext_bytes_of(opcode);
     wire [1:0] pad_of = 2'd0 - plen[1:0];
 
     // ------------------------------------------------------ the header

@@ -137,7 +137,7 @@ def gen_verilog(d):
 
 
 # ---------------------------------------------------------------- C
-def c_common(d, structs, guard, what):
+def c_common(d, structs, guard, what, frames=True):
     o = [f"/* {BANNER} */", f"/* {what} */", f"#ifndef {guard}", f"#define {guard}", "",
          "#include <stdint.h>", "",
          "/* Read or write field F (a QPNIC_<STRUCT>_<FIELD> prefix) of an array of",
@@ -155,10 +155,11 @@ def c_common(d, structs, guard, what):
          "    (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))", ""]
     for name, c in d["consts"].items():
         o.append(f"#define QPNIC_{name} {c['value']}u /* {c['doc']} */")
-    o += ["", "/* wire frames: byte offsets and lengths (big-endian fields) */"]
-    for name, value, doc, bits in frame_defs(d):
-        v = value if bits is None else f"0x{value:X}"
-        o.append(f"#define QPNIC_{name} {v}u /* {doc} */")
+    if frames:   # (the firmware never sees a frame)
+        o += ["", "/* wire frames: byte offsets and lengths (big-endian fields) */"]
+        for name, value, doc, bits in frame_defs(d):
+            v = value if bits is None else f"0x{value:X}"
+            o.append(f"#define QPNIC_{name} {v}u /* {doc} */")
     for ename, e in d["enums"].items():
         if e.get("hw_only"):
             continue   # an encoding between RTL modules: no C view
@@ -233,7 +234,8 @@ def gen_internal(d):
 
 
 def gen_fw(d):
-    o = c_common(d, FW_STRUCTS, "QPNIC_GEN_FW_HW_H", "firmware view: its registers, events, notifications")
+    o = c_common(d, FW_STRUCTS, "QPNIC_GEN_FW_HW_H", "firmware view: its registers, events, notifications",
+                 frames=False)
     fw = d["fwregs"]
     o += ["", f"/* {fw['doc']} */", f"#define QPNIC_FW_IO_BASE 0x{fw['base']:08X}u"]
     for r in fw["list"]:

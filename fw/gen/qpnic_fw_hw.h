@@ -69,55 +69,6 @@
 #define QPNIC_LINK_NIC_TX_FRAMES 4u /* board link: sequenced frames the NIC keeps for retransmission until the host acknowledges them */
 #define QPNIC_LINK_VERSION 1u /* board link: protocol version, in RESET_DONE (struct link_reset version) */
 
-/* wire frames: byte offsets and lengths (big-endian fields) */
-#define QPNIC_ROCE_ETH_DST_OFF 0u /* byte offset of roce.eth_dst: destination MAC: the peer's (cfg_peer_mac); a frame to another MAC is dropped */
-#define QPNIC_ROCE_ETH_DST_BYTES 6u /* bytes of roce.eth_dst */
-#define QPNIC_ROCE_ETH_SRC_OFF 6u /* byte offset of roce.eth_src: source MAC: the NIC's own (cfg_mac) */
-#define QPNIC_ROCE_ETH_SRC_BYTES 6u /* bytes of roce.eth_src */
-#define QPNIC_ROCE_ETH_TYPE_OFF 12u /* byte offset of roce.eth_type: IPv4 */
-#define QPNIC_ROCE_ETH_TYPE_BYTES 2u /* bytes of roce.eth_type */
-#define QPNIC_ROCE_ETH_TYPE_VALUE 0x800u /* what the NIC sends in roce.eth_type */
-#define QPNIC_ROCE_IP_VIHL_OFF 14u /* byte offset of roce.ip_vihl: IPv4, a 5-word header (no options) */
-#define QPNIC_ROCE_IP_VIHL_BYTES 1u /* bytes of roce.ip_vihl */
-#define QPNIC_ROCE_IP_VIHL_VALUE 0x45u /* what the NIC sends in roce.ip_vihl */
-#define QPNIC_ROCE_IP_TOS_OFF 15u /* byte offset of roce.ip_tos: DSCP and ECN: 0 sent, anything taken */
-#define QPNIC_ROCE_IP_TOS_BYTES 1u /* bytes of roce.ip_tos */
-#define QPNIC_ROCE_IP_TOS_VALUE 0x0u /* what the NIC sends in roce.ip_tos */
-#define QPNIC_ROCE_IP_LEN_OFF 16u /* byte offset of roce.ip_len: IPv4 total length: the frame from here on, ICRC included, without Ethernet padding */
-#define QPNIC_ROCE_IP_LEN_BYTES 2u /* bytes of roce.ip_len */
-#define QPNIC_ROCE_IP_ID_OFF 18u /* byte offset of roce.ip_id: identification: 0, as the datagram is never fragmented (RFC 6864) */
-#define QPNIC_ROCE_IP_ID_BYTES 2u /* bytes of roce.ip_id */
-#define QPNIC_ROCE_IP_ID_VALUE 0x0u /* what the NIC sends in roce.ip_id */
-#define QPNIC_ROCE_IP_FRAG_OFF 20u /* byte offset of roce.ip_frag: flags and fragment offset: don't fragment; a fragment is dropped */
-#define QPNIC_ROCE_IP_FRAG_BYTES 2u /* bytes of roce.ip_frag */
-#define QPNIC_ROCE_IP_FRAG_VALUE 0x4000u /* what the NIC sends in roce.ip_frag */
-#define QPNIC_ROCE_IP_TTL_OFF 22u /* byte offset of roce.ip_ttl: time to live: 64 sent, anything taken */
-#define QPNIC_ROCE_IP_TTL_BYTES 1u /* bytes of roce.ip_ttl */
-#define QPNIC_ROCE_IP_TTL_VALUE 0x40u /* what the NIC sends in roce.ip_ttl */
-#define QPNIC_ROCE_IP_PROTO_OFF 23u /* byte offset of roce.ip_proto: UDP */
-#define QPNIC_ROCE_IP_PROTO_BYTES 1u /* bytes of roce.ip_proto */
-#define QPNIC_ROCE_IP_PROTO_VALUE 0x11u /* what the NIC sends in roce.ip_proto */
-#define QPNIC_ROCE_IP_CSUM_OFF 24u /* byte offset of roce.ip_csum: IPv4 header checksum (RFC 791); a frame whose header does not sum to all ones is dropped */
-#define QPNIC_ROCE_IP_CSUM_BYTES 2u /* bytes of roce.ip_csum */
-#define QPNIC_ROCE_IP_SRC_OFF 26u /* byte offset of roce.ip_src: source IPv4 address: the NIC's own (cfg_ip) */
-#define QPNIC_ROCE_IP_SRC_BYTES 4u /* bytes of roce.ip_src */
-#define QPNIC_ROCE_IP_DST_OFF 30u /* byte offset of roce.ip_dst: destination IPv4 address: the peer's (cfg_peer_ip); a frame to another address is dropped */
-#define QPNIC_ROCE_IP_DST_BYTES 4u /* bytes of roce.ip_dst */
-#define QPNIC_ROCE_UDP_SPORT_OFF 34u /* byte offset of roce.udp_sport: UDP source port: 0xC000 | the low 14 bits of the BTH dest_qp (entropy for a network's path hash, as RoCEv2 recommends) */
-#define QPNIC_ROCE_UDP_SPORT_BYTES 2u /* bytes of roce.udp_sport */
-#define QPNIC_ROCE_UDP_DPORT_OFF 36u /* byte offset of roce.udp_dport: RoCEv2's UDP port */
-#define QPNIC_ROCE_UDP_DPORT_BYTES 2u /* bytes of roce.udp_dport */
-#define QPNIC_ROCE_UDP_DPORT_VALUE 0x12B7u /* what the NIC sends in roce.udp_dport */
-#define QPNIC_ROCE_UDP_LEN_OFF 38u /* byte offset of roce.udp_len: UDP length: ip_len - 20 */
-#define QPNIC_ROCE_UDP_LEN_BYTES 2u /* bytes of roce.udp_len */
-#define QPNIC_ROCE_UDP_CSUM_OFF 40u /* byte offset of roce.udp_csum: UDP checksum: 0 (none; the ICRC covers the packet), anything taken */
-#define QPNIC_ROCE_UDP_CSUM_BYTES 2u /* bytes of roce.udp_csum */
-#define QPNIC_ROCE_UDP_CSUM_VALUE 0x0u /* what the NIC sends in roce.udp_csum */
-#define QPNIC_ROCE_HDR_BYTES 42u /* bytes before the BTH */
-#define QPNIC_ROCE_ICRC_BYTES 4u /* the ICRC at the end of the frame */
-#define QPNIC_ROCE_BTH_MASK_BYTE 4u /* byte of the BTH (FECN, BECN, reserved) the ICRC covers as all ones */
-#define QPNIC_ROCE_MIN_FRAME 60u /* shortest Ethernet frame without FCS: a MAC pads a shorter one; the receiver ignores bytes after ip_len */
-
 /* enum wqe_op: Operation code in a WQE (word 0, field opcode). */
 #define QPNIC_WQE_OP_NOP 0x0u /* invalid; completes with BAD_WQE */
 #define QPNIC_WQE_OP_SEND 0x1u /* send the gathered SGEs to the peer's next receive */
