@@ -54,8 +54,10 @@
 //                                        and the token table operations
 //   cnt_rnr                              one-cycle strobe: a QP was
 //                                        rewound to retry an RNR'd SEND
-//   rto_en                               the retransmit timer runs (the
-//                                        wire: a frame can be lost there)
+//   rto_en                               every packet goes on the wire
+//                                        (wire_en): the wire's rules for
+//                                        every entry, not only for the
+//                                        entries marked NET (qpnic_ost.vh)
 //   cnt_retx                             one-cycle strobe: a QP went back
 //                                        to a request whose answer timed out
 //   psn_slot, psn_of_slot                the entry's PSN, by its slot
@@ -145,7 +147,7 @@ module qpnic_completer #(
     // taken through its macro, the other bits of a word unused here.
     /* verilator lint_off UNUSEDSIGNAL */
     reg [`QPNIC_OST_WIDTH-1:0] ent;
-    reg [159:0]  hdr;
+    reg [32*RESP_WORDS-1:0] hdr;
     /* verilator lint_on UNUSEDSIGNAL */
     reg [2:0]    hdr_i;
     reg          has_payload;
@@ -299,10 +301,14 @@ module qpnic_completer #(
         .idle(tm_idle));
     assign cnt_rnr  = rewound && !tmo_try;
     assign cnt_retx = rewound && tmo_try;
+    // The wire's rules (the retransmit timer, the early exits below) hold
+    // for an entry whose packet went on the wire: to another NIC (NET), or
+    // every entry when the wire is forced. The loopback inside the NIC
+    // loses nothing, and a long request legitimately takes longer there.
+    wire          on_wire   = rto_en || ent[`QPNIC_OST_NET];
     // The retransmit timer: the entry's answer has not begun to come for
-    // RTO cycles (only on the wire: the loopback loses nothing, and over a
-    // board's serial link a long request legitimately takes longer)
-    wire          timed_out = rto_en && (state == S_HDR) && (hdr_i == 3'd0) && !in_valid && (tmo == RTO);
+    // RTO cycles
+    wire          timed_out = on_wire && (state == S_HDR) && (hdr_i == 3'd0) && !in_valid && (tmo == RTO);
     // a response dropped: not the entry's, or with no entry at all
     assign cnt_stale = ((state == S_EVAL) && not_ours) ||
                        ((state == S_IDLE) && !tm_due && !ost_valid && in_valid);
@@ -339,7 +345,7 @@ module qpnic_completer #(
         if (rst) begin
             state       <= S_IDLE;
             ent         <= 0;
-            hdr         <= 160'd0;
+            hdr         <= {32*RESP_WORDS{1'b0}};
             hdr_i       <= 3'd0;
             has_payload <= 1'b0;
             status      <= `QPNIC_CQE_STATUS_SUCCESS;
@@ -428,7 +434,7 @@ module qpnic_completer #(
                         // as no entry's (it may never come: the rewind may
                         // be for a lost frame)
                         discard <= 1'b1;
-                        state   <= (ent[`QPNIC_OST_LOCAL] || rto_en) ? S_CI : S_HDR;
+                        state   <= (ent[`QPNIC_OST_LOCAL] || on_wire) ? S_CI : S_HDR;
                     end else if (ent[`QPNIC_OST_LOCAL] &&
                         ent[`QPNIC_OST_STATUS] == `QPNIC_CQE_STATUS_SUCCESS) begin
                         // a local operation that succeeded (an INVALIDATE):
@@ -452,7 +458,7 @@ module qpnic_completer #(
                             state   <= S_ERR;
                         end else
                             state <= S_CQE;
-                    end else if (rto_en && tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT]) begin
+                    end else if (on_wire && tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT]) begin
                         // on the wire, an earlier request of the QP
                         // failed: FLUSHED at once, whatever answer comes
                         // (on a wire that loses frames none may; one that

@@ -32,10 +32,11 @@
 //   FW_WORDS   the soft core's RAM in 32-bit words (default: the layout's
 //              FW_RAM_WORDS, which the firmware is linked for)
 //   FW_HEX     firmware image for $readmemh (Verilator: +fw=PATH overrides)
-//   WIRE       1: the RoCEv2 wire (qpnic_wire) is built beside the loopback,
-//              and wire_en chooses between them (the simulator's build);
-//              0: the loopback alone (the boards': they have no network
-//              port yet)
+//   WIRE       1: the RoCEv2 wire (qpnic_wire) and its peer table are
+//              built: a packet to this NIC loops back inside it, one to
+//              another NIC goes on the wire (qpnic_port_lane; the
+//              simulator's build); 0: the loopback alone (the boards':
+//              they have no network port yet)
 //
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
@@ -53,11 +54,11 @@
 //                                     may be offered first: a page-table
 //                                     request waits a cycle in rd_pt/wr_pt)
 //   ntf_valid/ready, ntf_data         notifications (struct notify)
-//   wire_en                           WIRE builds: the packet port goes to
-//                                     the wire, not the loopback (held
-//                                     from before rst ends)
-//   cfg_mac, cfg_ip, cfg_peer_*       the wire's addresses: this NIC's and
-//                                     its peer's
+//   wire_en                           WIRE builds: every packet goes to
+//                                     the wire, this NIC's own included
+//                                     (held from before rst ends)
+//   cfg_mac, cfg_ip                   this NIC's addresses on the wire
+//                                     (peer table entry 0)
 //   ftx_*, frx_*                      the wire's RoCEv2 frames out and in
 //                                     (first byte in lane 0, keep, last)
 //   wire_cnt                          the wire's pulses: {a frame dropped
@@ -122,8 +123,6 @@ module qpnic_core #(
     input  wire        wire_en,
     input  wire [47:0] cfg_mac,
     input  wire [31:0] cfg_ip,
-    input  wire [47:0] cfg_peer_mac,
-    input  wire [31:0] cfg_peer_ip,
     output wire        ftx_valid,
     input  wire        ftx_ready,
     output wire [31:0] ftx_data,
@@ -271,8 +270,10 @@ module qpnic_core #(
                         rd_pt_idle && wr_pt_idle && evt_empty && fw_waiting && ntf_empty && port_idle;
     assign idle = engines_idle && !mmio_valid && !mmio_rvalid;
 
+    wire [`QPNIC_NUM_PEERS*48-1:0] peer_mac;
+    wire [`QPNIC_NUM_PEERS*32-1:0] peer_ip;
     qpnic_csr #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
-                .QW(QW)) csr (
+                .QW(QW), .WIRE(WIRE)) csr (
         .clk(clk), .rst(rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
@@ -298,7 +299,8 @@ module qpnic_core #(
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
-        .cycles_lo(cycles_lo), .ci_rec(ci_rec)
+        .cycles_lo(cycles_lo), .ci_rec(ci_rec),
+        .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .peer_mac(peer_mac), .peer_ip(peer_ip)
     );
 
     qpnic_cq_table #(.NUM_CQ(NUM_CQ)) cq_table (
@@ -371,71 +373,80 @@ module qpnic_core #(
     );
 
     // ---- what attaches to the packet port -----------------------------------
-    // The loopback always; in a WIRE build also the wire, and wire_en picks:
-    // the one not picked sees no valid and no ready (wire_on is declared
-    // with the packet port's wires).
-    wire        lb_txq_ready, lb_txs_ready, lb_rxq_valid, lb_rxs_valid, lb_rxq_last, lb_rxs_last;
-    wire [31:0] lb_rxq_data, lb_rxs_data;
-    wire [3:0]  lb_rxq_keep, lb_rxs_keep;
-    qpnic_loopback loopback (
-        .txq_valid(txq_valid && !wire_on), .txq_ready(lb_txq_ready), .txq_data(txq_data),
-        .txq_keep(txq_keep), .txq_last(txq_last),
-        .txs_valid(txs_valid && !wire_on), .txs_ready(lb_txs_ready), .txs_data(txs_data),
-        .txs_keep(txs_keep), .txs_last(txs_last),
-        .rxq_valid(lb_rxq_valid), .rxq_ready(rxq_ready && !wire_on), .rxq_data(lb_rxq_data),
-        .rxq_keep(lb_rxq_keep), .rxq_last(lb_rxq_last),
-        .rxs_valid(lb_rxs_valid), .rxs_ready(rxs_ready && !wire_on), .rxs_data(lb_rxs_data),
-        .rxs_keep(lb_rxs_keep), .rxs_last(lb_rxs_last));
-
-    wire        w_txq_ready, w_txs_ready, w_rxq_valid, w_rxs_valid, w_rxq_last, w_rxs_last;
-    wire [31:0] w_rxq_data, w_rxs_data;
-    wire [3:0]  w_rxq_keep, w_rxs_keep;
-    wire        w_idle, w_frx_ready;
+    // A build without the wire: the loopback, nothing else. A WIRE build:
+    // each lane goes through a qpnic_port_lane, which loops a packet to
+    // this NIC (LRH peer 0) back inside it and sends one to another NIC to
+    // the wire (every packet, with wire_en); the wire's peer table is the
+    // CSR's (docs/wire.md, "Two NICs").
+    wire w_idle;
     generate if (WIRE != 0) begin : g_wire
+        wire        w_txq_valid, w_txq_ready, w_txq_last, w_txs_valid, w_txs_ready, w_txs_last;
+        wire [31:0] w_txq_data, w_txs_data;
+        wire [3:0]  w_txq_keep, w_txs_keep;
+        wire        w_rxq_valid, w_rxq_ready, w_rxq_last, w_rxs_valid, w_rxs_ready, w_rxs_last;
+        wire [31:0] w_rxq_data, w_rxs_data;
+        wire [3:0]  w_rxq_keep, w_rxs_keep;
+        wire        q_idle, s_idle, wp_idle;
+        qpnic_port_lane lane_req (
+            .clk(clk), .rst(rst), .force_wire(wire_on),
+            .tx_valid(txq_valid), .tx_ready(txq_ready), .tx_data(txq_data), .tx_keep(txq_keep),
+            .tx_last(txq_last),
+            .w_tx_valid(w_txq_valid), .w_tx_ready(w_txq_ready), .w_tx_data(w_txq_data),
+            .w_tx_keep(w_txq_keep), .w_tx_last(w_txq_last),
+            .w_rx_valid(w_rxq_valid), .w_rx_ready(w_rxq_ready), .w_rx_data(w_rxq_data),
+            .w_rx_keep(w_rxq_keep), .w_rx_last(w_rxq_last),
+            .rx_valid(rxq_valid), .rx_ready(rxq_ready), .rx_data(rxq_data), .rx_keep(rxq_keep),
+            .rx_last(rxq_last), .idle(q_idle));
+        qpnic_port_lane lane_rsp (
+            .clk(clk), .rst(rst), .force_wire(wire_on),
+            .tx_valid(txs_valid), .tx_ready(txs_ready), .tx_data(txs_data), .tx_keep(txs_keep),
+            .tx_last(txs_last),
+            .w_tx_valid(w_txs_valid), .w_tx_ready(w_txs_ready), .w_tx_data(w_txs_data),
+            .w_tx_keep(w_txs_keep), .w_tx_last(w_txs_last),
+            .w_rx_valid(w_rxs_valid), .w_rx_ready(w_rxs_ready), .w_rx_data(w_rxs_data),
+            .w_rx_keep(w_rxs_keep), .w_rx_last(w_rxs_last),
+            .rx_valid(rxs_valid), .rx_ready(rxs_ready), .rx_data(rxs_data), .rx_keep(rxs_keep),
+            .rx_last(rxs_last), .idle(s_idle));
         qpnic_wire wire_port (
             .clk(clk), .rst(rst),
-            .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .cfg_peer_mac(cfg_peer_mac), .cfg_peer_ip(cfg_peer_ip),
-            .txq_valid(txq_valid && wire_on), .txq_ready(w_txq_ready), .txq_data(txq_data),
-            .txq_keep(txq_keep), .txq_last(txq_last),
-            .txs_valid(txs_valid && wire_on), .txs_ready(w_txs_ready), .txs_data(txs_data),
-            .txs_keep(txs_keep), .txs_last(txs_last),
-            .rxq_valid(w_rxq_valid), .rxq_ready(rxq_ready && wire_on), .rxq_data(w_rxq_data),
+            .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .peer_mac(peer_mac), .peer_ip(peer_ip),
+            .txq_valid(w_txq_valid), .txq_ready(w_txq_ready), .txq_data(w_txq_data),
+            .txq_keep(w_txq_keep), .txq_last(w_txq_last),
+            .txs_valid(w_txs_valid), .txs_ready(w_txs_ready), .txs_data(w_txs_data),
+            .txs_keep(w_txs_keep), .txs_last(w_txs_last),
+            .rxq_valid(w_rxq_valid), .rxq_ready(w_rxq_ready), .rxq_data(w_rxq_data),
             .rxq_keep(w_rxq_keep), .rxq_last(w_rxq_last),
-            .rxs_valid(w_rxs_valid), .rxs_ready(rxs_ready && wire_on), .rxs_data(w_rxs_data),
+            .rxs_valid(w_rxs_valid), .rxs_ready(w_rxs_ready), .rxs_data(w_rxs_data),
             .rxs_keep(w_rxs_keep), .rxs_last(w_rxs_last),
             .ftx_valid(ftx_valid), .ftx_ready(ftx_ready), .ftx_data(ftx_data),
             .ftx_keep(ftx_keep), .ftx_last(ftx_last),
-            .frx_valid(frx_valid && wire_on), .frx_ready(w_frx_ready), .frx_data(frx_data),
+            .frx_valid(frx_valid), .frx_ready(frx_ready), .frx_data(frx_data),
             .frx_keep(frx_keep), .frx_last(frx_last),
             .cnt_tx_frame(wire_cnt[0]), .cnt_rx_frame(wire_cnt[1]), .cnt_drop_addr(wire_cnt[2]),
-            .cnt_drop_hdr(wire_cnt[3]), .cnt_drop_icrc(wire_cnt[4]), .idle(w_idle));
+            .cnt_drop_hdr(wire_cnt[3]), .cnt_drop_icrc(wire_cnt[4]), .idle(wp_idle));
+        assign w_idle = q_idle && s_idle && wp_idle;
     end else begin : g_no_wire
-        assign {w_txq_ready, w_txs_ready, w_rxq_valid, w_rxs_valid, w_rxq_last, w_rxs_last} = 6'd0;
-        assign {w_rxq_data, w_rxs_data, w_rxq_keep, w_rxs_keep} = 72'd0;
+        qpnic_loopback loopback (
+            .txq_valid(txq_valid), .txq_ready(txq_ready), .txq_data(txq_data),
+            .txq_keep(txq_keep), .txq_last(txq_last),
+            .txs_valid(txs_valid), .txs_ready(txs_ready), .txs_data(txs_data),
+            .txs_keep(txs_keep), .txs_last(txs_last),
+            .rxq_valid(rxq_valid), .rxq_ready(rxq_ready), .rxq_data(rxq_data),
+            .rxq_keep(rxq_keep), .rxq_last(rxq_last),
+            .rxs_valid(rxs_valid), .rxs_ready(rxs_ready), .rxs_data(rxs_data),
+            .rxs_keep(rxs_keep), .rxs_last(rxs_last));
         assign w_idle    = 1'b1;
-        assign w_frx_ready = 1'b0;
+        assign frx_ready = 1'b0;
         assign ftx_valid = 1'b0;
         assign ftx_data  = 32'd0;
         assign ftx_keep  = 4'd0;
         assign ftx_last  = 1'b0;
         assign wire_cnt  = 5'd0;
         // lint: the wire's inputs, which a build without it does not read
-        wire unused_wire = &{1'b0, wire_en, cfg_mac, cfg_ip, cfg_peer_mac, cfg_peer_ip, ftx_ready,
+        wire unused_wire = &{1'b0, wire_en, cfg_mac, cfg_ip, peer_mac, peer_ip, ftx_ready,
                              frx_valid, frx_data, frx_keep, frx_last};
     end endgenerate
-    assign txq_ready  = wire_on ? w_txq_ready : lb_txq_ready;
-    assign txs_ready  = wire_on ? w_txs_ready : lb_txs_ready;
-    assign rxq_valid  = wire_on ? w_rxq_valid : lb_rxq_valid;
-    assign rxq_data   = wire_on ? w_rxq_data  : lb_rxq_data;
-    assign rxq_keep   = wire_on ? w_rxq_keep  : lb_rxq_keep;
-    assign rxq_last   = wire_on ? w_rxq_last  : lb_rxq_last;
-    assign rxs_valid  = wire_on ? w_rxs_valid : lb_rxs_valid;
-    assign rxs_data   = wire_on ? w_rxs_data  : lb_rxs_data;
-    assign rxs_keep   = wire_on ? w_rxs_keep  : lb_rxs_keep;
-    assign rxs_last   = wire_on ? w_rxs_last  : lb_rxs_last;
-    assign port_idle  = w_idle;
-    // frames offered while the wire is off are not taken (nor lost)
-    assign frx_ready  = w_frx_ready && wire_on;
+    assign port_idle = w_idle;
 
     qpnic_cqe_writer cqe_writer (
         .clk(clk), .rst(rst),

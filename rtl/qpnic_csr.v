@@ -17,6 +17,8 @@
 //   NUM_MR   token table entries (1..2^TOKEN_INDEX_BITS), for CAPS2
 //   NUM_PT   page table entries, for CAPS3
 //   QW       bits of a QP number on the QP table's host port
+//   WIRE     1: the peer table (per-peer block) is built, for the RoCEv2
+//            wire; 0: the block reads 0 and ignores writes
 //
 // Ports
 //   clk, rst                  clock, synchronous active-high reset
@@ -87,6 +89,9 @@
 //                             (cycles since its CQ's newest CQE was written)
 //   cycles_lo                 low word of the cycle counter (firmware CYCLES,
 //                             the CQ table's stamps)
+//   cfg_mac, cfg_ip           this NIC's addresses: peer table entry 0
+//   peer_mac, peer_ip         the peer table, entry n at [48n +: 48] and
+//                             [32n +: 32] (WIRE builds; entry 0 = cfg_*)
 //
 // Choices the layout leaves open:
 //   - one _HI latch is shared by all counters: read a counter's _LO, then its
@@ -116,7 +121,8 @@ module qpnic_csr #(
     parameter NUM_CQ = 8,
     parameter NUM_MR = 16,
     parameter NUM_PT = `QPNIC_NUM_PT,
-    parameter QW     = 8
+    parameter QW     = 8,
+    parameter WIRE   = 0
 ) (
     input  wire                   clk,
     input  wire                   rst,
@@ -192,7 +198,12 @@ module qpnic_csr #(
     input  wire [31:0]            lat_cycles,
 
     output wire [31:0]            cycles_lo,
-    output reg  [63:0]            ci_rec
+    output reg  [63:0]            ci_rec,
+
+    input  wire [47:0]            cfg_mac,
+    input  wire [31:0]            cfg_ip,
+    output wire [`QPNIC_NUM_PEERS*48-1:0] peer_mac,
+    output wire [`QPNIC_NUM_PEERS*32-1:0] peer_ip
 );
     // ---- CAPS values: the parameters and the layout constants, each cut to
     // its field's width (layout structs caps0..caps3) ---------------------------
@@ -348,6 +359,59 @@ module qpnic_csr #(
 
     assign cycles_lo = cnt_cycles[31:0];
 
+    // ---- the wire's peer table (per-peer block; docs/wire.md "Two NICs") ---
+    // Entry 0 is this NIC: cfg_mac and cfg_ip, read only. The host writes
+    // entries 1 .. NUM_PEERS-1 as it connects QPs to other NICs. A build
+    // without the wire has no table: the block reads 0, which tells the
+    // host that this NIC reaches no other.
+    localparam integer NP = `QPNIC_NUM_PEERS;
+    localparam [15:0]  PEER_LO = `QPNIC_PEER_BASE;
+    localparam integer PEER_HI_I = {16'd0, `QPNIC_PEER_BASE} + NP * `QPNIC_PEER_STRIDE;
+    localparam [15:0]  PEER_HI = PEER_HI_I[15:0];
+    localparam integer POB = `QPNIC_PEER_OFFSET_BITS;
+    wire        peer_hit = mmio_addr >= PEER_LO && mmio_addr < PEER_HI;
+    // (only the entry's number and the offset in it: the rest is peer_hit's)
+    wire [POB+`QPNIC_PEER_BITS-1:0] peer_rel = mmio_addr[POB+`QPNIC_PEER_BITS-1:0] -
+                                               PEER_LO[POB+`QPNIC_PEER_BITS-1:0];
+    wire [`QPNIC_PEER_BITS-1:0] peer_n = peer_rel[POB +: `QPNIC_PEER_BITS];
+    wire [POB-1:0] peer_off = peer_rel[POB-1:0];
+    reg  [31:0] peer_rd;
+    generate if (WIRE != 0) begin : g_peers
+        reg [NP*48-1:0] macs;
+        reg [NP*32-1:0] ips;
+        always @(posedge clk) begin
+            if (rst) begin
+                macs <= {NP*48{1'b0}};
+                ips  <= {NP*32{1'b0}};
+            end else if (hw_wr && peer_hit && peer_n != 0) begin
+                case (peer_off)
+                `QPNIC_PEERREG_MAC_LO: macs[48*peer_n +: 32]      <= mmio_wdata;
+                `QPNIC_PEERREG_MAC_HI: macs[48*peer_n + 32 +: 16] <= mmio_wdata[15:0];
+                `QPNIC_PEERREG_IP:     ips[32*peer_n +: 32]       <= mmio_wdata;
+                default: ;
+                endcase
+            end
+        end
+        // entry 0 is this NIC's (its flip-flops above are never written)
+        assign peer_mac = {macs[NP*48-1:48], cfg_mac};
+        assign peer_ip  = {ips[NP*32-1:32], cfg_ip};
+        always @* begin
+            case (peer_off)
+            `QPNIC_PEERREG_MAC_LO: peer_rd = peer_mac[48*peer_n +: 32];
+            `QPNIC_PEERREG_MAC_HI: peer_rd = {16'd0, peer_mac[48*peer_n + 32 +: 16]};
+            `QPNIC_PEERREG_IP:     peer_rd = peer_ip[32*peer_n +: 32];
+            default:               peer_rd = 32'd0;
+            endcase
+        end
+        // (entry 0's flip-flops: reset, never written, never read)
+        wire unused_peer0 = &{1'b0, macs[47:0], ips[31:0]};
+    end else begin : g_no_peers
+        assign peer_mac = {NP*48{1'b0}};
+        assign peer_ip  = {NP*32{1'b0}};
+        always @* peer_rd = 32'd0;
+        wire unused_peer = &{1'b0, cfg_mac, cfg_ip, peer_n, peer_off};
+    end endgenerate
+
     // ---- read mux ----------------------------------------------------------
     reg [31:0] rd_word;
     reg        rd_latch;      // this read is a flip-flop counter's _LO: latch rd_hi
@@ -420,6 +484,7 @@ module qpnic_csr #(
             `QPNIC_REG_PT_IDX:    rd_word[`QPNIC_CAPS3_PT_ENTRIES] = pt_idx;
             default: ;
             endcase
+            if (peer_hit) rd_word = peer_rd;
         end
     end
 

@@ -21,6 +21,8 @@
 //   EPOCH     the QP's epoch when the WQE was claimed: an entry of another
 //             epoch than its QP's (an RNR rewind came after it) is
 //             discarded, its response dropped, its slot not retired
+//   NET       its packet went to another NIC (the QP's peer is not 0): a
+//             network may lose it or its answer (the completer's timer)
 `ifndef QPNIC_OST_VH
 `define QPNIC_OST_VH
 `define QPNIC_OST_SLOT_BITS 4
@@ -35,5 +37,6 @@
 `define QPNIC_OST_SILENT   (74 + `QPNIC_OST_SLOT_BITS)
 `define QPNIC_OST_NO_CQE   (75 + `QPNIC_OST_SLOT_BITS)
 `define QPNIC_OST_EPOCH    (76 + `QPNIC_OST_SLOT_BITS)
-`define QPNIC_OST_WIDTH    (77 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_NET      (77 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_WIDTH    (78 + `QPNIC_OST_SLOT_BITS)
 `endif

@@ -286,7 +286,7 @@ module qpnic_qp_table #(
     localparam W_BASE = `QPNIC_QP_CTX_SQ_BASE_LO_WIDTH;   // each ring base word
     localparam W_CFG  = `QPNIC_QP_CTX_RECV_CQ_WIDTH + `QPNIC_QP_CTX_SEND_CQ_WIDTH +
                         `QPNIC_QP_CTX_RQ_LOG_WIDTH + `QPNIC_QP_CTX_SQ_LOG_WIDTH;
-    localparam W_REM  = `QPNIC_QP_CTX_REMOTE_QPN_WIDTH;
+    localparam W_REM  = `QPNIC_QP_CTX_PEER_WIDTH + `QPNIC_QP_CTX_REMOTE_QPN_WIDTH;   // peer, qpn
     localparam W_PD   = `QPNIC_PD_BITS;
     localparam W_GEN  = `QPNIC_QP_CTX_GEN_WIDTH;
     localparam W_RNR  = `QPNIC_QP_CTX_RNR_RETRY_WIDTH;
@@ -327,7 +327,7 @@ module qpnic_qp_table #(
         cfg_wd[L_RQ_LO*LB +: W_BASE]  = c_arg;
         cfg_wd[L_RQ_HI*LB +: W_BASE]  = c_arg;
         cfg_wd[L_CFG*LB +: W_CFG]     = {w_rcq, w_scq, c_arg[`QPNIC_QP_CFG_RQ_LOG], c_arg[`QPNIC_QP_CFG_SQ_LOG]};
-        cfg_wd[L_REMOTE*LB +: W_REM]  = w_rqpn;
+        cfg_wd[L_REMOTE*LB +: W_REM]  = {c_arg[`QPNIC_QP_REMOTE_PEER], w_rqpn};
         cfg_wd[L_PD*LB +: W_PD]       = c_arg[`QPNIC_PD_BITS-1:0];
         cfg_wd[L_GEN*LB +: W_GEN]     = c_arg[`QPNIC_QP_NUM_GEN];
         cfg_wd[L_RNR*LB +: W_RNR]     = c_arg[`QPNIC_QP_RNR_RETRY];
@@ -358,7 +358,7 @@ module qpnic_qp_table #(
         ram_w[`QPNIC_QP_CTX_RQ_BASE_HI_FLAT] = cfg_q[L_RQ_HI*LB +: W_BASE];
         {ram_w[`QPNIC_QP_CTX_RECV_CQ_FLAT], ram_w[`QPNIC_QP_CTX_SEND_CQ_FLAT],
          ram_w[`QPNIC_QP_CTX_RQ_LOG_FLAT], ram_w[`QPNIC_QP_CTX_SQ_LOG_FLAT]} = cfg_q[L_CFG*LB +: W_CFG];
-        ram_w[`QPNIC_QP_CTX_REMOTE_QPN_FLAT] = cfg_q[L_REMOTE*LB +: W_REM];
+        {ram_w[`QPNIC_QP_CTX_PEER_FLAT], ram_w[`QPNIC_QP_CTX_REMOTE_QPN_FLAT]} = cfg_q[L_REMOTE*LB +: W_REM];
         ram_w[`QPNIC_QP_CTX_PD_FLAT]  = cfg_q[L_PD*LB +: W_PD];
         ram_w[`QPNIC_QP_CTX_GEN_FLAT] = cfg_q[L_GEN*LB +: W_GEN];
         ram_w[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = cfg_q[L_RNR*LB +: W_RNR];
@@ -448,7 +448,10 @@ module qpnic_qp_table #(
             rdata[`QPNIC_QP_CFG_SEND_CQ] = cur_scq[`QPNIC_QP_CFG_SEND_CQ_WIDTH-1:0];
             rdata[`QPNIC_QP_CFG_RECV_CQ] = cur_rcq[`QPNIC_QP_CFG_RECV_CQ_WIDTH-1:0];
         end
-        `QPNIC_QPREG_REMOTE:  rdata[`QPNIC_QP_REMOTE_QPN] = cur_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0];
+        `QPNIC_QPREG_REMOTE: begin
+            rdata[`QPNIC_QP_REMOTE_QPN]  = cur_rqpn[`QPNIC_QP_REMOTE_QPN_WIDTH-1:0];
+            rdata[`QPNIC_QP_REMOTE_PEER] = cur[`QPNIC_QP_CTX_PEER_FLAT];
+        end
         `QPNIC_QPREG_STATE:   rdata[`QPNIC_QP_CTX_STATE_WIDTH-1:0] = st;
         `QPNIC_QPREG_SQ_PI:   rdata[IW-1:0] = sq_pi;
         `QPNIC_QPREG_RQ_PI:   rdata[IW-1:0] = rq_pi;

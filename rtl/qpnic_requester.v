@@ -244,6 +244,7 @@ module qpnic_requester #(
     // request in flight
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // its PD: every check of the WQE names it
+    reg          ctx_net;       // its peer is another NIC: the packet goes on the wire
     reg [63:0]   ctx_sq_base;   // its SQ ring (INLINE payloads are there)
     reg [4:0]    ctx_sq_log;
     reg          ctx_have;      // ctx_state is the answer for this WQE
@@ -258,6 +259,7 @@ module qpnic_requester #(
     reg [31:0]   job_rtoken, job_rva_lo, job_rva_hi;
     reg [23:0]   job_psn, job_dqp;
     reg [23:0]   nxt_psn, nxt_dqp;  // the PSN's answer, until it joins the job
+    reg [`QPNIC_PEER_BITS-1:0] job_peer, nxt_peer;   // the peer QP's NIC (LRH peer)
 
     // --- WQE fields ---
     // Whole words are taken so that each field comes out through its layout
@@ -429,7 +431,7 @@ module qpnic_requester #(
     end
     wire tq_grant  = tq_busy && tq_req_ready;
     wire tq_answer = tq_wait && tq_rsp_valid;
-    // PSN's answer: the packet's PSN and the peer's QP number
+    // PSN's answer: the packet's PSN, the peer's QP number (and its NIC)
     wire [23:0] rsp_psn = tq_rsp_ctx[`QPNIC_QP_CTX_PSN_FLAT];
     wire [23:0] rsp_dqp = tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
     wire        rsp_same_epoch = (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] == epoch);
@@ -460,6 +462,8 @@ module qpnic_requester #(
     always @* begin
         hdr_word = 32'd0;
         case (hdr_i)
+        LRH_AT + `QPNIC_LRH_PEER_WORD:
+            hdr_word[`QPNIC_LRH_PEER] = job_peer;
         LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD:
             hdr_word[`QPNIC_LRH_PAYLOAD_BYTES] = payload;
         BTH_AT + `QPNIC_BTH_OPCODE_WORD: begin
@@ -537,6 +541,7 @@ module qpnic_requester #(
         ost[`QPNIC_OST_SILENT] = (flags & `QPNIC_OP_FLAG_SILENT_SUCCESS) != 16'd0;
         ost[`QPNIC_OST_NO_CQE] = is_idata;
         ost[`QPNIC_OST_EPOCH]  = epoch;
+        ost[`QPNIC_OST_NET]    = ctx_net && !is_local;
     end
     // A packet's entry and the start of its gather go together.
     wire has_payload = !is_read && !is_local && p_total != 34'd0;
@@ -652,6 +657,7 @@ module qpnic_requester #(
             qpn        <= {QW{1'b0}};
             ctx_state  <= `QPNIC_QP_STATE_RESET;
             ctx_pd     <= 0;
+            ctx_net    <= 1'b0;
             ctx_sq_base <= 64'd0;
             ctx_sq_log <= 5'd0;
             ctx_have   <= 1'b0;
@@ -672,6 +678,8 @@ module qpnic_requester #(
             job_dqp    <= 24'd0;
             nxt_psn    <= 24'd0;
             nxt_dqp    <= 24'd0;
+            job_peer   <= {`QPNIC_PEER_BITS{1'b0}};
+            nxt_peer   <= {`QPNIC_PEER_BITS{1'b0}};
             job_write  <= 1'b0;
             job_read   <= 1'b0;
             job_se     <= 1'b0;
@@ -805,6 +813,7 @@ module qpnic_requester #(
             if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
                 ctx_stale  <= !rsp_same_epoch;
                 ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
+                ctx_net   <= tq_rsp_ctx[`QPNIC_QP_CTX_PEER_FLAT] != 0;
                 ctx_pd    <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_sq_base <= {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT], tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
                 ctx_sq_log  <= tq_rsp_ctx[`QPNIC_QP_CTX_SQ_LOG_FLAT];
@@ -816,6 +825,7 @@ module qpnic_requester #(
                 // target, waiting for the rewound SEND's PSN, drops
                 nxt_psn <= psn_wr_psn;
                 nxt_dqp <= rsp_dqp;
+                nxt_peer <= tq_rsp_ctx[`QPNIC_QP_CTX_PEER_FLAT];
             end
 
             // the job register: filled by the front end, freed by the back
@@ -824,6 +834,7 @@ module qpnic_requester #(
                 job_valid  <= 1'b1;
                 job_psn    <= nxt_psn;
                 job_dqp    <= nxt_dqp;
+                job_peer   <= nxt_peer;
                 job_write  <= is_write;
                 job_read   <= is_read;
                 job_se     <= (is_send || is_sinv) &&

@@ -46,7 +46,8 @@
 // answers that none is left. Only the responder consumes RQ WQEs, so a
 // receive is never both filled and flushed; a queued flush goes before the
 // next packet's first word.
-// Responses: LRH, BTH (dest_qp = the QP's remote, psn = the request's),
+// Responses: LRH (peer = the request's: back where it came from), BTH
+// (dest_qp = the QP's remote, psn = the request's),
 // AETH (syndrome; msn = the request's psn), then any payload. A response's
 // header is handed to a small emitter that sends its words while the FSM
 // goes on to the next packet (an ACK costs the FSM one cycle, not five); a
@@ -192,8 +193,8 @@ module qpnic_responder #(
 
     reg [4:0]    state;
     reg          inv_sent;     // S_INVAL: its check went out
-    reg [255:0]  hdr;          // request header, word w at [32w +: 32]
-    localparam   HDR_SLOTS = 256 / 32;
+    localparam   HDR_SLOTS = HDR_RETH;   // the longest request header
+    reg [32*HDR_SLOTS-1:0] hdr; // request header, word w at [32w +: 32]
     integer      wj;           // a word's slot (hdr, rqwqe)
     reg [3:0]    hdr_i;
     reg          has_payload;  // beats follow the header
@@ -241,6 +242,7 @@ module qpnic_responder #(
     reg [7:0]    r_syn;
     reg [23:0]   r_psn;
     reg [23:0]   r_dqp;
+    reg [`QPNIC_PEER_BITS-1:0] r_peer;   // where the request came from (LRH peer)
     reg [31:0]   r_len;        // payload bytes (READ)
 
     // --- request header fields ---
@@ -248,6 +250,7 @@ module qpnic_responder #(
     // macro; the bits of a word that belong to other fields are unused here.
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] h_lrh  = hdr[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32];
+    wire [31:0] h_peer = hdr[32*(LRH_AT + `QPNIC_LRH_PEER_WORD) +: 32];
     wire [31:0] h_op   = hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
     wire [31:0] h_se   = hdr[32*(BTH_AT + `QPNIC_BTH_SE_WORD) +: 32];
     wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];
@@ -485,6 +488,8 @@ module qpnic_responder #(
     always @* begin
         resp_word = 32'd0;
         case ({1'b0, r_i})
+        LRH_AT + `QPNIC_LRH_PEER_WORD:
+            resp_word[`QPNIC_LRH_PEER] = r_peer;
         LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD:
             resp_word[`QPNIC_LRH_PAYLOAD_BYTES] = resp_payload;
         BTH_AT + `QPNIC_BTH_OPCODE_WORD: begin   // opcode and pkey share it
@@ -563,7 +568,7 @@ module qpnic_responder #(
     always @(posedge clk) begin
         if (rst) begin
             state       <= S_HDR;
-            hdr         <= 256'd0;
+            hdr         <= {32*HDR_SLOTS{1'b0}};
             hdr_i       <= 4'd0;
             has_payload <= 1'b0;
             dq          <= {QW{1'b0}};
@@ -600,6 +605,7 @@ module qpnic_responder #(
             r_syn       <= `QPNIC_AETH_SYNDROME_ACK;
             r_psn       <= 24'd0;
             r_dqp       <= 24'd0;
+            r_peer      <= {`QPNIC_PEER_BITS{1'b0}};
             r_len       <= 32'd0;
         end else begin
             // the destination QP's context: its number as its word
@@ -792,6 +798,7 @@ module qpnic_responder #(
                     r_syn  <= syn;
                     r_psn  <= req_psn;
                     r_dqp  <= ctx_valid ? ctx_remote : 24'd0;
+                    r_peer <= h_peer[`QPNIC_LRH_PEER];   // back where it came from
                     ctx_valid <= 1'b0;   // the next packet READs its own
                     r_len  <= reth_len;
                     state  <= (read_resp && reth_len != 32'd0) ? S_RWAIT : S_HDR;

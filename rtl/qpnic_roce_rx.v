@@ -11,21 +11,24 @@
 //            payload of 0 bytes or more; the frame holds all of ip_len
 //            (bytes after it, a MAC's padding of a short frame, are
 //            ignored); the packet fits the buffer
-//   address  Ethernet destination cfg_mac and IPv4 destination cfg_ip
+//   address  Ethernet destination cfg_mac and IPv4 destination cfg_ip;
+//            an IPv4 source in the peer table (its index, the lowest
+//            that matches, is the packet's LRH peer: entry 0 is this NIC)
 //   icrc     the ICRC matches the bytes it covers
 // The ICRC comes last, so the frame's words wait in the buffer until it
-// has been compared: they are written as they arrive (the LRH first, as
-// soon as the BTH's opcode and pad give the payload's length) and
+// has been compared: they are written as they arrive (the LRH first: its
+// peer word as the BTH's opcode arrives, its length word once the opcode
+// and pad give the payload's length) and
 // published to the reader (cp) only once the frame is whole and good;
 // a dropped frame's words are forgotten by moving the write pointer back.
 //
 // The buffer is a block RAM of 2^LOG_DEPTH port words; a packet needs its
-// words plus the LRH. When it is full the frame waits (in_ready low): the
+// words plus the LRH's two. When it is full the frame waits (in_ready low): the
 // published packets before it drain to the responder and the completer
 // independently of this frame, so the wait ends. A frame larger than the
 // whole buffer could never fit and is dropped as a header error.
 //
-// Port words: the LRH (payload bytes), the BTH and extension header with
+// Port words: the LRH (peer, payload bytes), the BTH and extension header with
 // the first byte in bits 31:24, then the payload in lane order with keep
 // on the last beat (the pad removed), as qpnic_responder and
 // qpnic_completer read them. out_resp is high for the beats of a response
@@ -37,6 +40,8 @@
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
 //   cfg_mac, cfg_ip          this NIC's addresses
+//   peer_ip                  the peer table's IPv4 addresses, entry n at
+//                            [32n +: 32] (entry 0 = cfg_ip; 0: unused)
 //   in_*                     frames
 //   out_*, out_resp          packets
 //   frame_ok                 a pulse as a kept frame is published
@@ -52,6 +57,7 @@ module qpnic_roce_rx #(
     input  wire        rst,
     input  wire [47:0] cfg_mac,
     input  wire [31:0] cfg_ip,
+    input  wire [`QPNIC_NUM_PEERS*32-1:0] peer_ip,
     input  wire        in_valid,
     output wire        in_ready,
     input  wire [31:0] in_data,
@@ -103,7 +109,7 @@ module qpnic_roce_rx #(
     /* verilator lint_off UNUSEDSIGNAL */
     reg  [7:0]  flags;
     /* verilator lint_on UNUSEDSIGNAL */
-    reg  [31:0] ip_dst;
+    reg  [31:0] ip_dst, ip_src;
     reg  [19:0] csum;        // IPv4 header: sum of its 16-bit words
     reg  [31:0] crc;
     reg  [31:0] seen;        // frame bytes received
@@ -128,8 +134,22 @@ module qpnic_roce_rx #(
                   csum2 == 16'hFFFF && dport == `QPNIC_ROCE_UDP_DPORT_VALUE &&
                   udp_len == ip_len - 16'd20 && udp_len[1:0] == 2'd0 &&
                   (op_req || op_resp) && flags[3:0] == 4'd0 && !plen[16] &&
-                  ip_len >= 16'd20 && {1'b0, nw} + 17'd1 <= DEPTH;
-    wire addr_ok = dst_mac == cfg_mac && ip_dst == cfg_ip;
+                  ip_len >= 16'd20 && {1'b0, nw} + `QPNIC_LRH_WORDS <= DEPTH;
+    // the source: the lowest peer table entry with its address
+    localparam integer NP = `QPNIC_NUM_PEERS;
+    reg         src_ok;
+    reg  [`QPNIC_PEER_BITS-1:0] src_peer;
+    integer     pn;
+    always @* begin
+        src_ok   = 1'b0;
+        src_peer = {`QPNIC_PEER_BITS{1'b0}};
+        for (pn = NP - 1; pn >= 0; pn = pn - 1)
+            if (ip_src != 32'd0 && peer_ip[32*pn +: 32] == ip_src) begin
+                src_ok   = 1'b1;
+                src_peer = pn[`QPNIC_PEER_BITS-1:0];
+            end
+    end
+    wire addr_ok = dst_mac == cfg_mac && ip_dst == cfg_ip && src_ok;
 
     // the last data word's keep: the pad's lanes are not payload
     wire        last_data  = (j == nw);      // word j - 1 (in pend) is the last
@@ -143,10 +163,14 @@ module qpnic_roce_rx #(
     wire [LOG_DEPTH:0] held = wp - rp;
     wire full = (held == DEPTH[LOG_DEPTH:0]);
     reg  [31:0] pend;                     // port word j - 1, written a beat late
-    // a write this beat: the LRH at beat 11, else port word j - 1 while
-    // j <= nw; only while the frame is still being kept
-    wire at_lrh = (bt == W0) && (j == 16'd0);
-    wire wr_now = writing && (at_lrh ? (addr_ok && hdr_ok) : (j >= 16'd1 && j <= nw));
+    // a write this beat: the LRH's peer word at beat 10 (the source is in;
+    // the opcode, for the lane, arrives in this beat), its length word at
+    // beat 11, else port word j - 1 while j <= nw; only while the frame is
+    // still being kept (a frame dropped later forgets them all)
+    wire at_peer = (bt == W0 - 4'd1);
+    wire at_lrh  = (bt == W0) && (j == 16'd0);
+    wire wr_now  = writing && (at_peer || (at_lrh ? (addr_ok && hdr_ok) : (j >= 16'd1 && j <= nw)));
+    wire [7:0] opcode_now = in_data[8*(HB % 4) +: 8];   // at_peer: BTH byte 0
     assign in_ready = !(wr_now && full);
 
     // a header word in the port's byte order; BTH word 0's padcnt back to
@@ -160,7 +184,10 @@ module qpnic_roce_rx #(
     end
     reg  [BW-1:0] wr_word;
     always @* begin
-        if (at_lrh)
+        if (at_peer) begin
+            wr_word = {is_response(opcode_now), 1'b0, 3'b111, 32'd0};
+            wr_word[`QPNIC_LRH_PEER] = src_peer;
+        end else if (at_lrh)
             wr_word = {op_resp, 1'b0, 3'b111, 15'd0, plen};
         else
             wr_word = {op_resp, last_data,
@@ -243,7 +270,7 @@ module qpnic_roce_rx #(
             bt <= 4'd0; j <= 16'd0; prev_hi <= 16'd0; pend <= 32'd0;
             dst_mac <= 48'd0; etype <= 16'd0; ip_len <= 16'd0; frag <= 16'd0;
             dport <= 16'd0; udp_len <= 16'd0; vihl <= 8'd0; proto <= 8'd0;
-            opcode <= 8'd0; flags <= 8'd0; ip_dst <= 32'd0; csum <= 20'd0;
+            opcode <= 8'd0; flags <= 8'd0; ip_dst <= 32'd0; ip_src <= 32'd0; csum <= 20'd0;
             crc <= CRC_START; seen <= 32'd0;
             bad_icrc <= 1'b0; icrc_seen <= 1'b0;
             writing <= 1'b1;
@@ -264,6 +291,7 @@ module qpnic_roce_rx #(
                 `TAKE(frag,    `QPNIC_ROCE_IP_FRAG_OFF,   `QPNIC_ROCE_IP_FRAG_BYTES)
                 `TAKE(proto,   `QPNIC_ROCE_IP_PROTO_OFF,  `QPNIC_ROCE_IP_PROTO_BYTES)
                 `TAKE(ip_dst,  `QPNIC_ROCE_IP_DST_OFF,    `QPNIC_ROCE_IP_DST_BYTES)
+                `TAKE(ip_src,  `QPNIC_ROCE_IP_SRC_OFF,    `QPNIC_ROCE_IP_SRC_BYTES)
                 `TAKE(dport,   `QPNIC_ROCE_UDP_DPORT_OFF, `QPNIC_ROCE_UDP_DPORT_BYTES)
                 `TAKE(udp_len, `QPNIC_ROCE_UDP_LEN_OFF,   `QPNIC_ROCE_UDP_LEN_BYTES)
                 `TAKE(opcode,  HB, 1)            // BTH byte 0
@@ -322,6 +350,12 @@ module qpnic_roce_rx #(
 `ifndef SYNTHESIS
     // the 2-byte straddle above is built in
     initial if (HB % 4 != 2) $fatal(1, "qpnic_roce_rx: HDR_BYTES %0d is not 2 past a 4-byte boundary", HB);
+    // the LRH's peer word goes in first (at_peer), then its length word
+    initial if (`QPNIC_LRH_WORDS != 2 || `QPNIC_LRH_PEER_WORD != 0 || `QPNIC_LRH_PAYLOAD_BYTES_WORD != 1)
+        $fatal(1, "qpnic_roce_rx: the LRH's words are not (peer, payload_bytes)");
+    // the peer word's beat holds the BTH's opcode and the source address
+    initial if (HB / 4 != W0_AT - 1 || `QPNIC_ROCE_IP_SRC_OFF + `QPNIC_ROCE_IP_SRC_BYTES > 4 * (W0_AT - 1))
+        $fatal(1, "qpnic_roce_rx: the peer word's beat does not follow the source address");
 `endif
 `undef TAKE
 endmodule

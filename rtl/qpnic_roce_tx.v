@@ -1,6 +1,6 @@
 // qpnic_roce_tx: one port packet in, one RoCEv2 frame out (docs/wire.md,
-// "Framing"). The port packet is the datapath's word stream: an LRH word
-// (the payload's length), the BTH, its extension header (RETH, AETH or IETH,
+// "Framing"). The port packet is the datapath's word stream: the LRH's two
+// words (the peer it goes to, the payload's length), the BTH, its extension header (RETH, AETH or IETH,
 // by opcode) and the payload. The frame is what an Ethernet MAC sends:
 // Ethernet II, IPv4, UDP to port 4791 (the layout's frame roce), then the
 // BTH, the extension, the payload, its pad to a 4-byte boundary (BTH
@@ -13,6 +13,7 @@
 // the way out; payload words are in lane order already.
 //
 // How it runs. The LRH, BTH word 0 and BTH word 1 are read first: the
+// destination addresses are the LRH peer's (peer, looked up outside), the
 // lengths in the IPv4 and UDP headers need the opcode and the payload
 // length, and the UDP source port the destination QP. Then chunks of 1 to 4
 // bytes go through a byte packer, one a cycle: the 42-byte header in 11
@@ -32,7 +33,10 @@
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
 //   cfg_mac, cfg_ip          this NIC's addresses (the frame's source)
-//   cfg_peer_mac, cfg_peer_ip  the peer's (the frame's destination)
+//   peer                     the LRH peer of the frame being built, from
+//                            its first word to its last beat
+//   cfg_peer_mac, cfg_peer_ip  that peer's addresses (the frame's
+//                            destination), looked up from peer
 //   in_*                     one port packet at a time; in_keep is all ones
 //                            but on the last payload beat
 //   out_*                    the frame, a beat a cycle when out_ready
@@ -46,6 +50,7 @@ module qpnic_roce_tx (
     input  wire        rst,
     input  wire [47:0] cfg_mac,
     input  wire [31:0] cfg_ip,
+    output reg  [`QPNIC_PEER_BITS-1:0] peer,
     input  wire [47:0] cfg_peer_mac,
     input  wire [31:0] cfg_peer_ip,
     input  wire        in_valid,
@@ -67,8 +72,13 @@ module qpnic_roce_tx (
     localparam [31:0] CRC_START = crc_ones(8);
 
     // ------------------------------------------------------------ state
-    localparam [3:0] S_LRH = 4'd0, S_BTH0 = 4'd1, S_BTH1 = 4'd2, S_SUM = 4'd3,
+    localparam [3:0] S_PEER = 4'd0, S_LRH = 4'd9, S_BTH0 = 4'd1, S_BTH1 = 4'd2, S_SUM = 4'd3,
                      S_HDR = 4'd4, S_BODY = 4'd5, S_PAD = 4'd6, S_ICRC = 4'd7, S_TAIL = 4'd8;
+    // (the LRH's words in the layout's order: the peer's, then the length's)
+`ifndef SYNTHESIS
+    initial if (`QPNIC_LRH_PEER_WORD != 0 || `QPNIC_LRH_PAYLOAD_BYTES_WORD != 1)
+        $fatal(1, "qpnic_roce_tx: the LRH's words are not (peer, payload_bytes)");
+`endif
     reg  [3:0]  state;
     reg  [31:0] plen;        // payload bytes (LRH)
     reg  [31:0] bth0, bth1;  // BTH words 0 (padcnt set here) and 1
@@ -212,10 +222,10 @@ module qpnic_roce_tx (
     wire [3:0]  tot  = {2'd0, cn} + {1'b0, pk_n};
     wire        full = (tot >= 4'd4);
 
-    assign in_ready   = (state == S_LRH) || (state == S_BTH0) || (state == S_BTH1) ||
+    assign in_ready   = (state == S_PEER) || (state == S_LRH) || (state == S_BTH0) || (state == S_BTH1) ||
                         ((state == S_BODY) && can_push);
     assign frame_sent = out_valid && out_ready && out_last;
-    assign idle       = (state == S_LRH) && !out_valid;
+    assign idle       = (state == S_PEER) && !out_valid;
 
     // the IPv4 header checksum (RFC 791): the ones' complement of the
     // ones' complement sum of its 16-bit words, checksum field 0
@@ -230,7 +240,8 @@ module qpnic_roce_tx (
 
     always @(posedge clk) begin
         if (rst) begin
-            state     <= S_LRH;
+            state     <= S_PEER;
+            peer      <= {`QPNIC_PEER_BITS{1'b0}};
             out_valid <= 1'b0;
             out_data  <= 32'd0;
             out_keep  <= 4'd0;
@@ -250,6 +261,10 @@ module qpnic_roce_tx (
         end else begin
             if (out_valid && out_ready) out_valid <= 1'b0;
             case (state)
+            S_PEER: if (in_valid) begin
+                peer  <= in_data[`QPNIC_LRH_PEER];
+                state <= S_LRH;
+            end
             S_LRH: if (in_valid) begin
                 plen  <= in_data[`QPNIC_LRH_PAYLOAD_BYTES];
                 state <= S_BTH0;
@@ -299,7 +314,7 @@ module qpnic_roce_tx (
                     if (in_last)  state <= (pad != 2'd0) ? S_PAD : S_ICRC;
                 end
                 S_PAD:  state <= S_ICRC;
-                S_ICRC: state <= (tot == 4'd4) ? S_LRH : S_TAIL;
+                S_ICRC: state <= (tot == 4'd4) ? S_PEER : S_TAIL;
                 default: ;
                 endcase
             end
@@ -312,7 +327,7 @@ module qpnic_roce_tx (
                 out_last  <= 1'b1;
                 cbuf      <= 24'd0;
                 cn        <= 2'd0;
-                state     <= S_LRH;
+                state     <= S_PEER;
             end
         end
     end

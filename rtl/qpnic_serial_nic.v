@@ -102,7 +102,7 @@ module qpnic_serial_nic #(
         .dmaw_dat_data(dmaw_dat_data), .dmaw_dat_keep(dmaw_dat_keep), .dmaw_dat_last(dmaw_dat_last),
         .ntf_valid(ntf_valid), .ntf_ready(ntf_ready), .ntf_data(ntf_data),
         // no network port on a board yet: the wire is not built (WIRE 0)
-        .wire_en(1'b0), .cfg_mac(48'd0), .cfg_ip(32'd0), .cfg_peer_mac(48'd0), .cfg_peer_ip(32'd0),
+        .wire_en(1'b0), .cfg_mac(48'd0), .cfg_ip(32'd0),
         .ftx_valid(wire_ftx_valid), .ftx_ready(1'b0), .ftx_data(wire_ftx_data), .ftx_keep(wire_ftx_keep),
         .ftx_last(wire_ftx_last), .frx_valid(1'b0), .frx_ready(wire_frx_ready), .frx_data(32'd0),
         .frx_keep(4'd0), .frx_last(1'b0), .wire_cnt(wire_cnt),

@@ -15,7 +15,11 @@
 //   RX_LOG_DEPTH   log2 of the receive buffer's words (qpnic_roce_rx)
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
-//   cfg_*                    this NIC's MAC and IPv4 address, and its peer's
+//   cfg_mac, cfg_ip          this NIC's MAC and IPv4 address
+//   peer_mac, peer_ip        the peer table (qpnic_csr): entry n at
+//                            [48n +: 48], [32n +: 32]; a frame goes to its
+//                            packet's LRH peer, and one received carries the
+//                            entry of its source (docs/wire.md, "Two NICs")
 //   txq_*, txs_*             packets from the datapath: requests (from the
 //                            requester's port FIFO), responses (from the
 //                            responder's)
@@ -27,6 +31,7 @@
 //                            bad header or length, a bad ICRC)
 //   idle                     no packet or frame inside, none half taken
 `default_nettype none
+`include "qpnic_layout.vh"
 
 module qpnic_wire #(
     parameter RX_LOG_DEPTH = 11
@@ -35,8 +40,8 @@ module qpnic_wire #(
     input  wire        rst,
     input  wire [47:0] cfg_mac,
     input  wire [31:0] cfg_ip,
-    input  wire [47:0] cfg_peer_mac,
-    input  wire [31:0] cfg_peer_ip,
+    input  wire [`QPNIC_NUM_PEERS*48-1:0] peer_mac,
+    input  wire [`QPNIC_NUM_PEERS*32-1:0] peer_ip,
     input  wire        txq_valid,
     output wire        txq_ready,
     input  wire [31:0] txq_data,
@@ -98,9 +103,11 @@ module qpnic_wire #(
     wire tx_idle, rx_idle;
     assign idle = tx_idle && rx_idle && !busy;
 
+    wire [`QPNIC_PEER_BITS-1:0] tx_peer;
     qpnic_roce_tx u_tx (
         .clk(clk), .rst(rst),
-        .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .cfg_peer_mac(cfg_peer_mac), .cfg_peer_ip(cfg_peer_ip),
+        .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .peer(tx_peer),
+        .cfg_peer_mac(peer_mac[48*tx_peer +: 48]), .cfg_peer_ip(peer_ip[32*tx_peer +: 32]),
         .in_valid(m_valid), .in_ready(m_ready),
         .in_data(pick ? txs_data : txq_data), .in_keep(pick ? txs_keep : txq_keep),
         .in_last(pick ? txs_last : txq_last),
@@ -113,7 +120,7 @@ module qpnic_wire #(
     wire [3:0]  r_keep;
     wire        r_last;
     qpnic_roce_rx #(.LOG_DEPTH(RX_LOG_DEPTH)) u_rx (
-        .clk(clk), .rst(rst), .cfg_mac(cfg_mac), .cfg_ip(cfg_ip),
+        .clk(clk), .rst(rst), .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .peer_ip(peer_ip),
         .in_valid(frx_valid), .in_ready(frx_ready), .in_data(frx_data),
         .in_keep(frx_keep), .in_last(frx_last),
         .out_valid(r_valid), .out_ready(r_resp ? rxs_ready : rxq_ready),

@@ -460,8 +460,8 @@ void Harness::reset() {
     c.dmaw_dat_ready = 0;
     c.ntf_ready = 0;
     c.wire_en = cfg_.wire != nullptr;   // (held from before rst ends)
-    c.cfg_mac = c.cfg_peer_mac = WIRE_MAC;
-    c.cfg_ip = c.cfg_peer_ip = WIRE_IP;
+    c.cfg_mac = WIRE_MAC;
+    c.cfg_ip = WIRE_IP;
     c.ftx_ready = 0;
     c.frx_valid = 0;
     for (unsigned i = 0; i < RESET_CYCLES; i++) {

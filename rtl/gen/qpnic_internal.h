@@ -183,6 +183,11 @@
 #define QPNIC_QP_CTX_REMOTE_QPN_SHIFT 0u
 #define QPNIC_QP_CTX_REMOTE_QPN_WIDTH 24u
 #define QPNIC_QP_CTX_REMOTE_QPN_MASK 0xFFFFFFu
+/* peer: the connected QP's NIC: an index into the peer table (struct lrh peer of its packets; 0 this NIC) */
+#define QPNIC_QP_CTX_PEER_WORD 6u
+#define QPNIC_QP_CTX_PEER_SHIFT 24u
+#define QPNIC_QP_CTX_PEER_WIDTH 2u
+#define QPNIC_QP_CTX_PEER_MASK 0x3u
 /* sq_pi: SQ producer index (the doorbell) */
 #define QPNIC_QP_CTX_SQ_PI_WORD 7u
 #define QPNIC_QP_CTX_SQ_PI_SHIFT 0u

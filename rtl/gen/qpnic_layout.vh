@@ -4,12 +4,14 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 520  // layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC)
+`define QPNIC_VERSION_VALUE 521  // layout version 2.9 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
 `define QPNIC_MAX_NUM_QP 256  // most queue pairs a build can have: the QP register block holds 256
 `define QPNIC_MAX_NUM_CQ 256  // most completion queues a build can have: the CQ register block holds 256
+`define QPNIC_NUM_PEERS 4  // entries of the wire's peer table (the per-peer register block): entry 0 is this NIC, 1 .. NUM_PEERS-1 other NICs the host names; a QP's peer (qp_remote peer) is an index into it (docs/wire.md, "Two NICs")
+`define QPNIC_PEER_BITS 2  // bits of a peer-table index (struct lrh peer, qp_remote peer, qp_ctx peer): NUM_PEERS <= 2^PEER_BITS
 `define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num
 `define QPNIC_PD_BITS 16  // bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS)
 `define QPNIC_FREG_PAGE_BYTES 4096  // page size of ndk_fast_register's page list and of the page table; no DMA request into memory an SGE or a region names (the gathers' and scatters') crosses a boundary of this many bytes, so each lies in one page (the WQE fetch's burst reads of a ring may cross one)
@@ -54,7 +56,7 @@
 `define QPNIC_LINK_VERSION 1  // board link: protocol version, in RESET_DONE (struct link_reset version)
 
 // wire frames: byte offsets and lengths (big-endian fields)
-`define QPNIC_ROCE_ETH_DST_OFF 0  // byte offset of roce.eth_dst: destination MAC: the peer's (cfg_peer_mac); a frame to another MAC is dropped
+`define QPNIC_ROCE_ETH_DST_OFF 0  // byte offset of roce.eth_dst: destination MAC: the packet's peer's (peer table entry lrh peer); a frame to another MAC than this NIC's (cfg_mac) is dropped
 `define QPNIC_ROCE_ETH_DST_BYTES 6  // bytes of roce.eth_dst
 `define QPNIC_ROCE_ETH_SRC_OFF 6  // byte offset of roce.eth_src: source MAC: the NIC's own (cfg_mac)
 `define QPNIC_ROCE_ETH_SRC_BYTES 6  // bytes of roce.eth_src
@@ -83,9 +85,9 @@
 `define QPNIC_ROCE_IP_PROTO_VALUE 8'h11  // what the NIC sends in roce.ip_proto
 `define QPNIC_ROCE_IP_CSUM_OFF 24  // byte offset of roce.ip_csum: IPv4 header checksum (RFC 791); a frame whose header does not sum to all ones is dropped
 `define QPNIC_ROCE_IP_CSUM_BYTES 2  // bytes of roce.ip_csum
-`define QPNIC_ROCE_IP_SRC_OFF 26  // byte offset of roce.ip_src: source IPv4 address: the NIC's own (cfg_ip)
+`define QPNIC_ROCE_IP_SRC_OFF 26  // byte offset of roce.ip_src: source IPv4 address: the NIC's own (cfg_ip); a frame from an address in no peer table entry is dropped, else its packet carries that entry's index (lrh peer)
 `define QPNIC_ROCE_IP_SRC_BYTES 4  // bytes of roce.ip_src
-`define QPNIC_ROCE_IP_DST_OFF 30  // byte offset of roce.ip_dst: destination IPv4 address: the peer's (cfg_peer_ip); a frame to another address is dropped
+`define QPNIC_ROCE_IP_DST_OFF 30  // byte offset of roce.ip_dst: destination IPv4 address: the packet's peer's (peer table); a frame to another address than cfg_ip is dropped
 `define QPNIC_ROCE_IP_DST_BYTES 4  // bytes of roce.ip_dst
 `define QPNIC_ROCE_UDP_SPORT_OFF 34  // byte offset of roce.udp_sport: UDP source port: 0xC000 | the low 14 bits of the BTH dest_qp (entropy for a network's path hash, as RoCEv2 recommends)
 `define QPNIC_ROCE_UDP_SPORT_BYTES 2  // bytes of roce.udp_sport
@@ -614,6 +616,10 @@
 `define QPNIC_QP_CTX_REMOTE_QPN_WIDTH 24
 `define QPNIC_QP_CTX_REMOTE_QPN 23:0  // the connected QP's number (BTH dest_qp of its packets)
 `define QPNIC_QP_CTX_REMOTE_QPN_FLAT 215:192
+`define QPNIC_QP_CTX_PEER_WORD 6
+`define QPNIC_QP_CTX_PEER_WIDTH 2
+`define QPNIC_QP_CTX_PEER 25:24  // the connected QP's NIC: an index into the peer table (struct lrh peer of its packets; 0 this NIC)
+`define QPNIC_QP_CTX_PEER_FLAT 217:216
 `define QPNIC_QP_CTX_SQ_PI_WORD 7
 `define QPNIC_QP_CTX_SQ_PI_WIDTH 16
 `define QPNIC_QP_CTX_SQ_PI 15:0  // SQ producer index (the doorbell)
@@ -830,6 +836,10 @@
 `define QPNIC_QP_REMOTE_QPN_WIDTH 24
 `define QPNIC_QP_REMOTE_QPN 23:0  // the connected QP's number (BTH dest_qp of this QP's packets)
 `define QPNIC_QP_REMOTE_QPN_FLAT 23:0
+`define QPNIC_QP_REMOTE_PEER_WORD 0
+`define QPNIC_QP_REMOTE_PEER_WIDTH 2
+`define QPNIC_QP_REMOTE_PEER 25:24  // its NIC: a peer-table index (0 this NIC; 1 .. NUM_PEERS-1 an entry the host wrote in the per-peer block; only with the wire)
+`define QPNIC_QP_REMOTE_PEER_FLAT 25:24
 
 // struct qp_rnr (1 words): Per-QP register RNR_RETRY.
 `define QPNIC_QP_RNR_WORDS 1
@@ -886,12 +896,16 @@
 `define QPNIC_CI_REC_CI 15:0  // CQEs the host has taken from the CQ (free-running)
 `define QPNIC_CI_REC_CI_FLAT 15:0
 
-// struct lrh (1 words): Port header, 1 word, in front of every packet. The port is a word stream, so the length a link layer would carry travels here.
-`define QPNIC_LRH_WORDS 1
-`define QPNIC_LRH_PAYLOAD_BYTES_WORD 0
+// struct lrh (2 words): Port header, 2 words, in front of every packet: what a link layer carries (InfiniBand's LRH names the two ends and the length). It never goes on the wire: qpnic_roce_tx takes it off, qpnic_roce_rx puts it back.
+`define QPNIC_LRH_WORDS 2
+`define QPNIC_LRH_PEER_WORD 0
+`define QPNIC_LRH_PEER_WIDTH 2
+`define QPNIC_LRH_PEER 1:0  // the other end, an index into the peer table (NUM_PEERS): on a packet sent, where it goes (the requester: its QP's qp_ctx peer; the responder: the request's own peer); on a packet received, where it came from. 0 is this NIC: the packet loops back inside it, unless the wire is forced (wire_en)
+`define QPNIC_LRH_PEER_FLAT 1:0
+`define QPNIC_LRH_PAYLOAD_BYTES_WORD 1
 `define QPNIC_LRH_PAYLOAD_BYTES_WIDTH 32
 `define QPNIC_LRH_PAYLOAD_BYTES 31:0  // payload bytes after the transport headers
-`define QPNIC_LRH_PAYLOAD_BYTES_FLAT 31:0
+`define QPNIC_LRH_PAYLOAD_BYTES_FLAT 63:32
 
 // struct bth (3 words): Base transport header, 3 words, after the LRH of every packet (InfiniBand BTH field positions, one 32-bit word a beat).
 `define QPNIC_BTH_WORDS 3
@@ -1119,6 +1133,14 @@
 `define QPNIC_QPREG_PD 6'h30
 `define QPNIC_QPREG_RNR_RETRY 6'h34
 `define QPNIC_QPREG_QPN 6'h2C
+
+// per-peer registers: The wire's peer table, at PEER_BASE + n * PEER_STRIDE for n below NUM_PEERS: the addresses a frame to peer n goes to, and a frame from them comes from (a frame from an address in no entry is dropped as not addressed here). Entry 0 is this NIC (read only: cfg_mac, cfg_ip); all read 0 in a build without the wire.
+`define QPNIC_PEER_BASE 16'h0300
+`define QPNIC_PEER_STRIDE 16
+`define QPNIC_PEER_OFFSET_BITS 4
+`define QPNIC_PEERREG_MAC_LO 4'h00
+`define QPNIC_PEERREG_MAC_HI 4'h04
+`define QPNIC_PEERREG_IP 4'h08
 
 // per-cq registers: Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ).
 `define QPNIC_CQ_BASE 16'h8000

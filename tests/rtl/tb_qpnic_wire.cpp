@@ -46,16 +46,19 @@ static Vqpnic_wire *top;
 static std::mt19937 rng;
 static unsigned rnd(unsigned n) { return n ? rng() % n : 0; }
 
-// The frames come back to the NIC that sent them, so its peer is itself;
-// the addresses are drawn from the seed.
-static uint64_t MAC, PEER_MAC;
-static uint32_t IP, PEER_IP;
+// The NIC's addresses and its peer table (entry 0 is the NIC itself),
+// drawn from the seed. A packet goes to the peer its LRH names; its frame
+// comes back as if that peer had sent it (the addresses swapped), so the
+// packet that comes out names the same peer, found by its source address.
+static const unsigned NP = QPNIC_NUM_PEERS;
+static uint64_t MAC, PEER_MAC[NP];
+static uint32_t IP, PEER_IP[NP];
 
 // A port packet: words as the datapath sends them, and its lane.
 struct Beat { uint32_t data; unsigned keep; bool last; };
 struct Pkt {
     bool resp;
-    std::vector<uint32_t> words;   // LRH, BTH, extension, payload words
+    std::vector<uint32_t> words;   // LRH (peer, length), BTH, extension, payload words
     unsigned last_keep;
     // The beats it goes in as: the words above, but in a third of the
     // packets the payload comes in beats of 1 to 4 bytes, as a gather
@@ -80,6 +83,7 @@ static Pkt make_pkt(bool resp) {
     uint8_t op = p.resp ? RSP_OPS[rnd(2)] : REQ_OPS[rnd(4)];
     bool has_payload = op != QPNIC_IB_OPCODE_READ_REQUEST && op != QPNIC_IB_OPCODE_ACK;
     uint32_t plen = !has_payload ? 0 : rnd(6) == 0 ? 4096 - rnd(4) : rnd(3) == 0 ? rnd(8) : rnd(1500);
+    p.words.push_back(rnd(NP));                        // LRH: the peer
     p.words.push_back(plen);
     uint32_t bth0 = (uint32_t)op << 24 | (rnd(2) << 23) | 0xFFFF;   // SE, pkey
     p.words.push_back(bth0);
@@ -93,7 +97,7 @@ static Pkt make_pkt(bool resp) {
         p.words.push_back(w);
     }
     p.last_keep = (plen % 4 == 0 || !has_payload) ? 0xF : (1u << (plen % 4)) - 1;
-    size_t hdr_words = 4 + ext_bytes(op) / 4;
+    size_t hdr_words = 5 + ext_bytes(op) / 4;
     for (size_t i = 0; i < hdr_words; i++) p.beats.push_back({p.words[i], 0xF, false});
     bool ragged = rnd(3) == 0;
     for (uint32_t at = 0; at < plen;) {
@@ -148,30 +152,31 @@ static void fix_icrc(std::vector<uint8_t> &f) {
 }
 
 static void check_frame(const std::vector<uint8_t> &f, const Pkt &p, long n) {
-    uint32_t plen = p.words[0];
-    uint8_t op = p.words[1] >> 24;
+    unsigned peer = p.words[0];
+    uint32_t plen = p.words[1];
+    uint8_t op = p.words[2] >> 24;
     unsigned ext = ext_bytes(op), pad = (4 - plen % 4) % 4;
     unsigned ip_len = 20 + 8 + 12 + ext + plen + pad + 4;
     CHECK(f.size() == 14 + ip_len, "frame %ld: %zu bytes, want %u", n, f.size(), 14 + ip_len);
-    CHECK(get48(f, 0) == PEER_MAC && get48(f, 6) == MAC, "frame %ld: MAC addresses", n);
+    CHECK(get48(f, 0) == PEER_MAC[peer] && get48(f, 6) == MAC, "frame %ld: MAC addresses (to peer %u)", n, peer);
     CHECK(get(f, 12, 2) == QPNIC_ROCE_ETH_TYPE_VALUE, "frame %ld: EtherType %04x", n, get(f, 12, 2));
     CHECK(f[14] == 0x45 && f[15] == 0 && get(f, 16, 2) == ip_len && get(f, 18, 2) == 0 &&
               get(f, 20, 2) == 0x4000 && f[22] == 64 && f[23] == 17,
           "frame %ld: IPv4 header fields (length %u, want %u)", n, get(f, 16, 2), ip_len);
     CHECK(ip_csum(f) == 0xFFFF, "frame %ld: IPv4 checksum does not hold", n);
-    CHECK(get(f, 26, 4) == IP && get(f, 30, 4) == PEER_IP, "frame %ld: IPv4 addresses", n);
-    CHECK(get(f, 34, 2) == (0xC000u | (p.words[2] & 0x3FFF)), "frame %ld: UDP source port %04x", n,
+    CHECK(get(f, 26, 4) == IP && get(f, 30, 4) == PEER_IP[peer], "frame %ld: IPv4 addresses (to peer %u)", n, peer);
+    CHECK(get(f, 34, 2) == (0xC000u | (p.words[3] & 0x3FFF)), "frame %ld: UDP source port %04x", n,
           get(f, 34, 2));
     CHECK(get(f, 36, 2) == 4791 && get(f, 38, 2) == ip_len - 20 && get(f, 40, 2) == 0,
           "frame %ld: UDP header", n);
     // the BTH: the port's words with padcnt set
-    uint32_t bth0 = (p.words[1] & ~(3u << 20)) | pad << 20;
-    CHECK(get(f, 42, 4) == bth0 && get(f, 46, 4) == p.words[2] && get(f, 50, 4) == p.words[3],
+    uint32_t bth0 = (p.words[2] & ~(3u << 20)) | pad << 20;
+    CHECK(get(f, 42, 4) == bth0 && get(f, 46, 4) == p.words[3] && get(f, 50, 4) == p.words[4],
           "frame %ld: BTH %08x %08x %08x", n, get(f, 42, 4), get(f, 46, 4), get(f, 50, 4));
     for (unsigned i = 0; i < ext / 4; i++)
-        CHECK(get(f, 54 + 4 * i, 4) == p.words[4 + i], "frame %ld: extension word %u", n, i);
+        CHECK(get(f, 54 + 4 * i, 4) == p.words[5 + i], "frame %ld: extension word %u", n, i);
     for (uint32_t i = 0; i < plen; i++) {
-        uint8_t want = (uint8_t)(p.words[4 + ext / 4 + i / 4] >> (8 * (i % 4)));
+        uint8_t want = (uint8_t)(p.words[5 + ext / 4 + i / 4] >> (8 * (i % 4)));
         CHECK(f[54 + ext + i] == want, "frame %ld: payload byte %u is %02x, want %02x", n, i,
               f[54 + ext + i], want);
     }
@@ -199,9 +204,11 @@ static Fate predict(const std::vector<uint8_t> &f) {
     bool hdr_ok = get(f, 12, 2) == 0x0800 && f[14] == 0x45 && f[23] == 17 &&
                   (get(f, 20, 2) & 0x3FFF) == 0 && ip_csum(f) == 0xFFFF && get(f, 36, 2) == 4791 &&
                   udp_len == ip_len - 20 && udp_len % 4 == 0 && known && (f[43] & 0xF) == 0 &&
-                  plen >= 0 && (udp_len - 12) / 4 + 1 <= 2048 && f.size() >= 14 + (size_t)ip_len;
+                  plen >= 0 && (udp_len - 12) / 4 + 2 <= 2048 && f.size() >= 14 + (size_t)ip_len;
     if (!hdr_ok) return DROP_HDR;
-    if (get48(f, 0) != MAC || get(f, 30, 4) != IP) return DROP_ADDR;
+    bool known_src = false;
+    for (unsigned i = 0; i < NP; i++) known_src |= get(f, 26, 4) == PEER_IP[i];
+    if (get48(f, 0) != MAC || get(f, 30, 4) != IP || !known_src) return DROP_ADDR;
     uint32_t got = __builtin_bswap32(get(f, 14 + ip_len - 4, 4));
     return got == icrc_of(f, ip_len) ? KEEP : DROP_ICRC;
 }
@@ -212,13 +219,24 @@ int main(int argc, char **argv) {
     long npkts = argc > 2 ? strtol(argv[2], nullptr, 0) : 3000;
     std::printf("tb_qpnic_wire seed %u (tb_qpnic_wire %u replays it)\n", seed, seed);
     rng.seed(seed);
-    MAC = PEER_MAC = ((uint64_t)rng() << 16 ^ rng()) & 0xFEFFFFFFFFFFull;   // (unicast)
-    IP = PEER_IP = rng();
     top = new Vqpnic_wire;
+    for (unsigned i = 0; i < NP; i++) {
+        bool fresh;
+        do {
+            PEER_MAC[i] = ((uint64_t)rng() << 16 ^ rng()) & 0xFEFFFFFFFFFFull;   // (unicast)
+            PEER_IP[i] = rng();
+            fresh = PEER_IP[i] != 0;
+            for (unsigned k = 0; k < i; k++) fresh &= PEER_IP[k] != PEER_IP[i];
+        } while (!fresh);
+        // the table's entry i: 48 bits of MAC, 32 of IPv4 (Verilator's words)
+        for (unsigned b = 0; b < 48; b++)
+            if (PEER_MAC[i] >> b & 1) top->peer_mac[(48 * i + b) / 32] |= 1u << ((48 * i + b) % 32);
+        top->peer_ip[i] = PEER_IP[i];
+    }
+    MAC = PEER_MAC[0];
+    IP = PEER_IP[0];
     top->cfg_mac = MAC;
     top->cfg_ip = IP;
-    top->cfg_peer_mac = PEER_MAC;
-    top->cfg_peer_ip = PEER_IP;
     top->rst = 1;
     for (int i = 0; i < 4; i++) tb_tick(top);
     top->rst = 0;
@@ -303,6 +321,18 @@ int main(int argc, char **argv) {
                 std::vector<uint8_t> f = cur_tx;
                 cur_tx.clear();
                 unsigned ip_len = get(f, 16, 2);
+                // back as the peer's answer: from its addresses to the NIC's
+                unsigned peer = p.words[0];
+                for (int i = 0; i < 6; i++) {
+                    f[i] = (uint8_t)(MAC >> (40 - 8 * i));
+                    f[6 + i] = (uint8_t)(PEER_MAC[peer] >> (40 - 8 * i));
+                }
+                for (int i = 0; i < 4; i++) {
+                    f[26 + i] = (uint8_t)(PEER_IP[peer] >> (24 - 8 * i));
+                    f[30 + i] = (uint8_t)(IP >> (24 - 8 * i));
+                }
+                fix_ip_csum(f);
+                fix_icrc(f);
                 unsigned dmg = rnd(16);
                 switch (dmg) {
                 case 0: f[34 + rnd(ip_len - 20)] ^= 1u << rnd(8); break;    // past the IPv4 header
@@ -317,7 +347,8 @@ int main(int argc, char **argv) {
                 case 6: for (unsigned i = 1 + rnd(6); i; i--) f.push_back((uint8_t)rng()); break;   // MAC padding
                 case 7: f[37] ^= 1; fix_icrc(f); break;                     // another UDP port
                 case 8: f[rnd(6)] ^= 1; f.resize(45 + rnd(f.size() - 45)); break;   // another MAC, truncated
-                case 9: f[6 + rnd(28)] ^= 1u << rnd(8); fix_ip_csum(f); fix_icrc(f); break;   // mended
+                case 9: f[6 + rnd(20)] ^= 1u << rnd(8); fix_ip_csum(f); fix_icrc(f); break;   // mended
+                case 11: f[26 + rnd(4)] ^= 1u << rnd(8); fix_ip_csum(f); fix_icrc(f); break;  // a source in the table or not
                 case 10: {                                                  // too large for the buffer
                     const unsigned more = 8192;   // (a multiple of 4: the pad stays)
                     f.insert(f.end() - 4, more, 0);
@@ -332,7 +363,7 @@ int main(int argc, char **argv) {
                 }
                 Fate fate = predict(f);
                 // the tb's own rules must keep what is not damaged
-                if (dmg == 5 || dmg == 6 || dmg >= 11)
+                if (dmg == 5 || dmg == 6 || dmg >= 12)
                     CHECK(fate == KEEP, "frame %ld: damage %u should be kept, the tb predicts a drop", frames - 1, dmg);
                 if (dmg == 8 || dmg == 10)
                     CHECK(fate == DROP_HDR, "frame %ld: damage %u is a bad header, the tb predicts %d", frames - 1,

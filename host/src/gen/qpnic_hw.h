@@ -20,12 +20,14 @@
     (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 520u /* layout version 2.8 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC) */
+#define QPNIC_VERSION_VALUE 521u /* layout version 2.9 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
 #define QPNIC_MAX_NUM_QP 256u /* most queue pairs a build can have: the QP register block holds 256 */
 #define QPNIC_MAX_NUM_CQ 256u /* most completion queues a build can have: the CQ register block holds 256 */
+#define QPNIC_NUM_PEERS 4u /* entries of the wire's peer table (the per-peer register block): entry 0 is this NIC, 1 .. NUM_PEERS-1 other NICs the host names; a QP's peer (qp_remote peer) is an index into it (docs/wire.md, "Two NICs") */
+#define QPNIC_PEER_BITS 2u /* bits of a peer-table index (struct lrh peer, qp_remote peer, qp_ctx peer): NUM_PEERS <= 2^PEER_BITS */
 #define QPNIC_QPN_BITS 24u /* bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num */
 #define QPNIC_PD_BITS 16u /* bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS) */
 #define QPNIC_FREG_PAGE_BYTES 4096u /* page size of ndk_fast_register's page list and of the page table; no DMA request into memory an SGE or a region names (the gathers' and scatters') crosses a boundary of this many bytes, so each lies in one page (the WQE fetch's burst reads of a ring may cross one) */
@@ -70,7 +72,7 @@
 #define QPNIC_LINK_VERSION 1u /* board link: protocol version, in RESET_DONE (struct link_reset version) */
 
 /* wire frames: byte offsets and lengths (big-endian fields) */
-#define QPNIC_ROCE_ETH_DST_OFF 0u /* byte offset of roce.eth_dst: destination MAC: the peer's (cfg_peer_mac); a frame to another MAC is dropped */
+#define QPNIC_ROCE_ETH_DST_OFF 0u /* byte offset of roce.eth_dst: destination MAC: the packet's peer's (peer table entry lrh peer); a frame to another MAC than this NIC's (cfg_mac) is dropped */
 #define QPNIC_ROCE_ETH_DST_BYTES 6u /* bytes of roce.eth_dst */
 #define QPNIC_ROCE_ETH_SRC_OFF 6u /* byte offset of roce.eth_src: source MAC: the NIC's own (cfg_mac) */
 #define QPNIC_ROCE_ETH_SRC_BYTES 6u /* bytes of roce.eth_src */
@@ -99,9 +101,9 @@
 #define QPNIC_ROCE_IP_PROTO_VALUE 0x11u /* what the NIC sends in roce.ip_proto */
 #define QPNIC_ROCE_IP_CSUM_OFF 24u /* byte offset of roce.ip_csum: IPv4 header checksum (RFC 791); a frame whose header does not sum to all ones is dropped */
 #define QPNIC_ROCE_IP_CSUM_BYTES 2u /* bytes of roce.ip_csum */
-#define QPNIC_ROCE_IP_SRC_OFF 26u /* byte offset of roce.ip_src: source IPv4 address: the NIC's own (cfg_ip) */
+#define QPNIC_ROCE_IP_SRC_OFF 26u /* byte offset of roce.ip_src: source IPv4 address: the NIC's own (cfg_ip); a frame from an address in no peer table entry is dropped, else its packet carries that entry's index (lrh peer) */
 #define QPNIC_ROCE_IP_SRC_BYTES 4u /* bytes of roce.ip_src */
-#define QPNIC_ROCE_IP_DST_OFF 30u /* byte offset of roce.ip_dst: destination IPv4 address: the peer's (cfg_peer_ip); a frame to another address is dropped */
+#define QPNIC_ROCE_IP_DST_OFF 30u /* byte offset of roce.ip_dst: destination IPv4 address: the packet's peer's (peer table); a frame to another address than cfg_ip is dropped */
 #define QPNIC_ROCE_IP_DST_BYTES 4u /* bytes of roce.ip_dst */
 #define QPNIC_ROCE_UDP_SPORT_OFF 34u /* byte offset of roce.udp_sport: UDP source port: 0xC000 | the low 14 bits of the BTH dest_qp (entropy for a network's path hash, as RoCEv2 recommends) */
 #define QPNIC_ROCE_UDP_SPORT_BYTES 2u /* bytes of roce.udp_sport */
@@ -630,6 +632,11 @@
 #define QPNIC_QP_REMOTE_QPN_SHIFT 0u
 #define QPNIC_QP_REMOTE_QPN_WIDTH 24u
 #define QPNIC_QP_REMOTE_QPN_MASK 0xFFFFFFu
+/* peer: its NIC: a peer-table index (0 this NIC; 1 .. NUM_PEERS-1 an entry the host wrote in the per-peer block; only with the wire) */
+#define QPNIC_QP_REMOTE_PEER_WORD 0u
+#define QPNIC_QP_REMOTE_PEER_SHIFT 24u
+#define QPNIC_QP_REMOTE_PEER_WIDTH 2u
+#define QPNIC_QP_REMOTE_PEER_MASK 0x3u
 
 /* struct qp_rnr (1 words): Per-QP register RNR_RETRY. */
 #define QPNIC_QP_RNR_WORDS 1u
@@ -696,10 +703,15 @@
 #define QPNIC_CI_REC_CI_WIDTH 16u
 #define QPNIC_CI_REC_CI_MASK 0xFFFFu
 
-/* struct lrh (1 words): Port header, 1 word, in front of every packet. The port is a word stream, so the length a link layer would carry travels here. */
-#define QPNIC_LRH_WORDS 1u
+/* struct lrh (2 words): Port header, 2 words, in front of every packet: what a link layer carries (InfiniBand's LRH names the two ends and the length). It never goes on the wire: qpnic_roce_tx takes it off, qpnic_roce_rx puts it back. */
+#define QPNIC_LRH_WORDS 2u
+/* peer: the other end, an index into the peer table (NUM_PEERS): on a packet sent, where it goes (the requester: its QP's qp_ctx peer; the responder: the request's own peer); on a packet received, where it came from. 0 is this NIC: the packet loops back inside it, unless the wire is forced (wire_en) */
+#define QPNIC_LRH_PEER_WORD 0u
+#define QPNIC_LRH_PEER_SHIFT 0u
+#define QPNIC_LRH_PEER_WIDTH 2u
+#define QPNIC_LRH_PEER_MASK 0x3u
 /* payload_bytes: payload bytes after the transport headers */
-#define QPNIC_LRH_PAYLOAD_BYTES_WORD 0u
+#define QPNIC_LRH_PAYLOAD_BYTES_WORD 1u
 #define QPNIC_LRH_PAYLOAD_BYTES_SHIFT 0u
 #define QPNIC_LRH_PAYLOAD_BYTES_WIDTH 32u
 #define QPNIC_LRH_PAYLOAD_BYTES_MASK 0xFFFFFFFFu
@@ -952,7 +964,7 @@
 #define QPNIC_QPREG_RQ_BASE_LO 0x08u /* rw: device address of the RQ ring, low word (64-byte aligned) */
 #define QPNIC_QPREG_RQ_BASE_HI 0x0Cu /* rw: device address of the RQ ring, high word */
 #define QPNIC_QPREG_CFG 0x10u /* rw: struct qp_cfg: ring depths, send and receive CQs */
-#define QPNIC_QPREG_REMOTE 0x14u /* rw: struct qp_remote: the connected QP on the loopback port */
+#define QPNIC_QPREG_REMOTE 0x14u /* rw: struct qp_remote: the connected QP and its NIC */
 #define QPNIC_QPREG_STATE 0x18u /* rw: enum qp_state; writing RESET zeroes the indices below */
 #define QPNIC_QPREG_SQ_PI 0x1Cu /* rw: doorbell: SQ producer index (the host's count of WQEs written) */
 #define QPNIC_QPREG_RQ_PI 0x20u /* rw: doorbell: RQ producer index */
@@ -961,6 +973,15 @@
 #define QPNIC_QPREG_PD 0x30u /* rw: the QP's protection domain (PD_BITS) */
 #define QPNIC_QPREG_RNR_RETRY 0x34u /* rw: struct qp_rnr: receiver-not-ready retries; takes effect at the next change to RTS */
 #define QPNIC_QPREG_QPN 0x2Cu /* rw: struct qp_num: this QP's full number; a write keeps the generation (the index is the block's), a read answers both */
+
+/* The wire's peer table, at PEER_BASE + n * PEER_STRIDE for n below NUM_PEERS: the addresses a frame to peer n goes to, and a frame from them comes from (a frame from an address in no entry is dropped as not addressed here). Entry 0 is this NIC (read only: cfg_mac, cfg_ip); all read 0 in a build without the wire. */
+#define QPNIC_PEER_BASE 0x0300u
+#define QPNIC_PEER_STRIDE 0x10u
+#define QPNIC_PEER_OFFSET_BITS 4u
+#define QPNIC_PEERREG(n, R) (QPNIC_PEER_BASE + (uint32_t)(n) * QPNIC_PEER_STRIDE + QPNIC_PEERREG_##R)
+#define QPNIC_PEERREG_MAC_LO 0x00u /* rw: the peer's MAC address, low 32 bits (entry 0: read only) */
+#define QPNIC_PEERREG_MAC_HI 0x04u /* rw: its high 16 bits (entry 0: read only) */
+#define QPNIC_PEERREG_IP 0x08u /* rw: the peer's IPv4 address (entry 0: read only); 0: the entry is unused */
 
 /* Per-CQ registers, at CQ_BASE + cqn * CQ_STRIDE (room for MAX_NUM_CQ). */
 #define QPNIC_CQ_BASE 0x8000u
