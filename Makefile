@@ -1,6 +1,7 @@
 # qpnic: an open RDMA NIC for open FPGA boards.
 #
 #   make demo      install what is missing, build, run the demo (README.md)
+#   make demo-wire the demo's chain from one simulated NIC to another over RoCEv2
 #   make test      install what is missing, build, run every test
 #   make wave      run the demo with a waveform dump: build/demo.fst
 #   make lint      verilator --lint-only -Wall over the RTL
@@ -52,7 +53,7 @@ include boards/boards.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all gen check-gen lint demo wave test install clean
+.PHONY: all gen check-gen lint demo demo-wire wave test install clean
 all: $(FW_HEX) $(SIM_BIN) $(BOARD_SIM_BINS) $(LIB_A) $(LIB_SO) $(DEMO_BIN) $(INFO_BIN)
 
 gen:

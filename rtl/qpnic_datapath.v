@@ -51,8 +51,9 @@
 //   cnt_rnr                  the completer rewound a QP to send an RNR'd SEND again
 //   cnt_retx                 the completer sent a QP back to a request whose
 //                            answer timed out
-//   rto_en                   the completer's retransmit timer runs (the
-//                            packet port is on the wire)
+//   rto_en                   every packet goes on the wire (wire_en): the
+//                            wire's rules and limits for every QP, not only
+//                            those connected to another NIC
 //   cnt_dup                  duplicates this cycle (0..2): a request the
 //                            responder saw again, a response the completer
 //                            dropped as not its entry's
@@ -299,6 +300,7 @@ module qpnic_datapath #(
     // the requester's checks are local (lkey) ones
     assign chk_remote[0] = 1'b0;
     qpnic_requester #(.NUM_MR(NUM_MR), .QW(QW)) u_req (
+        .wire_all(rto_en),
         .clk(clk), .rst(rst),
         .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
@@ -389,6 +391,7 @@ module qpnic_datapath #(
     assign cnt_dup = {1'b0, rs_dup} + {1'b0, cnt_stale};
 
     qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW), .OUT_DEPTH(PORT_DEPTH)) u_resp (
+        .wire_all(rto_en),
         .clk(clk), .rst(rst),
         .tq_req_valid(tq_req_valid[3]), .tq_req_ready(tq_req_ready[3]),
         .tq_req_op(tq_req_op[3*4 +: 4]), .tq_req_qpn(tq_req_qpn[3*QW +: QW]),

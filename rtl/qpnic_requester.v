@@ -47,7 +47,9 @@
 //     bounds, LOCAL_WRITE for READ targets) before any DMA: LOC_PROT on a
 //     failure. qpnic_sge_check sends the SGEs to the table's check port one
 //     a cycle and collects their answers;
-//   - a message above MAX_MSG_BYTES: LOC_LEN.
+//   - a message above MAX_MSG_BYTES: LOC_LEN; on the wire (to another NIC,
+//     or any with wire_all) one above WIRE_MAX_PAYLOAD, which no frame
+//     carries until messages are segmented: LOC_LEN.
 // These complete locally: an outstanding entry marked LOCAL goes to the
 // completer (which keeps SQ completions in order), and all but FLUSHED set
 // the QP to ERROR (SET_ERR, done before the next WQE's READ, so that WQE
@@ -108,6 +110,9 @@
 //                                   flight (qpnic_mr_fence)
 //   gather_drain                    the fence waits for the gather: it
 //                                   takes no job while reads are in flight
+//   wire_all                        every packet goes on the wire (wire_en):
+//                                   the wire's limits for every QP, not
+//                                   only those connected to another NIC
 //   idle                            no WQE in progress, nothing staged
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -188,11 +193,13 @@ module qpnic_requester #(
     output wire                 fence_hold,
     output wire                 gather_busy,
     input  wire                 gather_drain,
+    input  wire                 wire_all,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
     localparam SGE_WORDS = `QPNIC_SGE_WORDS;
     localparam [33:0] MAX_MSG = `QPNIC_MAX_MSG_BYTES;
+    localparam [33:0] WIRE_MAX = `QPNIC_WIRE_MAX_PAYLOAD;
     // header word positions: LRH, then BTH, then RETH
     localparam LRH_AT  = 0;
     localparam BTH_AT  = LRH_AT + `QPNIC_LRH_WORDS;
@@ -763,7 +770,7 @@ module qpnic_requester #(
                         finish_local(`QPNIC_CQE_STATUS_LOC_PROT);
                     else if (is_bind)
                         state <= S_FREG;   // the window's entry, from the answer
-                    else if (total > MAX_MSG)
+                    else if (total > MAX_MSG || ((ctx_net || wire_all) && total > WIRE_MAX))
                         finish_local(`QPNIC_CQE_STATUS_LOC_LEN);
                     else if (is_read) begin
                         seg_i <= 2'd0;

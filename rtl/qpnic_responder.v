@@ -5,8 +5,10 @@
 // as the BTH's PSN word arrives, the QP's number noted from the word
 // before); the dispatch waits for its answer.
 //   - destination QP absent or not RTS, its number of another generation
-//     (struct qp_num: a destroyed QP's number, now reused), or an unknown
-//     opcode: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
+//     (struct qp_num: a destroyed QP's number, now reused), an unknown
+//     opcode, or a READ_REQUEST over the wire (from another NIC, or any
+//     with wire_all) for more than WIRE_MAX_PAYLOAD, which no response
+//     frame could carry: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
 //   - the PSN against the QP's expected one (qp_ctx epsn, which RSP_SEQ
 //     advances for a WRITE or READ that has it, RQ_CI_INC for a SEND): a
 //     request ahead of it is refused, NAK_PSN_SEQ, nothing executed,
@@ -80,6 +82,8 @@
 //                    (counts as a WQE fetch read and one WQE fetched)
 //   cnt_dup          one-cycle strobe: a request behind its QP's expected
 //                    PSN (a duplicate) was taken
+//   wire_all         every packet goes on the wire (wire_en): the wire's
+//                    limits for every request, not only another NIC's
 //   cnt_drop         one-cycle strobe: a request packet was refused unexecuted
 //   at_bound         between packets: the last one's data has moved, the
 //                    next one's first word not taken (qpnic_mr_fence)
@@ -154,6 +158,7 @@ module qpnic_responder #(
     output wire [127:0]         cqe_data,
     output wire                 cnt_rq_fetch,
     output wire                 cnt_drop,
+    input  wire                 wire_all,
     output wire                 cnt_dup,
     output wire                 at_bound,
     output wire                 idle
@@ -285,6 +290,9 @@ module qpnic_responder #(
     wire is_read  = (opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
     wire is_sinv  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
     wire [31:0] inv_rkey = h_ieth[`QPNIC_IETH_RKEY];
+    // a READ whose response no frame carries (WIRE_MAX_PAYLOAD)
+    wire read_too_big = is_read && (wire_all || h_peer[`QPNIC_LRH_PEER] != 0) &&
+                        reth_len > `QPNIC_WIRE_MAX_PAYLOAD;
 
     // Header length: LRH + BTH, plus a RETH. Compared only once the BTH is
     // in (the LRH + BTH count is past the BTH).
@@ -552,7 +560,7 @@ module qpnic_responder #(
     assign cqe_cqn   = ctx_rcq;
 
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_valid && rd_req_ready;
-    assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait && !dq_rts;
+    assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait && (!dq_rts || read_too_big);
     assign cnt_dup         = (state == S_DISPATCH) && !reth_late_iss && !reth_wait && !ctx_wait && dq_rts &&
                              (is_send || is_sinv || is_write || is_read) && dup;
 
@@ -681,7 +689,7 @@ module qpnic_responder #(
                 rq_status  <= `QPNIC_CQE_STATUS_SUCCESS;
                 syn        <= `QPNIC_AETH_SYNDROME_ACK;
                 state      <= S_DATA;
-                if (!dq_rts || !(is_send || is_sinv || is_write || is_read))
+                if (!dq_rts || !(is_send || is_sinv || is_write || is_read) || read_too_big)
                     syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
                 else if (seq_drop)
                     syn <= `QPNIC_AETH_SYNDROME_NAK_PSN_SEQ;  // nothing executed

@@ -340,8 +340,9 @@ module qpnic_roce_tx (
     // Messages are not yet segmented at a path MTU (docs/wire.md): a
     // packet whose payload exceeds the largest MTU has no frame.
     always @(posedge clk)
-        if (!rst && state == S_SUM && plen > 32'd4096)
-            $fatal(1, "qpnic_roce_tx: a %0d-byte packet: the wire takes packets of up to 4096 bytes", plen);
+        if (!rst && state == S_SUM && plen > `QPNIC_WIRE_MAX_PAYLOAD)
+            $fatal(1, "qpnic_roce_tx: a %0d-byte packet: the wire takes packets of up to %0d bytes (the requester and responder refuse larger ones: a bug upstream)",
+                   plen, `QPNIC_WIRE_MAX_PAYLOAD);
 `endif
 endmodule
 

@@ -35,6 +35,9 @@ constexpr uint64_t HOUSEKEEPING_CYCLES = 1024;        // power of two
 constexpr uint64_t HOST_CHECK_CYCLES = 1u << 20;      // power of two
 constexpr uint32_t IDLE_CYCLES_BEFORE_SLEEP = 64;
 constexpr long SLEEP_TIMEOUT_NS = 5 * 1000 * 1000;    // 5 ms
+// On a network a frame's wake can fall between our last look and the
+// futex wait: it then waits this long at most.
+constexpr long NET_SLEEP_TIMEOUT_NS = 1000 * 1000;    // 1 ms
 constexpr unsigned RESET_CYCLES = 8;
 constexpr unsigned MAX_PRINTED_VIOLATIONS = 16;
 constexpr unsigned MAX_PRINTED_PROTOCOL_ERRORS = 16;
@@ -459,9 +462,11 @@ void Harness::reset() {
     c.dmaw_req_ready = 0;
     c.dmaw_dat_ready = 0;
     c.ntf_ready = 0;
-    c.wire_en = cfg_.wire != nullptr;   // (held from before rst ends)
-    c.cfg_mac = WIRE_MAC;
-    c.cfg_ip = WIRE_IP;
+    c.wire_en = cfg_.wire && cfg_.force_wire;   // (held from before rst ends)
+    // the wire's addresses: its network node's (node 1's off the network);
+    // none without a wire (address 0: the NIC reaches no other)
+    c.cfg_mac = cfg_.wire ? cfg_.wire->mac() : WIRE_MAC_PREFIX;
+    c.cfg_ip = cfg_.wire ? cfg_.wire->ip() : 0;
     c.ftx_ready = 0;
     c.frx_valid = 0;
     for (unsigned i = 0; i < RESET_CYCLES; i++) {
@@ -510,9 +515,11 @@ bool Harness::sleep_until_work(StopReason *why) {
     hdr_->sim_sleeping.store(1, std::memory_order_seq_cst);
     // Re-check after announcing the sleep: the host writes mmio_head, then
     // reads sim_sleeping (both seq_cst), so one of us sees the other.
+    // A frame from the network wakes the same futex (wire.h).
+    bool net = cfg_.wire && cfg_.wire->joined();
     if (hdr_->mmio_head.load(std::memory_order_seq_cst) == mmio_tail_ &&
-        !hdr_->shutdown.load(std::memory_order_seq_cst))
-        shm_futex_wait(&hdr_->mmio_head, mmio_tail_, SLEEP_TIMEOUT_NS);
+        !hdr_->shutdown.load(std::memory_order_seq_cst) && (!net || cfg_.wire->idle()))
+        shm_futex_wait(&hdr_->mmio_head, mmio_tail_, net ? NET_SLEEP_TIMEOUT_NS : SLEEP_TIMEOUT_NS);
     hdr_->sim_sleeping.store(0, std::memory_order_relaxed);
     mmio_head_ = hdr_->mmio_head.load(std::memory_order_acquire);
     return false;

@@ -20,14 +20,12 @@ struct HarnessConfig {
     uint64_t dma_reorder_seed = 0;   // 0: DMA reads answered in order; else seeds
                                      // the pick among tags (docs/internals.md)
     uint64_t max_cycles = 0;         // 0: no limit
-    WireLoop *wire = nullptr;        // the RoCEv2 wire's other end (qpnic-sim
-                                     // --wire), or null: the core's loopback
+    WireLoop *wire = nullptr;        // the RoCEv2 wire's other end (frames to
+                                     // this NIC and to the network), or null:
+                                     // no frame port (the NIC's address 0)
+    bool force_wire = false;         // wire_en: every packet through the wire,
+                                     // this NIC's own too (qpnic-sim --wire)
 };
-
-// The wire's addresses while it loops back to the same NIC (its peer is
-// itself): a locally administered MAC and a private IPv4 address.
-constexpr uint64_t WIRE_MAC = 0x020000000001ull;  // 02:00:00:00:00:01
-constexpr uint32_t WIRE_IP = 0x0A000001u;         // 10.0.0.1
 
 // Why run() returned.
 enum class StopReason { SHUTDOWN, SIGNAL, HOST_GONE, MAX_CYCLES };

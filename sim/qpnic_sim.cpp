@@ -7,7 +7,8 @@
 //   qpnic-sim --board NAME ...  runs the board-level simulator qpnic-sim-NAME
 //   qpnic-sim --shm PATH [--mem-mb N] [--fw HEX] [--wave FILE.fst]
 //             [--dma-latency N] [--dma-reorder SEED] [--doorbell-delay N] [--max-cycles N]
-//             [--wire] [--pcap FILE] [--wire-dup PPM] [--wire-drop PPM] [--wire-seed N]
+//             [--net-port BASE] [--node N] [--wire] [--pcap FILE] [--wire-dup PPM]
+//             [--wire-drop PPM] [--wire-reorder PPM] [--wire-corrupt PPM] [--wire-seed N]
 //             [--unlink-on-exit] [--quiet]
 //
 // Exit status 0 when it stopped as asked (shutdown, signal, the host process
@@ -36,6 +37,7 @@ constexpr uint64_t DEFAULT_MEM_MB = 64;
 constexpr uint64_t MAX_MEM_MB = 1u << 16; // 64 GiB: a typo guard, not a real limit
 constexpr const char *FW_ENV = "QPNIC_FW";
 constexpr const char *FW_INSTALLED = "/../share/qpnic/qpnic-fw.hex"; // beside bin/
+constexpr unsigned DEFAULT_NET_PORT = 47900;   // node n listens on UDP 47900 + n
 
 struct Options {
     const char *shm_path = nullptr;
@@ -47,8 +49,10 @@ struct Options {
     uint32_t doorbell_delay = 0;
     uint64_t max_cycles = 0;
     bool wire = false;
+    unsigned net_port = DEFAULT_NET_PORT;
+    unsigned node = 0;
     const char *pcap_path = nullptr;
-    uint32_t wire_dup = 0, wire_drop = 0;
+    WireImpairment imp;
     uint64_t wire_seed = 0;
     bool quiet = false;
     bool unlink_on_exit = false;
@@ -67,24 +71,31 @@ void usage(FILE *to) {
             "                        (default: in order)\n"
             "  --doorbell-delay N    cycles each MMIO write costs (default 0)\n"
             "  --max-cycles N        stop after N cycles (default: no limit)\n"
-            "  --wire                send the packet port's traffic as RoCEv2 frames through\n"
-            "                        the NIC's wire and back to it (default: the loopback;\n"
-            "                        docs/wire.md)\n"
-            "  --pcap FILE           write every frame on the wire to FILE (implies --wire)\n"
+            "  --net-port BASE       join the simulated network: NIC n is 10.0.0.n and takes\n"
+            "                        frames on UDP port BASE+n of 127.0.0.1 (default %u;\n"
+            "                        0: no network; docs/wire.md, \"Two NICs\")\n"
+            "  --node N              be NIC N (1..254) of the network (default: the first free)\n"
+            "  --wire                send every packet as a RoCEv2 frame through the wire, this\n"
+            "                        NIC's own too (default: those to other NICs; docs/wire.md)\n"
+            "  --pcap FILE           write every frame the NIC sends to FILE\n"
             "  --wire-dup PPM        deliver each frame twice with probability PPM/1e6, the\n"
-            "                        copy 0..3 frames later (implies --wire)\n"
-            "  --wire-drop PPM       lose each frame with probability PPM/1e6 (implies --wire)\n"
+            "                        copy 0..3 frames later\n"
+            "  --wire-drop PPM       lose each frame with probability PPM/1e6\n"
+            "  --wire-reorder PPM    hold a frame back behind 1..3 later ones, probability PPM/1e6\n"
+            "  --wire-corrupt PPM    flip one bit of a frame with probability PPM/1e6\n"
+            "                        (--pcap and the impairments imply --wire)\n"
             "  --wire-seed N         seed of the wire's impairment (default: from the clock;\n"
             "                        printed)\n"
             "  --unlink-on-exit      remove PATH on exit (default: the host removes it)\n"
             "  --quiet               no informational messages\n",
-            (unsigned long long)DEFAULT_MEM_MB, FW_ENV, FW_INSTALLED);
+            (unsigned long long)DEFAULT_MEM_MB, FW_ENV, FW_INSTALLED, DEFAULT_NET_PORT);
 }
 
 const char *const PROG = "qpnic-sim";
 
 Options parse_args(int argc, char **argv) {
-    enum { SHM = 1, MEM, FW, WAVE, LAT, REORDER, DELAY, MAXC, WIRE, PCAP, WDUP, WDROP, WSEED, QUIET, UNLINK, HELP };
+    enum { SHM = 1, MEM, FW, WAVE, LAT, REORDER, DELAY, MAXC, NETPORT, NODE, WIRE, PCAP, WDUP, WDROP, WREORDER,
+           WCORRUPT, WSEED, QUIET, UNLINK, HELP };
     static const struct option longopts[] = {
         {"shm", required_argument, nullptr, SHM},
         {"mem-mb", required_argument, nullptr, MEM},
@@ -94,10 +105,14 @@ Options parse_args(int argc, char **argv) {
         {"dma-reorder", required_argument, nullptr, REORDER},
         {"doorbell-delay", required_argument, nullptr, DELAY},
         {"max-cycles", required_argument, nullptr, MAXC},
+        {"net-port", required_argument, nullptr, NETPORT},
+        {"node", required_argument, nullptr, NODE},
         {"wire", no_argument, nullptr, WIRE},
         {"pcap", required_argument, nullptr, PCAP},
         {"wire-dup", required_argument, nullptr, WDUP},
         {"wire-drop", required_argument, nullptr, WDROP},
+        {"wire-reorder", required_argument, nullptr, WREORDER},
+        {"wire-corrupt", required_argument, nullptr, WCORRUPT},
         {"wire-seed", required_argument, nullptr, WSEED},
         {"quiet", no_argument, nullptr, QUIET},
         {"unlink-on-exit", no_argument, nullptr, UNLINK},
@@ -117,10 +132,14 @@ Options parse_args(int argc, char **argv) {
         case REORDER: o.dma_reorder = sim_parse_number(PROG, "--dma-reorder", optarg, 1, UINT64_MAX); break;
         case DELAY: o.doorbell_delay = (uint32_t)sim_parse_number(PROG, "--doorbell-delay", optarg, 0, UINT32_MAX); break;
         case MAXC: o.max_cycles = sim_parse_number(PROG, "--max-cycles", optarg, 1, UINT64_MAX); break;
+        case NETPORT: o.net_port = (unsigned)sim_parse_number(PROG, "--net-port", optarg, 0, 65535 - WIRE_NET_NODES); break;
+        case NODE: o.node = (unsigned)sim_parse_number(PROG, "--node", optarg, 1, WIRE_NET_NODES); break;
         case WIRE: o.wire = true; break;
         case PCAP: o.pcap_path = optarg; o.wire = true; break;
-        case WDUP: o.wire_dup = (uint32_t)sim_parse_number(PROG, "--wire-dup", optarg, 0, 1000000); o.wire = true; break;
-        case WDROP: o.wire_drop = (uint32_t)sim_parse_number(PROG, "--wire-drop", optarg, 0, 1000000); o.wire = true; break;
+        case WDUP: o.imp.dup = (uint32_t)sim_parse_number(PROG, "--wire-dup", optarg, 0, 1000000); o.wire = true; break;
+        case WDROP: o.imp.drop = (uint32_t)sim_parse_number(PROG, "--wire-drop", optarg, 0, 1000000); o.wire = true; break;
+        case WREORDER: o.imp.reorder = (uint32_t)sim_parse_number(PROG, "--wire-reorder", optarg, 0, 1000000); o.wire = true; break;
+        case WCORRUPT: o.imp.corrupt = (uint32_t)sim_parse_number(PROG, "--wire-corrupt", optarg, 0, 1000000); o.wire = true; break;
         case WSEED: o.wire_seed = sim_parse_number(PROG, "--wire-seed", optarg, 1, UINT64_MAX); break;
         case QUIET: o.quiet = true; break;
         case UNLINK: o.unlink_on_exit = true; break;
@@ -182,29 +201,46 @@ int main(int argc, char **argv) {
 
     WireLoop wire;
     std::string wire_err;
-    if (o.wire && !wire.open_capture(o.pcap_path, &wire_err))
+    if (!wire.open_capture(o.pcap_path, &wire_err))
         sim_fail(PROG, "%s", wire_err.c_str());
-    if (o.wire_dup || o.wire_drop) {
-        if (!o.wire_seed)
-            o.wire_seed = (uint64_t)time(nullptr) ^ ((uint64_t)getpid() << 32);
-        wire.set_impairment(o.wire_drop, o.wire_dup, o.wire_seed);
-        // said even with --quiet: a run must be repeatable
-        fprintf(stderr, "qpnic-sim: --wire-drop %u --wire-dup %u --wire-seed %llu\n", o.wire_drop, o.wire_dup,
-                (unsigned long long)o.wire_seed);
-    }
 
     SimShm shm;
     char err[512];
     if (shm_create(o.shm_path, o.mem_mb << 20, &shm, err, sizeof err) != 0)
         sim_fail(PROG, "%s", err);
     shm.hdr->doorbell_delay.store(o.doorbell_delay, std::memory_order_relaxed);
+    if (o.net_port) {
+        qpnic_shm_hdr *hdr = shm.hdr;
+        // a frame from the network wakes the cycle loop where it sleeps
+        if (!wire.join_network(o.net_port, o.node, [hdr] { shm_futex_wake(&hdr->mmio_head); }, &wire_err)) {
+            if (o.node)
+                sim_fail(PROG, "%s", wire_err.c_str());
+            fprintf(stderr, "qpnic-sim: %s; this NIC reaches no other\n", wire_err.c_str());
+        } else if (!o.quiet) {
+            fprintf(stderr, "qpnic-sim: NIC %u of the network: 10.0.0.%u, UDP port %u\n", wire.node(), wire.node(),
+                    o.net_port + wire.node());
+        }
+    }
+
+    if (o.imp.any()) {
+        if (!o.wire_seed)
+            o.wire_seed = (uint64_t)time(nullptr) ^ ((uint64_t)getpid() << 32);
+        // each NIC of the network its own dice from one seed: two NICs
+        // started alike do not lose the same frames of their streams
+        wire.set_impairment(o.imp, o.wire_seed + 0x9E3779B97F4A7C15ull * wire.node());
+        // said even with --quiet: a run must be repeatable
+        fprintf(stderr, "qpnic-sim: --wire-drop %u --wire-dup %u --wire-reorder %u --wire-corrupt %u --wire-seed %llu"
+                " (NIC %u)\n", o.imp.drop, o.imp.dup, o.imp.reorder, o.imp.corrupt,
+                (unsigned long long)o.wire_seed, wire.node());
+    }
 
     HarnessConfig cfg;
     cfg.wave_path = o.wave_path;
     cfg.dma_latency = o.dma_latency;
     cfg.dma_reorder_seed = o.dma_reorder;
     cfg.max_cycles = o.max_cycles;
-    cfg.wire = o.wire ? &wire : nullptr;
+    cfg.wire = &wire;
+    cfg.force_wire = o.wire;
     std::string plusarg = "+fw=" + o.fw_path; // read by qpnic_soc with $value$plusargs
     const char *model_argv[] = {argv[0], plusarg.c_str()};
     if (!o.quiet)
@@ -227,16 +263,21 @@ int main(int argc, char **argv) {
                 (unsigned long long)o.dma_reorder, (unsigned long long)stats.dma_reads_overtaking,
                 (unsigned long long)stats.dma_reads);
     // asked for explicitly: what went over the wire
-    if (o.wire) {
+    if (o.wire || (!o.quiet && wire.frames())) {
         fprintf(stderr,
-                "qpnic-sim: --wire: %llu frames sent (%llu bytes), %llu kept; dropped: %llu not addressed "
+                "qpnic-sim: wire: %llu frames sent (%llu bytes), %llu kept; dropped: %llu not addressed "
                 "here, %llu bad header, %llu bad ICRC\n",
                 (unsigned long long)stats.wire_sent, (unsigned long long)wire.bytes(),
                 (unsigned long long)stats.wire_kept, (unsigned long long)stats.wire_drop_addr,
                 (unsigned long long)stats.wire_drop_hdr, (unsigned long long)stats.wire_drop_icrc);
-        if (o.wire_dup || o.wire_drop)
-            fprintf(stderr, "qpnic-sim: impairment: %llu frames lost, %llu delivered twice (seed %llu)\n",
-                    (unsigned long long)wire.lost(), (unsigned long long)wire.duplicated(),
+        if (wire.net_sent() || wire.net_received() || wire.net_unroutable())
+            fprintf(stderr, "qpnic-sim: network: %llu frames sent to other NICs, %llu received from them, %llu "
+                    "to no NIC\n", (unsigned long long)wire.net_sent(), (unsigned long long)wire.net_received(),
+                    (unsigned long long)wire.net_unroutable());
+        if (o.imp.any())
+            fprintf(stderr, "qpnic-sim: impairment: %llu frames lost, %llu delivered twice, %llu reordered, %llu "
+                    "corrupted (seed %llu)\n", (unsigned long long)wire.lost(), (unsigned long long)wire.duplicated(),
+                    (unsigned long long)wire.reordered(), (unsigned long long)wire.corrupted(),
                     (unsigned long long)o.wire_seed);
         if (o.pcap_path)
             fprintf(stderr, "qpnic-sim: --pcap %s: %llu frames written%s%s\n", o.pcap_path,

@@ -1,12 +1,17 @@
 // wire.h: the simulator's end of the NIC's RoCEv2 frame port.
 //
 // For: taking the frames the core sends (ftx_*), recording each in a pcap
-// file when asked, and handing them to the core's receive side (frx_*) a
-// beat at a time. Today the wire goes back to the same NIC (its peer is
-// itself: qpnic-sim --wire); a peer simulator on the other end is the next
-// step (docs/wire.md). Not for: anything about the frames' contents, which
-// is RTL (rtl/qpnic_roce_tx.v, rtl/qpnic_roce_rx.v), nor clocking the core
-// (harness.cpp).
+// file when asked, impairing them when asked, delivering each where its
+// IPv4 destination says, and handing the frames for this NIC to the core's
+// receive side (frx_*) a beat at a time. A frame to this NIC's own address
+// comes back to it; one to another simulated NIC goes there as a UDP
+// datagram on 127.0.0.1 (join_network: NIC n of the network is 10.0.0.n
+// and listens on UDP port base + n; docs/wire.md, "Two NICs"). Not for:
+// anything about the frames' contents, which is RTL (rtl/qpnic_roce_tx.v,
+// rtl/qpnic_roce_rx.v), nor clocking the core (harness.cpp).
+//
+// Threads: the receiving thread only fills inbox_ (under inbox_mu_); the
+// rest is the harness's thread's.
 //
 // The queue between the two sides has no bound: the NIC's transmit side is
 // never held up by its own receive side, as on a real network, where the
@@ -14,9 +19,13 @@
 #ifndef QPNIC_SIM_WIRE_H
 #define QPNIC_SIM_WIRE_H
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pcap.h"
@@ -25,17 +34,44 @@
 // c is stamped c * WIRE_NS_PER_CYCLE (50 MHz, the ECP5 builds' clock).
 constexpr uint64_t WIRE_NS_PER_CYCLE = 20;
 
+// The simulated network: NIC n (1..254) is 10.0.0.n, MAC 02:00:0a:00:00:n
+// (the host's rule for a node's MAC: host/src/objects.c), and takes frames
+// on UDP port base + n of 127.0.0.1.
+constexpr uint32_t WIRE_NET = 0x0A000000u;       // 10.0.0.0/24
+constexpr uint64_t WIRE_MAC_PREFIX = 0x020000000000ull;
+constexpr unsigned WIRE_NET_NODES = 254;
+
+// What each frame may suffer on its way, in parts per million.
+struct WireImpairment {
+    uint32_t drop = 0;     // lost
+    uint32_t dup = 0;      // delivered twice, the copy after 0 to 3 later frames
+    uint32_t reorder = 0;  // held back until 1 to 3 later frames have gone
+    uint32_t corrupt = 0;  // one bit flipped (the receiver's checks drop it)
+    bool any() const { return drop || dup || reorder || corrupt; }
+};
+
 class WireLoop {
   public:
+    ~WireLoop();
+
     // Record every frame into path (null: no capture). False, with *err
     // set, when the file cannot be created.
     bool open_capture(const char *path, std::string *err);
 
-    // Impairment, from a generator seeded with seed (not 0): each frame is
-    // lost with probability drop_ppm / 1e6; one that is not is delivered a
-    // second time with probability dup_ppm / 1e6, after 0 to 3 later
-    // frames (or once the wire is otherwise quiet).
-    void set_impairment(uint32_t drop_ppm, uint32_t dup_ppm, uint64_t seed);
+    // Impairment, from a generator seeded with seed (not 0); a frame held
+    // back or a copy goes once its later frames have (or once the wire is
+    // otherwise quiet).
+    void set_impairment(const WireImpairment &imp, uint64_t seed);
+
+    // Join the network at UDP port base + n for the first n that is free
+    // (node = 0), or that n. False, with *err set, when no port could be
+    // bound. wake is called (from the receiving thread) when a frame comes.
+    bool join_network(unsigned base_port, unsigned node, std::function<void()> wake, std::string *err);
+    bool joined() const { return sock_ >= 0; }
+    unsigned node() const { return node_; }
+    // this NIC's addresses (WIRE_IP and WIRE_MAC until it joins a network)
+    uint32_t ip() const;
+    uint64_t mac() const;
 
     // One beat the core's transmit side handed over in cycle `cycle`.
     void tx_beat(uint32_t data, unsigned keep, bool last, uint64_t cycle);
@@ -45,14 +81,23 @@ class WireLoop {
     bool rx_beat(uint32_t *data, unsigned *keep, bool *last);
     void rx_taken();
 
-    // No frame half sent, queued, waiting to be duplicated or half delivered.
-    bool idle() const { return cur_.empty() && queue_.empty() && copies_.empty(); }
+    // No frame half sent, queued, held back, waiting to be duplicated,
+    // half delivered, or come from the network and not yet queued.
+    bool idle() const {
+        return cur_.empty() && queue_.empty() && copies_.empty() &&
+               inbox_n_.load(std::memory_order_acquire) == 0;
+    }
 
     uint64_t frames() const { return frames_; }
     uint64_t bytes() const { return bytes_; }
     uint64_t captured() const { return pcap_.frames(); }
     uint64_t duplicated() const { return duplicated_; }
     uint64_t lost() const { return lost_; }
+    uint64_t reordered() const { return reordered_; }
+    uint64_t corrupted() const { return corrupted_; }
+    uint64_t net_sent() const { return net_sent_; }
+    uint64_t net_received() const { return net_received_.load(); }
+    uint64_t net_unroutable() const { return unroutable_; }
     // The first capture error, if a write failed ("" otherwise).
     const std::string &capture_error() const { return capture_err_; }
 
@@ -66,12 +111,28 @@ class WireLoop {
         unsigned after;
     };
     std::deque<Copy> copies_;
-    uint32_t dup_ppm_ = 0, drop_ppm_ = 0;
-    uint64_t lost_ = 0;
+    WireImpairment imp_;
+    uint64_t lost_ = 0, reordered_ = 0, corrupted_ = 0;
     uint64_t rng_ = 0;
     uint64_t duplicated_ = 0;
     uint64_t next_random();
-    void enqueue(std::vector<uint8_t> frame);
+    bool dice(uint32_t ppm) { return ppm && next_random() % 1000000 < ppm; }
+    void sent(std::vector<uint8_t> frame);
+    void deliver(std::vector<uint8_t> frame);
+
+    // the network (join_network): the socket, the receiving thread, and
+    // the frames it took, which the core's side moves to queue_
+    int sock_ = -1;
+    unsigned base_ = 0, node_ = 0;
+    std::thread rx_thread_;
+    std::atomic<bool> stop_{false};
+    std::mutex inbox_mu_;
+    std::deque<std::vector<uint8_t>> inbox_;
+    std::atomic<uint32_t> inbox_n_{0};
+    std::function<void()> wake_;
+    uint64_t net_sent_ = 0, unroutable_ = 0;
+    std::atomic<uint64_t> net_received_{0};
+    void receive_loop();
     PcapWriter pcap_;
     std::string capture_err_;
     uint64_t frames_ = 0, bytes_ = 0;

@@ -125,7 +125,13 @@ WIRE_E2E_CASES := test_ops:V3_completion_names_its_qp test_ops:V3_shared_cq_tell
     test_verbs:pd_a_qp_never_uses_a_region_of_another_pd
 # Then a differential run over the wire: random workloads of messages up to
 # 4096 bytes, against the model. (test_wire's own cases, in test-e2e, put
-# the wire under loss and duplication.)
+# the wire under loss and duplication, and two NICs under loss,
+# duplication, reordering and corruption.) Last, two NICs (docs/wire.md,
+# "Two NICs"): the demo's chain from one to the other (make demo-wire), and
+# whole test programs with their pair's side b on a second NIC
+# (QPNIC_E2E_TWO_NICS): those whose cases keep each side's objects on its
+# own adapter and move at most WIRE_MAX_PAYLOAD bytes in a message.
+TWO_NIC_E2E_PROGRAMS := test_inline test_defer
 .PHONY: test-wire
 test-wire: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX) $(E2E_BINS) $(DIFF_BIN)
 	@mkdir -p $(BUILD)/wire
@@ -135,6 +141,9 @@ test-wire: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX) $(E2E_BINS) $(DIFF_BIN)
 	    QPNIC_SIM_ARGS=--wire $(BUILD)/tests/e2e/$$t; done
 	@set -e; for c in $(WIRE_E2E_CASES); do echo "== $$c over the wire"; \
 	    QPNIC_SIM_ARGS=--wire $(BUILD)/tests/e2e/$${c%%:*} $${c#*:}; done
+	$(DEMO_BIN) --two-nics
+	@set -e; for t in $(TWO_NIC_E2E_PROGRAMS); do echo "== $$t between two NICs"; \
+	    QPNIC_E2E_TWO_NICS=1 $(BUILD)/tests/e2e/$$t; done
 
 # make test: every layer, cheapest first, then the count of cases over all
 # layers as the closing line (tools/tally.py).

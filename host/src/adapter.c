@@ -141,6 +141,19 @@ static ndk_status read_caps(ndk_adapter *ad)
     return NDK_STATUS_SUCCESS;
 }
 
+/* The node address: a NIC with the RoCEv2 wire is its IPv4 address (peer
+ * table entry 0, which a NIC without the wire reads as 0); without the wire
+ * the transport's (a simulator's process id, a board's URI hash). The peer
+ * table's other entries start free: a NIC opened anew forgets them. */
+static ndk_status read_node(ndk_adapter *ad)
+{
+    ndk_status st = qpnic_reg_read(ad, QPNIC_PEERREG(0, IP), &ad->wire_ip);
+    for (uint32_t n = 1; st == NDK_STATUS_SUCCESS && ad->wire_ip && n < QPNIC_NUM_PEERS; n++)
+        st = qpnic_reg_write(ad, QPNIC_PEERREG(n, IP), 0);
+    ad->node = ad->wire_ip ? ad->wire_ip : ad->t->node;
+    return st;
+}
+
 static ndk_status alloc_tables(ndk_adapter *ad)
 {
     ad->qps = calloc(ad->num_qp, sizeof *ad->qps);
@@ -210,6 +223,8 @@ ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out)
         st = wait_fw_ready(ad);
     if (st == NDK_STATUS_SUCCESS)
         st = read_caps(ad);
+    if (st == NDK_STATUS_SUCCESS)
+        st = read_node(ad);
     if (st == NDK_STATUS_SUCCESS)
         st = alloc_tables(ad);
     if (st == NDK_STATUS_SUCCESS)

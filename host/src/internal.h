@@ -90,6 +90,16 @@ struct ndk_adapter {
     uint32_t num_pt;       /* page table entries (CAPS3) */
     uint32_t log_max_qp_depth, log_max_cq_depth, fetch_burst_wqes;
 
+    /* the wire (docs/wire.md, "Two NICs"): this NIC's IPv4 address (peer
+     * table entry 0; 0 on a NIC without the wire) and its node address
+     * (ndk_qp_addr.node: the IPv4 address, else the transport's) */
+    uint32_t wire_ip;
+    uint64_t node;
+    /* peer table entries 1..NUM_PEERS-1: the node each names, and how many
+     * QPs are connected to it (0: free; objects.c) */
+    uint32_t peer_ip[QPNIC_NUM_PEERS];
+    uint32_t peer_refs[QPNIC_NUM_PEERS];
+
     qpnic_heap heap;       /* over the transport's DMA memory */
     uint32_t live_objects; /* PDs + CQs + QPs + MRs + MWs (V10: close is refused) */
     ndk_qp **qps;          /* [num_qp], by QP number */
@@ -149,6 +159,7 @@ struct ndk_qp {
     void *context;
     uint32_t idx;          /* QP table index (its register block) */
     uint32_t qpn;          /* its number: struct qp_num (index, generation) */
+    uint32_t peer;         /* peer table entry of its connected QP's NIC (0: this one) */
     uint32_t max_sge;
     uint32_t max_inline;   /* inline bytes a request may carry (ndk_qp_attr, granted) */
     uint32_t sq_log, rq_log;

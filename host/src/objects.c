@@ -6,6 +6,7 @@
  * referenced object is DEVICE_BUSY and nothing is destroyed).
  * Not for: memory regions (mr.c), posting (post.c), completions (cq.c).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +395,8 @@ static ndk_status qp_quiesced(ndk_adapter *ad, void *arg, int *done)
     return st;
 }
 
+static void peer_put_locked(ndk_adapter *ad, uint32_t n);
+
 ndk_status ndk_destroy_qp(ndk_qp *qp)
 {
     if (!qpnic_handle_live(qp, QPNIC_H_QP))
@@ -419,6 +422,8 @@ ndk_status ndk_destroy_qp(ndk_qp *qp)
     /* Read back: the reset has reached the NIC before the rings are reused. */
     (void)qpnic_reg_read_locked(ad, QPNIC_QPREG(qp->idx, STATE), &state);
     ad->qps[qp->idx] = NULL;
+    peer_put_locked(ad, qp->peer);
+    qp->peer = 0;
     qpnic_handle_del(qp);
     ad->live_objects--;
     qp->pd->refs--;
@@ -466,10 +471,60 @@ ndk_qp_addr ndk_qp_address(const ndk_qp *qp)
 {
     ndk_qp_addr a = { 0, 0 };
     if (qpnic_handle_live(qp, QPNIC_H_QP)) {
-        a.node = qp->ad->t->node;
+        a.node = qp->ad->node;
         a.qp_num = qp->qpn;
     }
     return a;
+}
+
+/* The MAC address of a node on the wire: 02:00 and its IPv4 address (a
+ * locally administered address; the simulator's network gives NIC n these,
+ * sim/wire.h). A real network would ask ARP; this driver's rule stands in. */
+static uint64_t node_mac(uint32_t ip)
+{
+    return 0x020000000000ull | ip;
+}
+
+/* The peer table entry for the node at ip: the one that names it already,
+ * else a free one, written now; 0 when none is free. */
+static uint32_t peer_get_locked(ndk_adapter *ad, uint32_t ip, ndk_status *st)
+{
+    uint32_t free_n = 0;
+    for (uint32_t n = 1; n < QPNIC_NUM_PEERS; n++) {
+        if (ad->peer_refs[n] && ad->peer_ip[n] == ip) {
+            ad->peer_refs[n]++;
+            return n;
+        }
+        if (!ad->peer_refs[n] && !free_n)
+            free_n = n;
+    }
+    if (!free_n) {
+        *st = NDK_STATUS_INSUFFICIENT_RESOURCES;
+        return 0;
+    }
+    uint64_t mac = node_mac(ip);
+    *st = qpnic_reg_write_locked(ad, QPNIC_PEERREG(free_n, MAC_LO), (uint32_t)mac);
+    if (*st == NDK_STATUS_SUCCESS)
+        *st = qpnic_reg_write_locked(ad, QPNIC_PEERREG(free_n, MAC_HI), (uint32_t)(mac >> 32));
+    if (*st == NDK_STATUS_SUCCESS)
+        *st = qpnic_reg_write_locked(ad, QPNIC_PEERREG(free_n, IP), ip);
+    if (*st != NDK_STATUS_SUCCESS)
+        return 0;
+    ad->peer_ip[free_n] = ip;
+    ad->peer_refs[free_n] = 1;
+    return free_n;
+}
+
+/* A QP lets go of its peer table entry; the last one frees it (its address
+ * 0: frames from that node are dropped again). */
+static void peer_put_locked(ndk_adapter *ad, uint32_t n)
+{
+    if (n == 0 || n >= QPNIC_NUM_PEERS || ad->peer_refs[n] == 0)
+        return;
+    if (--ad->peer_refs[n] == 0) {
+        ad->peer_ip[n] = 0;
+        (void)qpnic_reg_write_locked(ad, QPNIC_PEERREG(n, IP), 0);
+    }
 }
 
 ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
@@ -477,24 +532,38 @@ ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
     if (!qpnic_handle_live(qp, QPNIC_H_QP))
         return NDK_STATUS_INVALID_PARAMETER;
     ndk_adapter *ad = qp->ad;
-    /* One node today: the peer is a live QP of this adapter, over loopback. */
+    if (remote.qp_num >= (1u << QPNIC_QPN_BITS))
+        return NDK_STATUS_INVALID_PARAMETER;
+    /* Another node: a NIC with the wire reaches it by its IPv4 address. Its
+     * QPs are not known here; a number of generation 0 is nobody's. */
+    bool local = remote.node == ad->node;
+    if (!local && (ad->wire_ip == 0 || remote.node == 0 || remote.node > UINT32_MAX ||
+                   QPNIC_FIELD_GET(&remote.qp_num, QPNIC_QP_NUM_GEN) == 0))
+        return NDK_STATUS_INVALID_PARAMETER;
     uint32_t ridx = remote.qp_num & QPNIC_QP_NUM_INDEX_MASK;
-    if (remote.node != ad->t->node || ridx >= ad->num_qp ||
-        remote.qp_num >= (1u << QPNIC_QPN_BITS))
+    if (local && ridx >= ad->num_qp)
         return NDK_STATUS_INVALID_PARAMETER;
     pthread_mutex_lock(&ad->lock);
     ndk_status st = NDK_STATUS_SUCCESS;
-    if (!ad->qps[ridx] || ad->qps[ridx]->qpn != remote.qp_num)
+    if (local && (!ad->qps[ridx] || ad->qps[ridx]->qpn != remote.qp_num))
         st = NDK_STATUS_INVALID_PARAMETER; /* no such QP (or a destroyed one's number) */
     else if (atomic_load(&qp->state) != QP_HOST_RESET)
         st = NDK_STATUS_INVALID_DEVICE_STATE; /* a QP connects once */
+    uint32_t peer = 0;
+    if (st == NDK_STATUS_SUCCESS && !local)
+        peer = peer_get_locked(ad, (uint32_t)remote.node, &st);
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, REMOTE),
-                                    QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, remote.qp_num));
+                                    QPNIC_FIELD(QPNIC_QP_REMOTE_QPN, remote.qp_num) |
+                                        QPNIC_FIELD(QPNIC_QP_REMOTE_PEER, peer));
     if (st == NDK_STATUS_SUCCESS)
         st = qpnic_reg_write_locked(ad, QPNIC_QPREG(qp->idx, STATE), QPNIC_QP_STATE_RTS);
-    if (st == NDK_STATUS_SUCCESS)
+    if (st == NDK_STATUS_SUCCESS) {
+        qp->peer = peer;
         atomic_store(&qp->state, QP_HOST_RTS);
+    } else {
+        peer_put_locked(ad, peer);
+    }
     pthread_mutex_unlock(&ad->lock);
     return st;
 }

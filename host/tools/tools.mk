@@ -21,6 +21,12 @@ $(PERF_BIN): host/tools/qpnic-perf.c host/include/qpnic/ndk.h host/include/qpnic
 demo: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX)
 	$(DEMO_BIN)
 
+# make demo-wire: the same chain from one NIC to another across the RoCEv2
+# wire: two private simulators, their frames UDP datagrams on 127.0.0.1
+# (docs/wire.md, "Two NICs").
+demo-wire: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX)
+	$(DEMO_BIN) --two-nics
+
 # make wave: the same run with a waveform of the whole NIC for GTKWave.
 WAVE_FILE ?= $(BUILD)/demo.fst
 wave: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX)

@@ -79,6 +79,9 @@ typedef struct {
     ndk_adapter *ad;
     ndk_pd *pd;
     e2e_side a, b;   /* a.qp and b.qp are connected to each other */
+    /* side b's adapter and PD: ad and pd, or a second NIC's (two_nics) */
+    ndk_adapter *ad_b;
+    ndk_pd *pd_b;
 } e2e_pair;
 
 /* Options of e2e_pair_open; zero means the default. */
@@ -87,6 +90,8 @@ typedef struct {
     int share_cq;    /* both sides' QPs use side a's CQs */
     int set_rnr;     /* ndk_set_rnr_retry(rnr_retry) on both QPs before they connect */
     uint32_t rnr_retry;
+    int two_nics;    /* side b on a second adapter: the pair talks over the wire
+                      * (also with $QPNIC_E2E_TWO_NICS=1; not with share_cq) */
 } e2e_opts;
 
 void e2e_fail(void);

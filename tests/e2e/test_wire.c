@@ -59,6 +59,24 @@ static void counters(ndk_adapter *ad, ndk_counters *c)
     EXPECT_STATUS(ndk_query_counters(ad, c), NDK_STATUS_SUCCESS);
 }
 
+/* The pair's counters: its NIC's, or both NICs' added up. */
+static void pair_counters(e2e_pair *p, ndk_counters *c)
+{
+    counters(p->ad, c);
+    if (p->ad_b == p->ad)
+        return;
+    ndk_counters b;
+    counters(p->ad_b, &b);
+    c->cqes_written += b.cqes_written;
+    c->dma_write_bytes += b.dma_write_bytes;
+    c->frames_sent += b.frames_sent;
+    c->frames_received += b.frames_received;
+    c->frames_dropped += b.frames_dropped;
+    c->icrc_errors += b.icrc_errors;
+    c->duplicates += b.duplicates;
+    c->retransmits += b.retransmits;
+}
+
 static void wire_counts_each_frame_once(void)
 {
     setenv("QPNIC_SIM_ARGS", "--wire", 1);
@@ -109,27 +127,33 @@ static unsigned wire_seed(const char *name)
  * written exactly a clean wire's (the payloads once, the CQEs). Leaves the
  * counters before and after in *c0, *c1 and the pair open in *p. */
 enum { ROUNDS = 4 };
-static void impaired_rounds(e2e_pair *p, const char *impair, unsigned seed, ndk_counters *c0, ndk_counters *c1)
+static void impaired_rounds_on(e2e_pair *p, const e2e_opts *o, uint32_t rounds, const char *impair,
+                               unsigned seed, ndk_counters *c0, ndk_counters *c1)
 {
-    char args[128];
+    char args[160];
     snprintf(args, sizeof args, "%s --wire-seed %u", impair, seed);
     setenv("QPNIC_SIM_ARGS", args, 1);
-    e2e_pair_open(p, NULL);
-    counters(p->ad, c0);
-    for (uint32_t round = 1; round <= ROUNDS; round++)
+    e2e_pair_open(p, o);
+    pair_counters(p, c0);
+    for (uint32_t round = 1; round <= rounds; round++)
         traffic(p, round);
     ndk_result_ex r;
     EXPECT(e2e_settle_and_poll(p, p->a.icq, &r, 1) == 0, "an initiator completion came twice");
     EXPECT(e2e_settle_and_poll(p, p->b.rcq, &r, 1) == 0, "a receive completion came twice");
-    counters(p->ad, c1);
-    uint64_t want_cqes = ROUNDS * (WRITES + READS + 2 * SENDS);   /* a SEND completes on both sides */
+    pair_counters(p, c1);
+    uint64_t want_cqes = rounds * (WRITES + READS + 2 * SENDS);   /* a SEND completes on both sides */
     uint64_t cqes = c1->cqes_written - c0->cqes_written;
     EXPECT(cqes == want_cqes, "%llu CQEs written, want %llu", (unsigned long long)cqes,
            (unsigned long long)want_cqes);
     uint64_t wrote = c1->dma_write_bytes - c0->dma_write_bytes;
-    uint64_t want = ROUNDS * (WRITES * 256 + READS * 512 + SENDS * 100) + want_cqes * QPNIC_CQE_BYTES;
+    uint64_t want = rounds * (WRITES * 256 + READS * 512 + SENDS * 100) + want_cqes * QPNIC_CQE_BYTES;
     EXPECT(wrote == want, "%llu bytes written by DMA, want %llu: a request executed twice (seed %u)",
            (unsigned long long)wrote, (unsigned long long)want, seed);
+}
+
+static void impaired_rounds(e2e_pair *p, const char *impair, unsigned seed, ndk_counters *c0, ndk_counters *c1)
+{
+    impaired_rounds_on(p, NULL, ROUNDS, impair, seed, c0, c1);
 }
 
 /* Every frame delivered a second time with probability 1/5, the copy up to
@@ -307,6 +331,188 @@ static void soak_one_percent_loss(void)
     e2e_pair_close(&p);
 }
 
+/* ---- two NICs (docs/wire.md, "Two NICs") ---------------------------------
+ * Side b of the pair on a second simulated NIC: every request and every
+ * response crosses the simulators' network (UDP on 127.0.0.1). */
+
+/* The same operations between two NICs: each frame one NIC sends the other
+ * receives, one per request and one per response, and nothing loops back. */
+static void two_nics_exchange_every_operation(void)
+{
+    setenv("QPNIC_SIM_ARGS", "", 1);
+    e2e_opts o = {.two_nics = 1};
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    ndk_qp_addr a = ndk_qp_address(p.a.qp), b = ndk_qp_address(p.b.qp);
+    EXPECT(a.node != b.node, "two NICs with one node address %llu", (unsigned long long)a.node);
+    EXPECT(a.node >> 8 == 0x0A0000 && b.node >> 8 == 0x0A0000,
+           "node addresses 0x%llx and 0x%llx are not the simulators' 10.0.0.n",
+           (unsigned long long)a.node, (unsigned long long)b.node);
+    ndk_counters a0, a1, b0, b1;
+    counters(p.ad, &a0);
+    counters(p.ad_b, &b0);
+    traffic(&p, 0);
+    counters(p.ad, &a1);
+    counters(p.ad_b, &b1);
+    uint64_t ops = WRITES + READS + SENDS;
+    EXPECT(a1.frames_sent - a0.frames_sent == ops && b1.frames_received - b0.frames_received == ops,
+           "requests: a sent %llu frames, b received %llu, want %llu",
+           (unsigned long long)(a1.frames_sent - a0.frames_sent),
+           (unsigned long long)(b1.frames_received - b0.frames_received), (unsigned long long)ops);
+    EXPECT(b1.frames_sent - b0.frames_sent == ops && a1.frames_received - a0.frames_received == ops,
+           "responses: b sent %llu frames, a received %llu, want %llu",
+           (unsigned long long)(b1.frames_sent - b0.frames_sent),
+           (unsigned long long)(a1.frames_received - a0.frames_received), (unsigned long long)ops);
+    EXPECT(a1.frames_dropped + b1.frames_dropped + a1.icrc_errors + b1.icrc_errors == 0,
+           "frames dropped between two NICs on a clean network");
+    e2e_pair_close(&p);
+}
+
+/* Messages are not segmented yet: a request to another NIC whose payload
+ * (or, for a READ, whose response) is above WIRE_MAX_PAYLOAD completes
+ * BUFFER_OVERFLOW (LOC_LEN) without a frame, and its QP goes to error;
+ * WIRE_MAX_PAYLOAD itself goes through. */
+static void two_nics_refuse_what_no_frame_carries(void)
+{
+    setenv("QPNIC_SIM_ARGS", "", 1);
+    e2e_opts o = {.two_nics = 1};
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    e2e_fill(p.a.buf, QPNIC_WIRE_MAX_PAYLOAD + 1, 9);
+    ndk_sge g = e2e_sge(&p.a, 0, QPNIC_WIRE_MAX_PAYLOAD);
+    EXPECT_STATUS(ndk_write(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a write of WIRE_MAX_PAYLOAD bytes");
+    EXPECT(memcmp(p.a.buf, p.b.buf, QPNIC_WIRE_MAX_PAYLOAD) == 0, "the largest write's data differs");
+    ndk_counters c0, c1;
+    counters(p.ad, &c0);
+    g = e2e_sge(&p.a, 8192, QPNIC_WIRE_MAX_PAYLOAD + 1);
+    EXPECT_STATUS(ndk_read(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 16384), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_BUFFER_OVERFLOW, "a read of WIRE_MAX_PAYLOAD + 1 bytes");
+    counters(p.ad, &c1);
+    EXPECT(c1.frames_sent == c0.frames_sent, "%llu frames sent for a request no frame carries",
+           (unsigned long long)(c1.frames_sent - c0.frames_sent));
+    for (uint32_t i = 0; i < QPNIC_WIRE_MAX_PAYLOAD + 1; i++)
+        EXPECT(p.a.buf[8192 + i] == 0, "byte %u of the refused read's buffer changed", i);
+    e2e_pair_close(&p);
+}
+
+static ndk_qp *extra_qp(e2e_pair *p)
+{
+    ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+    ndk_qp *qp = NULL;
+    EXPECT_STATUS(ndk_create_qp(p->pd, p->a.rcq, p->a.icq, NULL, &attr, &qp), NDK_STATUS_SUCCESS);
+    return qp;
+}
+
+/* What ndk_connect refuses on a NIC with the wire, and the peer table's
+ * bound: three other nodes at once; a fourth waits for one to go. */
+static void two_nics_connect_checks(void)
+{
+    setenv("QPNIC_SIM_ARGS", "", 1);
+    e2e_pair p;
+    e2e_pair_open(&p, NULL);
+    uint64_t me = ndk_qp_address(p.a.qp).node;
+    EXPECT(me >> 8 == 0x0A0000, "node 0x%llx is not 10.0.0.n", (unsigned long long)me);
+    uint64_t other = me == 0x0A0000FE ? 0x0A0000FD : 0x0A0000FE;
+    ndk_qp *q = extra_qp(&p);
+    const uint32_t good = 0x0101;   /* index 1, generation 1 */
+    ndk_qp_addr bad[] = {{0, good}, {other, 0x0001} /* generation 0 */, {other, 1u << QPNIC_QPN_BITS},
+                         {1ull << 32, good}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        EXPECT_STATUS(ndk_connect(q, bad[i]), NDK_STATUS_INVALID_PARAMETER);
+    /* three nodes fill the table (two QPs to one node share its entry) */
+    ndk_qp *qs[5];
+    for (int i = 0; i < 5; i++)
+        qs[i] = extra_qp(&p);
+    for (int i = 0; i < 3; i++) {
+        ndk_qp_addr r = {0x0A0000F0u + (uint64_t)i, good};
+        EXPECT_STATUS(ndk_connect(qs[i], r), NDK_STATUS_SUCCESS);
+    }
+    ndk_qp_addr again = {0x0A0000F0u, good + 1};
+    EXPECT_STATUS(ndk_connect(qs[3], again), NDK_STATUS_SUCCESS);
+    ndk_qp_addr fourth = {0x0A0000F3u, good};
+    EXPECT_STATUS(ndk_connect(q, fourth), NDK_STATUS_INSUFFICIENT_RESOURCES);
+    EXPECT_STATUS(ndk_connect(q, fourth), NDK_STATUS_INSUFFICIENT_RESOURCES);   /* nothing changed */
+    /* node .F1 held by one QP: destroying it frees the entry */
+    EXPECT_STATUS(ndk_destroy_qp(qs[1]), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(q, fourth), NDK_STATUS_SUCCESS);
+    /* .F0 is held by two: one going is not enough */
+    EXPECT_STATUS(ndk_destroy_qp(qs[0]), NDK_STATUS_SUCCESS);
+    ndk_qp_addr fifth = {0x0A0000F4u, good};
+    EXPECT_STATUS(ndk_connect(qs[4], fifth), NDK_STATUS_INSUFFICIENT_RESOURCES);
+    EXPECT_STATUS(ndk_destroy_qp(qs[3]), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(qs[4], fifth), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(qs[2]), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(qs[4]), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(q), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
+/* A QP connected to a number that no QP has on the other NIC: that NIC
+ * answers NAK_INV_REQ (it knows this NIC: the pair's QPs are connected),
+ * the request completes INVALID_DEVICE_STATE, the QP goes to error and its
+ * next request is flushed; the other NIC's memory is untouched. A QP
+ * connected to a node that is not there at all: TIMEOUT after the retries. */
+static void two_nics_wrong_remote_fails_with_a_status(void)
+{
+    setenv("QPNIC_SIM_ARGS", "", 1);
+    e2e_opts o = {.two_nics = 1};
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    ndk_qp *q = extra_qp(&p);
+    ndk_qp_addr nobody = {ndk_qp_address(p.b.qp).node, 0x4D00 | 200};   /* generation 77, index 200 */
+    EXPECT_STATUS(ndk_connect(q, nobody), NDK_STATUS_SUCCESS);
+    e2e_fill(p.a.buf, 256, 3);
+    ndk_sge g = e2e_sge(&p.a, 0, 256);
+    EXPECT_STATUS(ndk_write(q, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_write(q, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_INVALID_DEVICE_STATE, "a write to a QP number nobody has");
+    e2e_expect_one(p.a.icq, NDK_STATUS_CANCELLED, "the write after it");
+    for (uint32_t i = 0; i < 256; i++)
+        EXPECT(p.b.buf[i] == 0, "byte %u of the other NIC's memory changed", i);
+    ndk_qp *q2 = extra_qp(&p);
+    uint64_t me = ndk_qp_address(p.a.qp).node, them = ndk_qp_address(p.b.qp).node;
+    ndk_qp_addr absent = {0x0A0000FEu == me || 0x0A0000FEu == them ? 0x0A0000FDu : 0x0A0000FEu, 0x0101};
+    EXPECT_STATUS(ndk_connect(q2, absent), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_write(q2, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_TIMEOUT, "a write to a node that is not there");
+    EXPECT_STATUS(ndk_destroy_qp(q), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(q2), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
+/* Between two NICs, frames lost, duplicated, reordered and corrupted at 5%
+ * each: every request completes once, SUCCESS, the data exact, and the
+ * NICs write exactly the bytes a clean network makes them write; the
+ * counters show retransmissions, duplicates and the damaged frames the
+ * receivers dropped. */
+static void two_nics_under_loss_reorder_and_corruption(void)
+{
+    unsigned seed = wire_seed("two_nics_under_loss_reorder_and_corruption");
+    e2e_opts o = {.two_nics = 1};
+    e2e_pair p;
+    ndk_counters c0, c1;
+    impaired_rounds_on(&p, &o, 8, "--wire-drop 50000 --wire-dup 50000 --wire-reorder 50000 --wire-corrupt 50000",
+                       seed, &c0, &c1);
+    EXPECT(c1.retransmits > c0.retransmits, "no retransmission at 5%% loss (seed %u)", seed);
+    EXPECT(c1.duplicates > c0.duplicates, "no duplicate counted at 5%% duplication (seed %u)", seed);
+    EXPECT(c1.icrc_errors + c1.frames_dropped > c0.icrc_errors + c0.frames_dropped,
+           "no damaged frame dropped at 5%% corruption (seed %u)", seed);
+    printf("two NICs at 5%% loss, duplication, reordering, corruption: %llu frames sent, %llu retransmissions, "
+           "%llu duplicates, %llu ICRC errors, %llu other frames dropped\n",
+           (unsigned long long)(c1.frames_sent - c0.frames_sent),
+           (unsigned long long)(c1.retransmits - c0.retransmits),
+           (unsigned long long)(c1.duplicates - c0.duplicates),
+           (unsigned long long)(c1.icrc_errors - c0.icrc_errors),
+           (unsigned long long)(c1.frames_dropped - c0.frames_dropped));
+    e2e_pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
     unsetenv("QPNIC_URI");
@@ -318,6 +524,11 @@ int main(int argc, char **argv)
         C(lost_frames_are_sent_again),
         C(retries_run_out_and_the_request_times_out),
         C(soak_one_percent_loss),
+        C(two_nics_exchange_every_operation),
+        C(two_nics_refuse_what_no_frame_carries),
+        C(two_nics_connect_checks),
+        C(two_nics_wrong_remote_fails_with_a_status),
+        C(two_nics_under_loss_reorder_and_corruption),
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

@@ -190,7 +190,9 @@ typedef struct {
     uint32_t max_inline; /* inline bytes; the adapter's max_inline is granted */
 } ndk_qp_attr;
 
-/* A QP on some NIC: the node address of its adapter plus its QP number. */
+/* A QP on some NIC: the node address of its adapter plus its QP number.
+ * A node address is the NIC's IPv4 address when it has the RoCEv2 wire
+ * (ndk_connect), an opaque value of the adapter otherwise. */
 typedef struct {
     uint64_t node;   /* the adapter's address (ndk_qp_address) */
     uint32_t qp_num; /* ndk_qp_num */
@@ -337,11 +339,22 @@ NDK_API ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiat
                                  void *qp_context, ndk_qp_attr *attr, ndk_qp **out);
 
 /* Connect qp to the QP at `remote`. Each side connects itself: for a pair
- * A, B call ndk_connect(A, addr(B)) and ndk_connect(B, addr(A)). On qpnic
- * today remote must name an existing QP of the same adapter (its node is
- * ndk_qp_address(..).node), reached through the NIC's loopback port; other
- * nodes: INVALID_PARAMETER. A QP connects once: connecting a QP that is
- * connected, disconnected or in error fails with INVALID_DEVICE_STATE. */
+ * A, B call ndk_connect(A, addr(B)) and ndk_connect(B, addr(A)).
+ * - remote.node this adapter's (ndk_qp_address(..).node): remote must name
+ *   an existing QP of this adapter, reached through the NIC's loopback port
+ *   (else INVALID_PARAMETER).
+ * - another node: on a NIC with the RoCEv2 wire (every simulated NIC) a
+ *   node address is the NIC's IPv4 address (10.0.0.n for NIC n of the
+ *   simulator's network), and remote names a QP there: this NIC cannot see
+ *   it, so a QP number that is not live there shows later, as requests that
+ *   complete in error (REMOTE_OPERATION_ERROR, or TIMEOUT when nothing
+ *   answers). A number of generation 0 (no driver hands one out), a node
+ *   of 0 or above 32 bits, or a NIC without the wire: INVALID_PARAMETER. A
+ *   NIC names at most NUM_PEERS - 1 (3) other nodes at once, by the QPs
+ *   connected to them: a fourth gives INSUFFICIENT_RESOURCES until a QP
+ *   to one of the three is destroyed (docs/wire.md, "Two NICs").
+ * A QP connects once: connecting a QP that is connected, disconnected or
+ * in error fails with INVALID_DEVICE_STATE. */
 NDK_API ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote);
 
 /* Receiver not ready (V8), Linux rxe's rule: a send that finds no receive
