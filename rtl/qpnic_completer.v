@@ -26,7 +26,12 @@
 // is fetched again from the SEND. Entries of another epoch than their QP's
 // (pushed before the rewind) are discarded: response dropped, no CQE, no
 // SQ_CI_INC; the rewound WQEs come again and complete then. With no
-// retries left (or not in RTS), the SEND completes RNR as any NAK. Each completion: an SQ CQE
+// retries left (or not in RTS), the SEND completes RNR as any NAK.
+// On the wire (an entry whose packet went to another NIC, or any with
+// rto_en) the same rewind also follows a timeout (no answer in RTO
+// cycles) and a NAK_PSN_SEQ naming the entry's PSN (the target missed that
+// request: go-back-N at once), counted against retry_left; with none left
+// the request completes RETRY_EXC. Each completion: an SQ CQE
 // on the QP's send CQ (none for a success that asked SILENT_SUCCESS, nor
 // for an INLINE_DATA slot), then
 // SQ_CI_INC. A QP in RESET (when its entry was
@@ -58,6 +63,8 @@
 //                                        (wire_en): the wire's rules for
 //                                        every entry, not only for the
 //                                        entries marked NET (qpnic_ost.vh)
+//   cnt_nak                              one-cycle strobe: its entry's
+//                                        answer is a NAK (AETH not ACK)
 //   cnt_retx                             one-cycle strobe: a QP went back
 //                                        to a request whose answer timed out
 //   psn_slot, psn_of_slot                the entry's PSN, by its slot
@@ -116,6 +123,7 @@ module qpnic_completer #(
     output wire                 cnt_rnr,
     input  wire                 rto_en,
     output wire                 cnt_retx,
+    output wire                 cnt_nak,
     output wire [`QPNIC_OST_SLOT_BITS-1:0] psn_slot,
     input  wire [23:0]          psn_of_slot,
     output wire                 cnt_stale,
@@ -215,21 +223,24 @@ module qpnic_completer #(
     wire [31:0] h_op   = hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
     wire [31:0] h_aeth = hdr[32*(AETH_AT + `QPNIC_AETH_SYNDROME_WORD) +: 32];
     wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
+    wire [31:0] h_peer = hdr[32*(LRH_AT + `QPNIC_LRH_PEER_WORD) +: 32];
     /* verilator lint_on UNUSEDSIGNAL */
     wire [23:0] r_psn   = h_psn[`QPNIC_BTH_PSN];   // the request's PSN, echoed
+    wire [`QPNIC_PEER_BITS-1:0] r_peer = h_peer[`QPNIC_LRH_PEER];   // the NIC it came from
     // (its QP's index is compared; the generation is the QP table's to check)
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];
     wire [23:0] r_dqp   = h_dqp[`QPNIC_BTH_DEST_QP];
     /* verilator lint_on UNUSEDSIGNAL */
-    // The response is the entry's when it carries the entry's PSN (the
-    // requester noted it by the entry's slot) and names the entry's QP; a
-    // NAK_INV_REQ names none (its target had no QP to answer from). Any
-    // other is a duplicate the network delivered, or the answer to one the
-    // responder saw twice: dropped, and the entry waits on.
+    // The response is the entry's when it comes from the entry's QP's NIC
+    // (LRH peer), carries the entry's PSN (the requester noted it by the
+    // entry's slot) and names the entry's QP; a NAK_INV_REQ names none
+    // (its target had no QP to answer from). Any other is a duplicate the
+    // network delivered, or the answer to one the responder saw twice:
+    // dropped, and the entry waits on.
     assign psn_slot = e_slot;
     wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] r_dqp_idx = r_dqp[`QPNIC_QP_NUM_INDEX];
-    wire        not_ours = (r_psn != psn_of_slot) ||
+    wire        not_ours = (r_peer != ent[`QPNIC_OST_PEER]) || (r_psn != psn_of_slot) ||
                            (r_dqp_idx != {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn} &&
                             !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
     wire [31:0] payload = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
@@ -301,6 +312,8 @@ module qpnic_completer #(
         .idle(tm_idle));
     assign cnt_rnr  = rewound && !tmo_try;
     assign cnt_retx = rewound && tmo_try;
+    assign cnt_nak  = (state == S_EVAL) && !not_ours && opcode == `QPNIC_IB_OPCODE_ACK &&
+                      syn != `QPNIC_AETH_SYNDROME_ACK;
     // The wire's rules (the retransmit timer, the early exits below) hold
     // for an entry whose packet went on the wire: to another NIC (NET), or
     // every entry when the wire is forced. The loopback inside the NIC
@@ -510,6 +523,14 @@ module qpnic_completer #(
                 else if (opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_RNR_NAK &&
                          ctx_rnr_ok)
                     rnr_try <= 1'b1;
+                else if (on_wire && opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_PSN_SEQ) begin
+                    // the target expects this request's PSN: it never got
+                    // it (or took a later one first). Go back to it now,
+                    // as the timer would later: a retransmission
+                    tmo_try <= 1'b1;
+                    tq_busy <= 1'b1;
+                    state   <= S_RWND;
+                end
                 else begin
                     status    <= (opcode == `QPNIC_IB_OPCODE_ACK) ? nak_status
                                                                   : `QPNIC_CQE_STATUS_REM_OP;

@@ -168,7 +168,8 @@ module qpnic_core #(
     wire       cnt_drop;
     wire       cnt_rnr;
     wire [1:0] cnt_dup;
-    wire       cnt_retx;
+    wire       cnt_retx, cnt_nak;
+    wire [12:0] cnt_wire_payload;   // the wire's frames' payload bytes (0 without it)
     wire       mr_fence_busy;   // STATUS.mr_fence
     wire [4:0] cnt_wqes_fetched;
 
@@ -296,6 +297,7 @@ module qpnic_core #(
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched),
         .cnt_cqe(cnt_cqe), .cnt_drop(cnt_drop), .cnt_rnr(cnt_rnr),
         .cnt_wire({wire_cnt[4], wire_cnt[3] || wire_cnt[2], wire_cnt[1:0]}), .cnt_dup(cnt_dup), .cnt_retx(cnt_retx),
+        .cnt_nak(cnt_nak), .cnt_wire_payload(cnt_wire_payload),
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
@@ -346,7 +348,7 @@ module qpnic_core #(
         .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
-        .cnt_rnr(cnt_rnr), .cnt_dup(cnt_dup), .cnt_retx(cnt_retx), .rto_en(wire_on),
+        .cnt_rnr(cnt_rnr), .cnt_dup(cnt_dup), .cnt_retx(cnt_retx), .cnt_nak(cnt_nak), .rto_en(wire_on),
         .mr_fence_start(mr_upd_valid && mr_upd_ready && !mr_upd_write),
         .mr_fence_busy(mr_fence_busy),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),
@@ -423,7 +425,8 @@ module qpnic_core #(
             .frx_valid(frx_valid), .frx_ready(frx_ready), .frx_data(frx_data),
             .frx_keep(frx_keep), .frx_last(frx_last),
             .cnt_tx_frame(wire_cnt[0]), .cnt_rx_frame(wire_cnt[1]), .cnt_drop_addr(wire_cnt[2]),
-            .cnt_drop_hdr(wire_cnt[3]), .cnt_drop_icrc(wire_cnt[4]), .idle(wp_idle));
+            .cnt_drop_hdr(wire_cnt[3]), .cnt_drop_icrc(wire_cnt[4]), .cnt_tx_payload(cnt_wire_payload),
+            .idle(wp_idle));
         assign w_idle = q_idle && s_idle && wp_idle;
     end else begin : g_no_wire
         qpnic_loopback loopback (
@@ -442,6 +445,7 @@ module qpnic_core #(
         assign ftx_keep  = 4'd0;
         assign ftx_last  = 1'b0;
         assign wire_cnt  = 5'd0;
+        assign cnt_wire_payload = 13'd0;
         // lint: the wire's inputs, which a build without it does not read
         wire unused_wire = &{1'b0, wire_en, cfg_mac, cfg_ip, peer_mac, peer_ip, ftx_ready,
                              frx_valid, frx_data, frx_keep, frx_last};

@@ -82,6 +82,9 @@
 //                             (FRAMES_SENT, _RECEIVED, _DROPPED, ICRC_ERRORS)
 //   cnt_dup                   duplicates seen this cycle (0..2: DUPLICATES)
 //   cnt_retx                  a QP went back after a timeout (RETRANSMITS)
+//   cnt_nak                   the completer took a NAK (NAKS)
+//   cnt_wire_payload          a frame's payload bytes as the wire starts it
+//                             (WIRE_PAYLOAD_BYTES)
 //   cnt_rd_valid/bytes        a DMA read request of that many bytes (counter)
 //   cnt_wr_valid/bytes        a DMA write request of that many bytes (counter)
 //   cnt_notify                one notification left for the host (counter)
@@ -189,6 +192,8 @@ module qpnic_csr #(
     input  wire [3:0]             cnt_wire,
     input  wire [1:0]             cnt_dup,
     input  wire                   cnt_retx,
+    input  wire                   cnt_nak,
+    input  wire [12:0]            cnt_wire_payload,
     input  wire                   cnt_rd_valid,
     input  wire [15:0]            cnt_rd_bytes,
     input  wire                   cnt_wr_valid,
@@ -350,6 +355,8 @@ module qpnic_csr #(
     localparam [CNT_AW-1:0] S_ICRC        = slot_of(`QPNIC_REG_CNT_ICRC_ERRORS_LO);
     localparam [CNT_AW-1:0] S_DUPS        = slot_of(`QPNIC_REG_CNT_DUPLICATES_LO);
     localparam [CNT_AW-1:0] S_RETX        = slot_of(`QPNIC_REG_CNT_RETRANSMITS_LO);
+    localparam [CNT_AW-1:0] S_NAKS        = slot_of(`QPNIC_REG_CNT_NAKS_LO);
+    localparam [CNT_AW-1:0] S_WIRE_BYTES  = slot_of(`QPNIC_REG_CNT_WIRE_PAYLOAD_BYTES_LO);
     reg        cnt_rd_pending;  // a counter _LO read waits for its flush
     reg [CNT_AW-1:0] cnt_rd_slot;
     wire       cnt_reply;       // its flush: answer with cnt_sum
@@ -457,7 +464,8 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_PKTS_DROPPED_LO, `QPNIC_REG_CNT_RNR_RETRIES_LO,
             `QPNIC_REG_CNT_FRAMES_SENT_LO, `QPNIC_REG_CNT_FRAMES_RECEIVED_LO,
             `QPNIC_REG_CNT_FRAMES_DROPPED_LO, `QPNIC_REG_CNT_ICRC_ERRORS_LO,
-            `QPNIC_REG_CNT_DUPLICATES_LO, `QPNIC_REG_CNT_RETRANSMITS_LO:
+            `QPNIC_REG_CNT_DUPLICATES_LO, `QPNIC_REG_CNT_RETRANSMITS_LO,
+            `QPNIC_REG_CNT_NAKS_LO, `QPNIC_REG_CNT_WIRE_PAYLOAD_BYTES_LO:
                 rd_ram = 1'b1;     // answered by the counter RAM (below)
             `QPNIC_REG_CNT_CYCLES_LO:          begin rd_word = cnt_cycles[31:0]; rd_latch = 1'b1; rd_hi = cnt_cycles[63:32]; end
             `QPNIC_REG_CNT_NTF_LATENCY_MAX_LO: begin rd_word = cnt_lat_max;      rd_latch = 1'b1;                            end
@@ -469,7 +477,8 @@ module qpnic_csr #(
             `QPNIC_REG_CNT_PKTS_DROPPED_HI, `QPNIC_REG_CNT_RNR_RETRIES_HI,
             `QPNIC_REG_CNT_FRAMES_SENT_HI, `QPNIC_REG_CNT_FRAMES_RECEIVED_HI,
             `QPNIC_REG_CNT_FRAMES_DROPPED_HI, `QPNIC_REG_CNT_ICRC_ERRORS_HI,
-            `QPNIC_REG_CNT_DUPLICATES_HI, `QPNIC_REG_CNT_RETRANSMITS_HI:
+            `QPNIC_REG_CNT_DUPLICATES_HI, `QPNIC_REG_CNT_RETRANSMITS_HI,
+            `QPNIC_REG_CNT_NAKS_HI, `QPNIC_REG_CNT_WIRE_PAYLOAD_BYTES_HI:
                 rd_word = hi_latch;
             `QPNIC_REG_MR_IDX:    rd_word[`QPNIC_TOKEN_INDEX_BITS-1:0] = mr_idx;
             `QPNIC_REG_MR_VA_LO:  rd_word = st_va[31:0];
@@ -630,7 +639,8 @@ module qpnic_csr #(
     reg        ev_cqe, ev_notify, ev_lat_valid, ev_drop, ev_rnr;
     reg [3:0]  ev_wire;
     reg [1:0]  ev_dup;
-    reg        ev_retx;
+    reg        ev_retx, ev_nak;
+    reg [12:0] ev_wire_bytes;
     reg [15:0] ev_rd_bytes, ev_wr_bytes;
     reg [31:0] ev_lat_cycles;
     always @(posedge clk) begin
@@ -647,6 +657,8 @@ module qpnic_csr #(
             ev_wire       <= 4'd0;
             ev_dup        <= 2'd0;
             ev_retx       <= 1'b0;
+            ev_nak        <= 1'b0;
+            ev_wire_bytes <= 13'd0;
         end else begin
             ev_fetch_read <= cnt_fetch_read;
             ev_wqes       <= cnt_wqes_fetched;
@@ -660,12 +672,14 @@ module qpnic_csr #(
             ev_wire       <= cnt_wire;
             ev_dup        <= cnt_dup;
             ev_retx       <= cnt_retx;
+            ev_nak        <= cnt_nak;
+            ev_wire_bytes <= cnt_wire_payload;
         end
         ev_lat_cycles <= lat_cycles;
     end
     wire db_event = db_offer && !db_counted;
 
-    // The counter RAM. Ten 64-bit counters (now sixteen) in flip-flops, each with its own
+    // The counter RAM. Ten 64-bit counters (now eighteen) in flip-flops, each with its own
     // 64-bit adder and a place in the read multiplexer, were about 1,000
     // LUTs; here each counter is a word of one RAM (slot (_LO - CNT_BASE) / 8),
     // and a small accumulator in flip-flops per counter takes the events.
@@ -695,7 +709,8 @@ module qpnic_csr #(
     reg [1+ACC_X-1:0]  acc_db, acc_cqes, acc_ntf, acc_drops, acc_rnrs;
     reg [1+ACC_X-1:0]  acc_fr_sent, acc_fr_recv, acc_fr_drop, acc_icrc;
     reg [2+ACC_X-1:0]  acc_dups;
-    reg [1+ACC_X-1:0]  acc_retx;
+    reg [1+ACC_X-1:0]  acc_retx, acc_naks;
+    reg [13+ACC_X-1:0] acc_wire_bytes;
     reg [5+ACC_X-1:0]  acc_wqes;
     reg [2+ACC_X-1:0]  acc_fetch;
     reg [16+ACC_X-1:0] acc_rd, acc_wr;
@@ -721,6 +736,8 @@ module qpnic_csr #(
         S_ICRC:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_icrc};
         S_DUPS:        acc_now = {{(ACC_W-2-ACC_X){1'b0}},  acc_dups};
         S_RETX:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_retx};
+        S_NAKS:        acc_now = {{(ACC_W-1-ACC_X){1'b0}},  acc_naks};
+        S_WIRE_BYTES:  acc_now = {{(ACC_W-13-ACC_X){1'b0}}, acc_wire_bytes};
         default:       acc_now = {ACC_W{1'b0}};
         endcase
     end
@@ -733,6 +750,7 @@ module qpnic_csr #(
             acc_db <= 0; acc_wqes <= 0; acc_fetch <= 0; acc_rd <= 0; acc_wr <= 0;
             acc_cqes <= 0; acc_ntf <= 0; acc_lat <= 0; acc_drops <= 0; acc_rnrs <= 0;
             acc_fr_sent <= 0; acc_fr_recv <= 0; acc_fr_drop <= 0; acc_icrc <= 0; acc_dups <= 0; acc_retx <= 0;
+            acc_naks <= 0; acc_wire_bytes <= 0;
         end else begin
             acc_db    <= (fl && fl_slot == S_DOORBELLS   ? 0 : acc_db)    + {{ACC_X{1'b0}}, db_event};
             acc_wqes  <= (fl && fl_slot == S_WQES        ? 0 : acc_wqes)  + {{ACC_X{1'b0}}, ev_wqes};
@@ -750,6 +768,8 @@ module qpnic_csr #(
             acc_icrc    <= (fl && fl_slot == S_ICRC    ? 0 : acc_icrc)    + {{ACC_X{1'b0}}, ev_wire[3]};
             acc_dups    <= (fl && fl_slot == S_DUPS    ? 0 : acc_dups)    + {{ACC_X{1'b0}}, ev_dup};
             acc_retx    <= (fl && fl_slot == S_RETX    ? 0 : acc_retx)    + {{ACC_X{1'b0}}, ev_retx};
+            acc_naks    <= (fl && fl_slot == S_NAKS    ? 0 : acc_naks)    + {{ACC_X{1'b0}}, ev_nak};
+            acc_wire_bytes <= (fl && fl_slot == S_WIRE_BYTES ? 0 : acc_wire_bytes) + {{ACC_X{1'b0}}, ev_wire_bytes};
         end
     end
 

@@ -49,6 +49,7 @@
 //   cnt_wqes_fetched         WQEs those reads fetch (0 in other cycles)
 //   cnt_drop                 the responder refused a request packet unexecuted
 //   cnt_rnr                  the completer rewound a QP to send an RNR'd SEND again
+//   cnt_nak                  the completer took a NAK for its entry
 //   cnt_retx                 the completer sent a QP back to a request whose
 //                            answer timed out
 //   rto_en                   every packet goes on the wire (wire_en): the
@@ -129,6 +130,7 @@ module qpnic_datapath #(
     output wire                 cnt_rnr,
     output wire [1:0]           cnt_dup,
     output wire                 cnt_retx,
+    output wire                 cnt_nak,
     input  wire                 rto_en,
     // CQE requests to qpnic_cqe_writer
     output wire                 cqe_valid,
@@ -463,7 +465,7 @@ module qpnic_datapath #(
         .cqe_data(cp_cqe_data),
         .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read), .retire_remote(cp_retire_remote),
         .cnt_rnr(cnt_rnr), .psn_slot(cp_psn_slot), .psn_of_slot(cp_psn), .cnt_stale(cnt_stale),
-        .rto_en(rto_en), .cnt_retx(cnt_retx),
+        .rto_en(rto_en), .cnt_retx(cnt_retx), .cnt_nak(cnt_nak),
         .idle(cp_idle));
 
     // --------------------------------------------------------------- fence

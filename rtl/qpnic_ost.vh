@@ -23,6 +23,8 @@
 //             discarded, its response dropped, its slot not retired
 //   NET       its packet went to another NIC (the QP's peer is not 0): a
 //             network may lose it or its answer (the completer's timer)
+//   PEER      the QP's peer (struct lrh peer): its answer must come from
+//             that NIC
 `ifndef QPNIC_OST_VH
 `define QPNIC_OST_VH
 `define QPNIC_OST_SLOT_BITS 4
@@ -38,5 +40,6 @@
 `define QPNIC_OST_NO_CQE   (75 + `QPNIC_OST_SLOT_BITS)
 `define QPNIC_OST_EPOCH    (76 + `QPNIC_OST_SLOT_BITS)
 `define QPNIC_OST_NET      (77 + `QPNIC_OST_SLOT_BITS)
-`define QPNIC_OST_WIDTH    (78 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_PEER     (79 + `QPNIC_OST_SLOT_BITS):(78 + `QPNIC_OST_SLOT_BITS)
+`define QPNIC_OST_WIDTH    (80 + `QPNIC_OST_SLOT_BITS)
 `endif

@@ -28,15 +28,18 @@
 //               answered (the context before: the asker sees whether)
 //   RNR_WAKE    rnr_wait = 0, and the QP is queued if WQEs wait
 //   RSP_RNR     as a target, an RNR NAK (or a NAK failing the initiator)
-//               went out: rsp_rnr = 1, epsn = req_arg (the request's PSN)
+//               went out: rsp_rnr = 1, epsn = req_arg (the request's PSN),
+//               nak_sent = 0
 //   RSP_SEQ     as a target, a request arrives (req_arg[23:0] its PSN,
-//               req_arg[24] a WRITE or READ): answered; epsn + 1 when the
-//               PSN is epsn and req_arg[24] is set
+//               req_arg[24] a WRITE or READ, req_arg[25] over the wire):
+//               answered; epsn + 1 and nak_sent = 0 when the PSN is epsn
+//               and req_arg[24] is set; nak_sent = 1 when req_arg[25] is
+//               set, the PSN is ahead of epsn and rsp_rnr = 0
 //   SET_ERR     state = ERROR, when req_arg[16] is the QP's epoch (a local
 //               failure of a WQE gone stale under a rewind changes nothing)
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR
 //   RQ_CI_ERR   rq_ci + 1, state = ERROR (a receive completed in error)
-//   RQ_CI_INC, SQ_CI_INC   rq_ci + 1 (rsp_rnr = 0, epsn + 1: the SEND
+//   RQ_CI_INC, SQ_CI_INC   rq_ci + 1 (rsp_rnr = 0, nak_sent = 0, epsn + 1: the SEND
 //               executed), sq_ci + 1 (rnr_left =
 //               rnr_retry: progress restores the retries)
 //   RQ_FLUSH    in ERROR with rq_ci != rq_pi: rq_ci + 1 (the answer's rq_ci
@@ -253,13 +256,15 @@ module qpnic_qp_table #(
     reg  [EB-1:0] cur;        // the word of the operation in C
 
     // st_ram's word: the fields the operations change, packed
-`define QPT_ST(w) {w[`QPNIC_QP_CTX_RETRY_LEFT_FLAT], w[`QPNIC_QP_CTX_EPSN_FLAT], w[`QPNIC_QP_CTX_RSP_RNR_FLAT], \
+`define QPT_ST(w) {w[`QPNIC_QP_CTX_NAK_SENT_FLAT], \
+        w[`QPNIC_QP_CTX_RETRY_LEFT_FLAT], w[`QPNIC_QP_CTX_EPSN_FLAT], w[`QPNIC_QP_CTX_RSP_RNR_FLAT], \
         w[`QPNIC_QP_CTX_RNR_LEFT_FLAT], w[`QPNIC_QP_CTX_RNR_WAIT_FLAT], w[`QPNIC_QP_CTX_EPOCH_FLAT], \
         w[`QPNIC_QP_CTX_PSN_FLAT], w[`QPNIC_QP_CTX_FETCH_PTR_FLAT], w[`QPNIC_QP_CTX_RQ_CI_FLAT], \
         w[`QPNIC_QP_CTX_SQ_CI_FLAT], w[`QPNIC_QP_CTX_RQ_PI_FLAT], w[`QPNIC_QP_CTX_SQ_PI_FLAT], \
         w[`QPNIC_QP_CTX_RQ_FLUSH_FLAT], w[`QPNIC_QP_CTX_COMP_ERR_FLAT], w[`QPNIC_QP_CTX_SCHED_FLAT], \
         w[`QPNIC_QP_CTX_STATE_FLAT]}
-    localparam SB = `QPNIC_QP_CTX_RETRY_LEFT_WIDTH + `QPNIC_QP_CTX_EPSN_WIDTH + `QPNIC_QP_CTX_RSP_RNR_WIDTH +
+    localparam SB = `QPNIC_QP_CTX_NAK_SENT_WIDTH +
+                    `QPNIC_QP_CTX_RETRY_LEFT_WIDTH + `QPNIC_QP_CTX_EPSN_WIDTH + `QPNIC_QP_CTX_RSP_RNR_WIDTH +
                     `QPNIC_QP_CTX_RNR_LEFT_WIDTH + `QPNIC_QP_CTX_RNR_WAIT_WIDTH +
                     `QPNIC_QP_CTX_EPOCH_WIDTH + `QPNIC_QP_CTX_PSN_WIDTH + 5 * IW +
                     `QPNIC_QP_CTX_RQ_FLUSH_WIDTH + `QPNIC_QP_CTX_COMP_ERR_WIDTH +
@@ -433,6 +438,11 @@ module qpnic_qp_table #(
     wire [`QPNIC_QP_CTX_SEND_CQ_WIDTH-1:0]    cur_scq  = cur[`QPNIC_QP_CTX_SEND_CQ_FLAT];
     wire [`QPNIC_QP_CTX_RECV_CQ_WIDTH-1:0]    cur_rcq  = cur[`QPNIC_QP_CTX_RECV_CQ_FLAT];
     wire [`QPNIC_QP_CTX_REMOTE_QPN_WIDTH-1:0] cur_rqpn = cur[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
+    // RSP_SEQ: the request's PSN ahead of the expected one (24-bit
+    // sequence arithmetic, as the responder's)
+    wire [`QPNIC_QP_CTX_EPSN_WIDTH-1:0] seq_behind = cur[`QPNIC_QP_CTX_EPSN_FLAT] -
+                                                     c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0];
+    wire seq_ahead = seq_behind[`QPNIC_QP_CTX_EPSN_WIDTH-1];
     /* verilator lint_on UNUSEDSIGNAL */
     reg [31:0] rdata;
     always @* begin
@@ -500,6 +510,7 @@ module qpnic_qp_table #(
                         new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = 1'b0;
                         new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b0;
                         new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT]   = 1'b0;
+                        new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT]  = 1'b0;
                         new_word[`QPNIC_QP_CTX_EPSN_FLAT]   = 0;
                     end
                     // connected: the retries start full
@@ -553,12 +564,17 @@ module qpnic_qp_table #(
             end
             `QPNIC_QP_OP_RSP_RNR: begin
                 new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b1;
+                new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT] = 1'b0;
                 new_word[`QPNIC_QP_CTX_EPSN_FLAT] = c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0];
             end
             // a WRITE or READ of the expected PSN executes: the next one
+            // (a request over the wire ahead of it: the gap's one NAK is out)
             `QPNIC_QP_OP_RSP_SEQ:
-                if (c_arg[24] && c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0] == cur[`QPNIC_QP_CTX_EPSN_FLAT])
+                if (c_arg[24] && c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0] == cur[`QPNIC_QP_CTX_EPSN_FLAT]) begin
                     new_word[`QPNIC_QP_CTX_EPSN_FLAT] = cur[`QPNIC_QP_CTX_EPSN_FLAT] + 1'b1;
+                    new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT] = 1'b0;
+                end else if (c_arg[25] && seq_ahead && !cur[`QPNIC_QP_CTX_RSP_RNR_FLAT])
+                    new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT] = 1'b1;
             `QPNIC_QP_OP_SET_ERR:
                 if (nic_err && arg_epoch) begin
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;
@@ -577,6 +593,7 @@ module qpnic_qp_table #(
             `QPNIC_QP_OP_RQ_CI_INC: begin
                 new_word[`QPNIC_QP_CTX_RQ_CI_FLAT] = rq_ci + 1'b1;
                 new_word[`QPNIC_QP_CTX_RSP_RNR_FLAT] = 1'b0;
+                new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT] = 1'b0;
                 new_word[`QPNIC_QP_CTX_EPSN_FLAT] = cur[`QPNIC_QP_CTX_EPSN_FLAT] + 1'b1;
             end
             `QPNIC_QP_OP_RQ_FLUSH: begin

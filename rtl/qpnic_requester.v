@@ -251,7 +251,7 @@ module qpnic_requester #(
     // request in flight
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // its PD: every check of the WQE names it
-    reg          ctx_net;       // its peer is another NIC: the packet goes on the wire
+    reg [`QPNIC_PEER_BITS-1:0] ctx_peer;   // its peer's NIC (0: this one, the packet loops back)
     reg [63:0]   ctx_sq_base;   // its SQ ring (INLINE payloads are there)
     reg [4:0]    ctx_sq_log;
     reg          ctx_have;      // ctx_state is the answer for this WQE
@@ -458,6 +458,7 @@ module qpnic_requester #(
 
     // --- the packet header, from the job ---
     wire       has_reth    = job_write || job_read;
+    wire       ctx_net     = ctx_peer != 0;   // the packet goes to another NIC
     wire [3:0] hdr_words   = has_reth ? HDR_RETH : job_inv ? HDR_IETH : HDR_PLAIN;
     wire [31:0] payload    = job_read ? 32'd0 : job_total;
     wire [23:0] cur_psn    = job_psn;
@@ -549,6 +550,7 @@ module qpnic_requester #(
         ost[`QPNIC_OST_NO_CQE] = is_idata;
         ost[`QPNIC_OST_EPOCH]  = epoch;
         ost[`QPNIC_OST_NET]    = ctx_net && !is_local;
+        ost[`QPNIC_OST_PEER]   = ctx_peer;
     end
     // A packet's entry and the start of its gather go together.
     wire has_payload = !is_read && !is_local && p_total != 34'd0;
@@ -664,7 +666,7 @@ module qpnic_requester #(
             qpn        <= {QW{1'b0}};
             ctx_state  <= `QPNIC_QP_STATE_RESET;
             ctx_pd     <= 0;
-            ctx_net    <= 1'b0;
+            ctx_peer   <= {`QPNIC_PEER_BITS{1'b0}};
             ctx_sq_base <= 64'd0;
             ctx_sq_log <= 5'd0;
             ctx_have   <= 1'b0;
@@ -820,7 +822,7 @@ module qpnic_requester #(
             if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
                 ctx_stale  <= !rsp_same_epoch;
                 ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
-                ctx_net   <= tq_rsp_ctx[`QPNIC_QP_CTX_PEER_FLAT] != 0;
+                ctx_peer  <= tq_rsp_ctx[`QPNIC_QP_CTX_PEER_FLAT];
                 ctx_pd    <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_sq_base <= {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT], tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
                 ctx_sq_log  <= tq_rsp_ctx[`QPNIC_QP_CTX_SQ_LOG_FLAT];

@@ -215,6 +215,10 @@ module qpnic_responder #(
     reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // every check names the QP's PD
     reg [23:0]   ctx_epsn;     // the PSN it expects next (as it was before RSP_SEQ)
+    reg          ctx_rsp_rnr;  // it refused a SEND for want of a receive (rsp_rnr)
+    reg          ctx_nak_sent; // the gap at epsn has had its NAK (nak_sent, before RSP_SEQ)
+    reg          resp_quiet;   // no answer: a request in a gap whose NAK went out
+    reg          resp_epsn;    // the answer names epsn, not the request's PSN (a gap's NAK)
     reg          dq_in;        // the destination QP's index is below NUM_QP
     reg          reth_late;    // the RETH's check waits for the context (its PD)
     reg          tq_busy;      // a table request is up (until granted)
@@ -323,7 +327,8 @@ module qpnic_responder #(
     // RSP_SEQ: the PSN, and whether the request executes as it is taken (a
     // WRITE or READ; a SEND once its receive is consumed); RSP_RNR: the
     // PSN (the others ignore the argument)
-    assign tq_req_arg   = {7'd0, is_write || is_read, req_psn};
+    // (bit 25: it came over the wire, where a gap gets one NAK: nak_sent)
+    assign tq_req_arg   = {6'd0, over_wire, is_write || is_read, req_psn};
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
@@ -336,6 +341,14 @@ module qpnic_responder #(
     wire [23:0] psn_behind = ctx_epsn - req_psn;
     wire        dup      = (psn_behind != 24'd0) && !psn_behind[23];
     wire        seq_drop = (psn_behind != 24'd0) && psn_behind[23];
+    // Over the wire (from another NIC, or any with wire_all) a request
+    // ahead of epsn outside the RNR rule means a gap: a request lost or
+    // overtaken. The first gets NAK_PSN_SEQ naming epsn, which sends the
+    // initiator back at once (go-back-N); the rest are dropped unanswered
+    // until epsn moves (rxe's sent_psn_nak). After an RNR NAK every request
+    // ahead is NAKed with its own PSN, as on the loopback.
+    wire        over_wire = wire_all || h_peer[`QPNIC_LRH_PEER] != 0;
+    wire        seq_gap   = seq_drop && over_wire && !ctx_rsp_rnr;
     // the flush queue is popped at a packet boundary, before a next word
     wire        fl_go   = (state == S_HDR) && (hdr_i == 4'd0) && fl_valid && !tq_busy && !tq_wait;
     assign fl_ready = fl_go;
@@ -591,6 +604,10 @@ module qpnic_responder #(
             ctx_gen     <= 0;
             ctx_pd      <= 0;
             ctx_epsn    <= 24'd0;
+            ctx_rsp_rnr <= 1'b0;
+            ctx_nak_sent <= 1'b0;
+            resp_quiet  <= 1'b0;
+            resp_epsn   <= 1'b0;
             dq_in       <= 1'b0;
             reth_late   <= 1'b0;
             tq_busy     <= 1'b0;
@@ -648,6 +665,8 @@ module qpnic_responder #(
                 ctx_gen     <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                 ctx_pd      <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_epsn    <= tq_rsp_ctx[`QPNIC_QP_CTX_EPSN_FLAT];
+                ctx_rsp_rnr <= tq_rsp_ctx[`QPNIC_QP_CTX_RSP_RNR_FLAT];
+                ctx_nak_sent <= tq_rsp_ctx[`QPNIC_QP_CTX_NAK_SENT_FLAT];
             end
 
             // the emitter: one header word a cycle while the port takes it
@@ -688,11 +707,16 @@ module qpnic_responder #(
                 read_resp  <= 1'b0;
                 rq_status  <= `QPNIC_CQE_STATUS_SUCCESS;
                 syn        <= `QPNIC_AETH_SYNDROME_ACK;
+                resp_quiet <= 1'b0;
+                resp_epsn  <= 1'b0;
                 state      <= S_DATA;
                 if (!dq_rts || !(is_send || is_sinv || is_write || is_read) || read_too_big)
                     syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
-                else if (seq_drop)
+                else if (seq_drop) begin
                     syn <= `QPNIC_AETH_SYNDROME_NAK_PSN_SEQ;  // nothing executed
+                    resp_epsn  <= seq_gap;
+                    resp_quiet <= seq_gap && ctx_nak_sent;
+                end
                 else if (dup && !is_read)
                     ;   // executed before: the ACK again, nothing else
                 else if (is_send || is_sinv) begin
@@ -798,13 +822,21 @@ module qpnic_responder #(
             S_RQINC:
                 if (tq_grant) state <= S_RESP;
             S_RESP:
+                // a request in a gap whose NAK went out: no answer
+                if (resp_quiet) begin
+                    resp_quiet <= 1'b0;
+                    resp_epsn  <= 1'b0;
+                    ctx_valid  <= 1'b0;   // the next packet READs its own
+                    state      <= S_HDR;
+                end else
                 // hand the header to the emitter once it is free
                 if (!r_busy) begin
                     r_busy <= 1'b1;
                     r_i    <= 3'd0;
                     r_read <= read_resp;
                     r_syn  <= syn;
-                    r_psn  <= req_psn;
+                    r_psn  <= resp_epsn ? ctx_epsn : req_psn;   // a gap's NAK names epsn
+                    resp_epsn <= 1'b0;
                     r_dqp  <= ctx_valid ? ctx_remote : 24'd0;
                     r_peer <= h_peer[`QPNIC_LRH_PEER];   // back where it came from
                     ctx_valid <= 1'b0;   // the next packet READs its own

@@ -41,6 +41,8 @@
 //                            but on the last payload beat
 //   out_*                    the frame, a beat a cycle when out_ready
 //   frame_sent               a pulse as a frame's last beat is taken
+//   frame_payload            a frame's payload bytes, for one cycle as the
+//                            frame starts (0 otherwise)
 //   idle                     between frames, nothing held
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -64,6 +66,7 @@ module qpnic_roce_tx (
     output reg  [3:0]  out_keep,
     output reg         out_last,
     output wire        frame_sent,
+    output wire [12:0] frame_payload,
     output wire        idle
 );
     localparam HB = `QPNIC_ROCE_HDR_BYTES;   // 42
@@ -225,6 +228,9 @@ module qpnic_roce_tx (
     assign in_ready   = (state == S_PEER) || (state == S_LRH) || (state == S_BTH0) || (state == S_BTH1) ||
                         ((state == S_BODY) && can_push);
     assign frame_sent = out_valid && out_ready && out_last;
+    // (plen is at most WIRE_MAX_PAYLOAD, 4096: 13 bits; a larger one is
+    // stopped below)
+    assign frame_payload = (state == S_SUM) ? plen[12:0] : 13'd0;
     assign idle       = (state == S_PEER) && !out_valid;
 
     // the IPv4 header checksum (RFC 791): the ones' complement of the

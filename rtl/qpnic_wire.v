@@ -28,7 +28,9 @@
 //   ftx_*, frx_*             frames out and in (lane 0 first, keep, last)
 //   cnt_*                    pulses: a frame sent, a frame received and
 //                            kept, a frame dropped (not addressed here, a
-//                            bad header or length, a bad ICRC)
+//                            bad header or length, a bad ICRC); and
+//                            cnt_tx_payload, a frame's payload bytes as it
+//                            starts
 //   idle                     no packet or frame inside, none half taken
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -77,6 +79,7 @@ module qpnic_wire #(
     output wire        cnt_drop_addr,
     output wire        cnt_drop_hdr,
     output wire        cnt_drop_icrc,
+    output wire [12:0] cnt_tx_payload,
     output wire        idle
 );
     // ---------------------------------------------------------- merge
@@ -112,7 +115,8 @@ module qpnic_wire #(
         .in_data(pick ? txs_data : txq_data), .in_keep(pick ? txs_keep : txq_keep),
         .in_last(pick ? txs_last : txq_last),
         .out_valid(ftx_valid), .out_ready(ftx_ready), .out_data(ftx_data),
-        .out_keep(ftx_keep), .out_last(ftx_last), .frame_sent(cnt_tx_frame), .idle(tx_idle));
+        .out_keep(ftx_keep), .out_last(ftx_last), .frame_sent(cnt_tx_frame),
+        .frame_payload(cnt_tx_payload), .idle(tx_idle));
 
     // ---------------------------------------------------------- split
     wire        r_valid, r_resp;

@@ -390,6 +390,8 @@ ndk_status ndk_query_counters(ndk_adapter *ad, ndk_counters *c)
         { QPNIC_REG_CNT_ICRC_ERRORS_LO, &c->icrc_errors },
         { QPNIC_REG_CNT_DUPLICATES_LO, &c->duplicates },
         { QPNIC_REG_CNT_RETRANSMITS_LO, &c->retransmits },
+        { QPNIC_REG_CNT_NAKS_LO, &c->naks },
+        { QPNIC_REG_CNT_WIRE_PAYLOAD_BYTES_LO, &c->wire_payload_bytes },
     };
     memset(c, 0, sizeof *c);
     ndk_status st = NDK_STATUS_SUCCESS;

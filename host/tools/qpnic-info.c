@@ -53,13 +53,15 @@ int main(int argc, char **argv)
     printf("           DMA %llu bytes read, %llu written; %llu CQEs, %llu notifications\n",
            (unsigned long long)c.dma_read_bytes, (unsigned long long)c.dma_write_bytes,
            (unsigned long long)c.cqes_written, (unsigned long long)c.notifications);
-    printf("           %llu packets dropped, %llu RNR retries\n", (unsigned long long)c.packets_dropped,
-           (unsigned long long)c.rnr_retries);
+    printf("           %llu packets dropped, %llu RNR retries, %llu NAKs taken\n",
+           (unsigned long long)c.packets_dropped, (unsigned long long)c.rnr_retries,
+           (unsigned long long)c.naks);
     printf("wire       %llu frames sent, %llu received; dropped: %llu (address, header), %llu (ICRC); "
-           "%llu duplicates, %llu retransmissions\n",
+           "%llu duplicates, %llu retransmissions; %llu payload bytes sent\n",
            (unsigned long long)c.frames_sent, (unsigned long long)c.frames_received,
            (unsigned long long)c.frames_dropped, (unsigned long long)c.icrc_errors,
-           (unsigned long long)c.duplicates, (unsigned long long)c.retransmits);
+           (unsigned long long)c.duplicates, (unsigned long long)c.retransmits,
+           (unsigned long long)c.wire_payload_bytes);
     printf("host       %llu register writes by this library since the open\n",
            (unsigned long long)ndk_sim_mmio_writes(ad));
     ndk_close_adapter(ad);

@@ -7,7 +7,10 @@
  * doorbells, WQE fetch reads, DMA bytes, NIC cycles, notification latency);
  * only ops/s and simulated cycles/s are wall-clock figures.
  * Not for: checking correctness (tests/e2e does that; this tool only insists
- * that every request completes with SUCCESS), nor real wires.
+ * that every request completes with SUCCESS), nor real wires. On the
+ * simulator's RoCEv2 wire (QPNIC_SIM_ARGS=--wire, and --wire-drop PPM for
+ * loss) each run adds a line: frames, payload bytes sent and sent again,
+ * retransmissions, NAKs.
  *
  * Each configuration (one op, size, chain length, doorbell delay) runs on a
  * fresh adapter, so a private simulator starts from reset: counters that are
@@ -779,6 +782,11 @@ static void counter_delta(const ndk_counters *c0, const ndk_counters *c1, run_re
     DELTA(notifications);
     DELTA(cycles);
     DELTA(ntf_latency_sum);
+    DELTA(frames_sent);
+    DELTA(retransmits);
+    DELTA(naks);
+    DELTA(duplicates);
+    DELTA(wire_payload_bytes);
     r->ntf_latency_max = c1->ntf_latency_max;
 }
 
@@ -875,6 +883,25 @@ static per_op per_op_figures(const run_cfg *c, const run_result *r)
     return p;
 }
 
+/* On the RoCEv2 wire (QPNIC_SIM_ARGS=--wire, with --wire-drop for loss):
+ * frames, the payload bytes they carried against the bytes the requests
+ * moved (the rest was sent again), retransmissions and NAKs. Goodput is
+ * the table's B/cyc: the requests' bytes per NIC cycle. */
+static void print_wire_line(const run_cfg *c, const run_result *r)
+{
+    if (!r->d.frames_sent)
+        return;
+    double n = (double)r->ops;
+    double moved = c->op == OP_FRSEND ? (double)c->size * n / chain_requests(c) : (double)c->size * n;
+    double again = (double)r->d.wire_payload_bytes - moved;
+    printf("       wire: %.2f frames/op, %llu payload bytes sent for %.0f moved: %.0f sent again (%.2f%%); "
+           "%llu retransmissions, %llu NAKs, %llu duplicates\n",
+           (double)r->d.frames_sent / n, (unsigned long long)r->d.wire_payload_bytes, moved,
+           again > 0 ? again : 0, moved > 0 && again > 0 ? 100.0 * again / moved : 0.0,
+           (unsigned long long)r->d.retransmits, (unsigned long long)r->d.naks,
+           (unsigned long long)r->d.duplicates);
+}
+
 static void print_table_head(const options *o)
 {
     printf("qpnic-perf: per-operation figures from the NIC's counters; ops/s and sim cycles/s\n"
@@ -902,6 +929,7 @@ static void print_table_row(const run_cfg *c, const run_result *r)
            op_names[c->op], post_names[c->post], c->size, c->chain, c->delay, (unsigned long long)r->ops,
            p.db, p.mmio, p.fetch, p.rd, p.wr, p.cyc, p.cyc_chain, p.bpc, p.us_25, mean, max, p.ops_s,
            p.cyc_s / 1e6, p.host_ns);
+    print_wire_line(c, r);
 }
 
 static const char csv_head[] =

@@ -19,7 +19,7 @@
 #define QPNIC_QP_OP_REWIND 0xBu /* the completer got an RNR NAK (arg bits 23:0 its PSN), or (arg bit 24) timed out waiting for the answer to the QP's oldest request (arg bits 23:0 that request's PSN): in RTS with retries left (rnr_left, or retry_left for a timeout), go back to that request (fetch_ptr = sq_ci, psn = arg), flip epoch, one retry fewer (rnr_left unless RNR_RETRY_FOREVER; retry_left), rnr_wait = 1; else nothing; answer the context before */
 #define QPNIC_QP_OP_RNR_WAKE 0xCu /* the RNR timer ran out: rnr_wait = 0, and the QP joins the doorbell queue if WQEs wait */
 #define QPNIC_QP_OP_RSP_RNR 0xDu /* the responder sent an RNR NAK (arg = the SEND's PSN), or a NAK that fails the initiator (arg = the request's PSN): rsp_rnr = 1, epsn = arg (the requests behind it are ahead of epsn: refused) */
-#define QPNIC_QP_OP_RSP_SEQ 0xEu /* the responder takes a request (arg bits 23:0 its PSN, bit 24 set for a WRITE or READ): answer the context; when the PSN is epsn and bit 24 is set, epsn + 1 (a SEND's advance waits for its receive: RQ_CI_INC) */
+#define QPNIC_QP_OP_RSP_SEQ 0xEu /* the responder takes a request (arg bits 23:0 its PSN, bit 24 set for a WRITE or READ, bit 25 set when it came over the wire): answer the context; when the PSN is epsn and bit 24 is set, epsn + 1 and nak_sent = 0 (a SEND's advance waits for its receive: RQ_CI_INC); when bit 25 is set, the PSN is ahead of epsn and rsp_rnr is 0, nak_sent = 1 (the answer still shows it as it was: the first such request sends the NAK) */
 
 /* enum cq_wr_op: Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx). */
 #define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */
@@ -243,6 +243,11 @@
 #define QPNIC_QP_CTX_RSP_RNR_SHIFT 29u
 #define QPNIC_QP_CTX_RSP_RNR_WIDTH 1u
 #define QPNIC_QP_CTX_RSP_RNR_MASK 0x1u
+/* nak_sent: as a target on the wire: a NAK_PSN_SEQ naming epsn went out for a request ahead of it (a gap: a request lost or overtaken); later requests ahead of epsn are dropped without an answer until epsn moves (rxe's sent_psn_nak) */
+#define QPNIC_QP_CTX_NAK_SENT_WORD 10u
+#define QPNIC_QP_CTX_NAK_SENT_SHIFT 30u
+#define QPNIC_QP_CTX_NAK_SENT_WIDTH 1u
+#define QPNIC_QP_CTX_NAK_SENT_MASK 0x1u
 /* epsn: as a target: the PSN this QP expects next. A request of this PSN executes (a WRITE or READ advances it as its context is read, a SEND as its receive is consumed); one behind it is a duplicate: acknowledged again, never executed again (a READ is answered again); one ahead of it is refused with NAK_PSN_SEQ */
 #define QPNIC_QP_CTX_EPSN_WORD 11u
 #define QPNIC_QP_CTX_EPSN_SHIFT 0u

@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 521  // layout version 2.9 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: WIRE_MAX_PAYLOAD, the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer)
+`define QPNIC_VERSION_VALUE 521  // layout version 2.9 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: qp_ctx nak_sent (one NAK_PSN_SEQ per gap, naming the expected PSN; the requester goes back at once), CNT_NAKS, CNT_WIRE_PAYLOAD_BYTES, WIRE_MAX_PAYLOAD, the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -665,6 +665,10 @@
 `define QPNIC_QP_CTX_RSP_RNR_WIDTH 1
 `define QPNIC_QP_CTX_RSP_RNR 29:29  // as a target: this QP sent an RNR NAK for the SEND of PSN epsn (or a NAK that fails its initiator); cleared when a receive is consumed
 `define QPNIC_QP_CTX_RSP_RNR_FLAT 349:349
+`define QPNIC_QP_CTX_NAK_SENT_WORD 10
+`define QPNIC_QP_CTX_NAK_SENT_WIDTH 1
+`define QPNIC_QP_CTX_NAK_SENT 30:30  // as a target on the wire: a NAK_PSN_SEQ naming epsn went out for a request ahead of it (a gap: a request lost or overtaken); later requests ahead of epsn are dropped without an answer until epsn moves (rxe's sent_psn_nak)
+`define QPNIC_QP_CTX_NAK_SENT_FLAT 350:350
 `define QPNIC_QP_CTX_EPSN_WORD 11
 `define QPNIC_QP_CTX_EPSN_WIDTH 24
 `define QPNIC_QP_CTX_EPSN 23:0  // as a target: the PSN this QP expects next. A request of this PSN executes (a WRITE or READ advances it as its context is read, a SEND as its receive is consumed); one behind it is a duplicate: acknowledged again, never executed again (a READ is answered again); one ahead of it is refused with NAK_PSN_SEQ
@@ -1100,6 +1104,10 @@
 `define QPNIC_REG_CNT_DUPLICATES_HI 16'h0184
 `define QPNIC_REG_CNT_RETRANSMITS_LO 16'h0188
 `define QPNIC_REG_CNT_RETRANSMITS_HI 16'h018C
+`define QPNIC_REG_CNT_NAKS_LO 16'h0190
+`define QPNIC_REG_CNT_NAKS_HI 16'h0194
+`define QPNIC_REG_CNT_WIRE_PAYLOAD_BYTES_LO 16'h0198
+`define QPNIC_REG_CNT_WIRE_PAYLOAD_BYTES_HI 16'h019C
 `define QPNIC_REG_MR_IDX 16'h0200
 `define QPNIC_REG_MR_VA_LO 16'h0204
 `define QPNIC_REG_MR_VA_HI 16'h0208

@@ -93,6 +93,12 @@ static void wire_counts_each_frame_once(void)
            (unsigned long long)(c1.frames_received - c0.frames_received), (unsigned long long)want);
     EXPECT(c1.frames_dropped == 0 && c1.icrc_errors == 0, "%llu frames dropped, %llu ICRC errors on a clean wire",
            (unsigned long long)c1.frames_dropped, (unsigned long long)c1.icrc_errors);
+    /* every payload byte once: the WRITEs' and SENDs' in their requests,
+     * the READs' in their responses; no NAK */
+    uint64_t bytes = WRITES * 256 + READS * 512 + SENDS * 100;
+    EXPECT(c1.wire_payload_bytes - c0.wire_payload_bytes == bytes, "%llu payload bytes on the wire, want %llu",
+           (unsigned long long)(c1.wire_payload_bytes - c0.wire_payload_bytes), (unsigned long long)bytes);
+    EXPECT(c1.naks == c0.naks, "%llu NAKs on a clean wire", (unsigned long long)(c1.naks - c0.naks));
     e2e_pair_close(&p);
 }
 
@@ -109,6 +115,8 @@ static void loopback_sends_no_frames(void)
            (unsigned long long)c.frames_sent, (unsigned long long)c.frames_received,
            (unsigned long long)c.frames_dropped, (unsigned long long)c.icrc_errors);
     EXPECT(c.dma_write_bytes > 0, "no traffic was counted at all");
+    EXPECT(c.wire_payload_bytes == 0, "the loopback counted %llu payload bytes on the wire",
+           (unsigned long long)c.wire_payload_bytes);
     e2e_pair_close(&p);
 }
 
@@ -323,11 +331,19 @@ static void soak_one_percent_loss(void)
     EXPECT(wrote == want, "%llu bytes written by DMA, want %llu: a packet moved data twice", (unsigned long long)wrote,
            (unsigned long long)want);
     printf("soak_one_percent_loss: %u s, %u rounds, %u requests, %llu payload bytes; %llu frames sent, %llu received, "
-           "%llu retransmissions, %llu duplicates\n", secs, rounds, ops, (unsigned long long)payload,
-           (unsigned long long)(c1.frames_sent - c0.frames_sent),
+           "%llu retransmissions, %llu NAKs, %llu duplicates; %llu payload bytes on the wire\n", secs, rounds, ops,
+           (unsigned long long)payload, (unsigned long long)(c1.frames_sent - c0.frames_sent),
            (unsigned long long)(c1.frames_received - c0.frames_received),
-           (unsigned long long)(c1.retransmits - c0.retransmits), (unsigned long long)(c1.duplicates - c0.duplicates));
+           (unsigned long long)(c1.retransmits - c0.retransmits), (unsigned long long)(c1.naks - c0.naks),
+           (unsigned long long)(c1.duplicates - c0.duplicates),
+           (unsigned long long)(c1.wire_payload_bytes - c0.wire_payload_bytes));
     EXPECT(c1.retransmits > c0.retransmits, "no retransmission in the soak (seed %u)", seed);
+    /* chains: a request lost before later ones of its QP leaves a gap the
+     * target NAKs (NAK_PSN_SEQ), and the initiator goes back at once */
+    EXPECT(c1.naks > c0.naks, "no sequence NAK in the soak's chains (seed %u)", seed);
+    EXPECT(c1.wire_payload_bytes - c0.wire_payload_bytes >= payload,
+           "%llu payload bytes on the wire for %llu moved", (unsigned long long)(c1.wire_payload_bytes - c0.wire_payload_bytes),
+           (unsigned long long)payload);
     e2e_pair_close(&p);
 }
 
@@ -470,8 +486,13 @@ static void two_nics_wrong_remote_fails_with_a_status(void)
                   NDK_STATUS_SUCCESS);
     EXPECT_STATUS(ndk_write(q, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
                   NDK_STATUS_SUCCESS);
+    ndk_counters n0, n1;
+    counters(p.ad, &n0);   /* (the NAK may already be in: counted at most once below) */
     e2e_expect_one(p.a.icq, NDK_STATUS_INVALID_DEVICE_STATE, "a write to a QP number nobody has");
     e2e_expect_one(p.a.icq, NDK_STATUS_CANCELLED, "the write after it");
+    counters(p.ad, &n1);
+    EXPECT(n1.naks >= 1 && n1.naks - n0.naks <= 1, "%llu NAKs counted for one NAK_INV_REQ",
+           (unsigned long long)n1.naks);
     for (uint32_t i = 0; i < 256; i++)
         EXPECT(p.b.buf[i] == 0, "byte %u of the other NIC's memory changed", i);
     ndk_qp *q2 = extra_qp(&p);

@@ -179,6 +179,13 @@ typedef struct {
      * and those after it again) because its answer did not come in time;
      * only on a wire that can lose frames. */
     uint64_t retransmits;
+    /* NAKs the NIC took for its own requests (RNR NAK, PSN sequence error,
+     * remote access or operation error, invalid request). */
+    uint64_t naks;
+    /* Payload bytes the wire sent in frames, requests' and responses'
+     * alike: the bytes the requests moved, plus every byte sent again
+     * (0 on a NIC whose packets stay in its loopback). */
+    uint64_t wire_payload_bytes;
 } ndk_counters;
 
 /* QP attributes, in/out (V6): the caller sets what it wants, a successful
