@@ -75,6 +75,8 @@ static void pair_counters(e2e_pair *p, ndk_counters *c)
     c->icrc_errors += b.icrc_errors;
     c->duplicates += b.duplicates;
     c->retransmits += b.retransmits;
+    c->naks += b.naks;
+    c->wire_payload_bytes += b.wire_payload_bytes;
 }
 
 static void wire_counts_each_frame_once(void)
@@ -240,8 +242,9 @@ static void retries_run_out_and_the_request_times_out(void)
 }
 
 /* The soak (issue 10): QPNIC_WIRE_SOAK_S seconds (default 30) of random
- * WRITEs, READs and SENDs on a wire that loses 1% of its frames and
- * delivers 1% twice. Each round posts a chain of 1 to 8 requests (all but
+ * WRITEs, READs and SENDs between two NICs, on a network that loses 1% of
+ * the frames, delivers 1% twice, holds 1% back behind later ones and
+ * corrupts 1% (dropped by the receiver's checks). Each round posts a chain of 1 to 8 requests (all but
  * the last DEFERred) of 1 to 4096 bytes in 1 to 3 SGEs of odd lengths (the
  * gather's partial beats), each into its own part of the buffers, then
  * requires every completion once, SUCCESS, in order, every byte exact, and
@@ -259,14 +262,15 @@ static void soak_one_percent_loss(void)
     unsigned seed = wire_seed("soak_one_percent_loss");
     unsigned secs = e2e_env_uint("QPNIC_WIRE_SOAK_S", 30);
     soak_rng = e2e_env_uint("QPNIC_SEED", seed);
-    char args[96];
-    snprintf(args, sizeof args, "--wire-drop 10000 --wire-dup 10000 --wire-seed %u", seed);
+    char args[160];
+    snprintf(args, sizeof args, "--wire-drop 10000 --wire-dup 10000 --wire-reorder 10000 --wire-corrupt 10000 "
+             "--wire-seed %u", seed);
     setenv("QPNIC_SIM_ARGS", args, 1);
-    e2e_opts o = { .sq_depth = 16, .rq_depth = 16, .cq_depth = 64 };
+    e2e_opts o = { .sq_depth = 16, .rq_depth = 16, .cq_depth = 64, .two_nics = 1 };
     e2e_pair p;
     e2e_pair_open(&p, &o);
     ndk_counters c0, c1;
-    counters(p.ad, &c0);
+    pair_counters(&p, &c0);
     uint64_t t0 = e2e_now_ms(), payload = 0, cqes = 0;
     unsigned rounds = 0, ops = 0;
     enum { SLOT = 8192 };   /* each request's own part of the 64 KiB buffers */
@@ -326,16 +330,18 @@ static void soak_one_percent_loss(void)
     ndk_result_ex r;
     EXPECT(e2e_settle_and_poll(&p, p.a.icq, &r, 1) == 0, "an initiator completion came twice");
     EXPECT(e2e_settle_and_poll(&p, p.b.rcq, &r, 1) == 0, "a receive completion came twice");
-    counters(p.ad, &c1);
+    pair_counters(&p, &c1);
     uint64_t wrote = c1.dma_write_bytes - c0.dma_write_bytes, want = payload + cqes * QPNIC_CQE_BYTES;
     EXPECT(wrote == want, "%llu bytes written by DMA, want %llu: a packet moved data twice", (unsigned long long)wrote,
            (unsigned long long)want);
     printf("soak_one_percent_loss: %u s, %u rounds, %u requests, %llu payload bytes; %llu frames sent, %llu received, "
-           "%llu retransmissions, %llu NAKs, %llu duplicates; %llu payload bytes on the wire\n", secs, rounds, ops,
+           "%llu retransmissions, %llu NAKs, %llu duplicates, %llu damaged frames dropped; %llu payload bytes on the "
+           "wire\n", secs, rounds, ops,
            (unsigned long long)payload, (unsigned long long)(c1.frames_sent - c0.frames_sent),
            (unsigned long long)(c1.frames_received - c0.frames_received),
            (unsigned long long)(c1.retransmits - c0.retransmits), (unsigned long long)(c1.naks - c0.naks),
            (unsigned long long)(c1.duplicates - c0.duplicates),
+           (unsigned long long)(c1.icrc_errors + c1.frames_dropped - c0.icrc_errors - c0.frames_dropped),
            (unsigned long long)(c1.wire_payload_bytes - c0.wire_payload_bytes));
     EXPECT(c1.retransmits > c0.retransmits, "no retransmission in the soak (seed %u)", seed);
     /* chains: a request lost before later ones of its QP leaves a gap the
