@@ -515,6 +515,7 @@ module qpnic_qp_table #(
                     end
                     // connected: the retries start full
                     if (w_state == `QPNIC_QP_STATE_RTS) begin
+                        new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT]   = 1'b0;
                         new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT]   = rnr_retry;
                         new_word[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] = RETRIES;
                     end

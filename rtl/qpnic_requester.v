@@ -93,6 +93,9 @@
 //   reads_idle                      no READ of any QP outstanding (READ_FENCE)
 //   remotes_idle                    no SEND, WRITE or READ of any QP
 //                                   outstanding (the token table's operations)
+//   nets_idle, loops_idle           none of those outstanding to another
+//                                   NIC; none looping back in this one (a
+//                                   packet of one kind waits for the other)
 //   wqe_*                           WQE word pairs from qpnic_wqe_fetch,
 //                                   with each WQE's QP, index and epoch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
@@ -189,6 +192,8 @@ module qpnic_requester #(
     output wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry,
     input  wire                 reads_idle,
     input  wire                 remotes_idle,
+    input  wire                 nets_idle,
+    input  wire                 loops_idle,
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
     output wire                 gather_busy,
@@ -554,7 +559,12 @@ module qpnic_requester #(
     end
     // A packet's entry and the start of its gather go together.
     wire has_payload = !is_read && !is_local && p_total != 34'd0;
-    wire ost_go      = (state == S_OST) && (is_local || !has_payload || g_start_ready);
+    // A packet to another NIC waits for every packet of this NIC's own
+    // loopback to be answered, and the reverse: the completer takes the
+    // answers in its entries' order, and a loopback answer would overtake
+    // a network's (docs/wire.md, "Two NICs")
+    wire class_clear = ctx_net ? loops_idle : nets_idle;
+    wire ost_go      = (state == S_OST) && (is_local || ((!has_payload || g_start_ready) && class_clear));
     assign ost_valid = ost_go;
     assign ost_data  = ost;
 

@@ -5,7 +5,8 @@
 // as the BTH's PSN word arrives, the QP's number noted from the word
 // before); the dispatch waits for its answer.
 //   - destination QP absent or not RTS, its number of another generation
-//     (struct qp_num: a destroyed QP's number, now reused), an unknown
+//     (struct qp_num: a destroyed QP's number, now reused), the request
+//     from another NIC than the QP's peer (qp_ctx peer), an unknown
 //     opcode, or a READ_REQUEST over the wire (from another NIC, or any
 //     with wire_all) for more than WIRE_MAX_PAYLOAD, which no response
 //     frame could carry: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
@@ -216,6 +217,7 @@ module qpnic_responder #(
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // every check names the QP's PD
     reg [23:0]   ctx_epsn;     // the PSN it expects next (as it was before RSP_SEQ)
     reg          ctx_rsp_rnr;  // it refused a SEND for want of a receive (rsp_rnr)
+    reg [`QPNIC_PEER_BITS-1:0] ctx_peer;   // its connected QP's NIC
     reg          ctx_nak_sent; // the gap at epsn has had its NAK (nak_sent, before RSP_SEQ)
     reg          resp_quiet;   // no answer: a request in a gap whose NAK went out
     reg          resp_epsn;    // the answer names epsn, not the request's PSN (a gap's NAK)
@@ -332,7 +334,10 @@ module qpnic_responder #(
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
-    wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS) && (ctx_gen == pkt_gen);
+    // (a connected QP takes requests from its peer's NIC only: another NIC
+    // in the peer table naming it is refused as if it had no such QP)
+    wire        dq_rts  = ctx_valid && (ctx_state == `QPNIC_QP_STATE_RTS) && (ctx_gen == pkt_gen) &&
+                          (ctx_peer == h_peer[`QPNIC_LRH_PEER]);
     // The request's PSN against the QP's expected one (24-bit sequence
     // arithmetic, as InfiniBand's): behind it by 1 .. 2^23 - 1 is a
     // duplicate (acknowledged again, not executed again; a READ is answered
@@ -605,6 +610,7 @@ module qpnic_responder #(
             ctx_pd      <= 0;
             ctx_epsn    <= 24'd0;
             ctx_rsp_rnr <= 1'b0;
+            ctx_peer    <= {`QPNIC_PEER_BITS{1'b0}};
             ctx_nak_sent <= 1'b0;
             resp_quiet  <= 1'b0;
             resp_epsn   <= 1'b0;
@@ -666,6 +672,7 @@ module qpnic_responder #(
                 ctx_pd      <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_epsn    <= tq_rsp_ctx[`QPNIC_QP_CTX_EPSN_FLAT];
                 ctx_rsp_rnr <= tq_rsp_ctx[`QPNIC_QP_CTX_RSP_RNR_FLAT];
+                ctx_peer    <= tq_rsp_ctx[`QPNIC_QP_CTX_PEER_FLAT];
                 ctx_nak_sent <= tq_rsp_ctx[`QPNIC_QP_CTX_NAK_SENT_FLAT];
             end
 

@@ -463,8 +463,8 @@ void Harness::reset() {
     c.dmaw_dat_ready = 0;
     c.ntf_ready = 0;
     c.wire_en = cfg_.wire && cfg_.force_wire;   // (held from before rst ends)
-    // the wire's addresses: its network node's (node 1's off the network);
-    // none without a wire (address 0: the NIC reaches no other)
+    // the wire's addresses (wire.h); none without a wire (address 0: the
+    // NIC reaches no other)
     c.cfg_mac = cfg_.wire ? cfg_.wire->mac() : WIRE_MAC_PREFIX;
     c.cfg_ip = cfg_.wire ? cfg_.wire->ip() : 0;
     c.ftx_ready = 0;

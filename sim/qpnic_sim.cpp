@@ -209,6 +209,10 @@ int main(int argc, char **argv) {
     if (shm_create(o.shm_path, o.mem_mb << 20, &shm, err, sizeof err) != 0)
         sim_fail(PROG, "%s", err);
     shm.hdr->doorbell_delay.store(o.doorbell_delay, std::memory_order_relaxed);
+    // Off the network a NIC that sends its own packets as frames still
+    // needs an address: a link-local one from the process id (so that two
+    // such simulators do not share a node address); otherwise none.
+    wire.set_standalone_ip(o.wire ? 0xA9FE0000u | ((uint32_t)getpid() & 0xFFFFu) : 0);
     if (o.net_port) {
         qpnic_shm_hdr *hdr = shm.hdr;
         // a frame from the network wakes the cycle loop where it sleeps
@@ -251,6 +255,7 @@ int main(int argc, char **argv) {
     HarnessStats stats;
     harness_run(&shm, cfg, 2, model_argv, &why, &stats);
 
+    wire.leave_network();   // the receiving thread wakes the shared file's futex
     shm_close(&shm);
     if (o.unlink_on_exit)
         unlink(o.shm_path);

@@ -33,12 +33,16 @@ sockaddr_in loopback_port(unsigned port) {
 } // namespace
 
 WireLoop::~WireLoop() {
+    leave_network();
+    if (sock_ >= 0)
+        close(sock_);
+}
+
+void WireLoop::leave_network() {
     if (rx_thread_.joinable()) {
         stop_.store(true);
         rx_thread_.join();
     }
-    if (sock_ >= 0)
-        close(sock_);
 }
 
 bool WireLoop::open_capture(const char *path, std::string *err) {
@@ -50,7 +54,7 @@ void WireLoop::set_impairment(const WireImpairment &imp, uint64_t seed) {
     rng_ = seed ? seed : 1;
 }
 
-uint32_t WireLoop::ip() const { return WIRE_NET | (node_ ? node_ : 1); }
+uint32_t WireLoop::ip() const { return node_ ? WIRE_NET | node_ : standalone_ip_; }
 uint64_t WireLoop::mac() const { return WIRE_MAC_PREFIX | ip(); }
 
 bool WireLoop::join_network(unsigned base_port, unsigned node, std::function<void()> wake,
@@ -101,11 +105,13 @@ void WireLoop::receive_loop() {
         if (n <= 0)
             continue;
         {
+            // (counted under the lock: the count never shows a frame the
+            // queue does not hold, nor wraps below what it holds)
             std::lock_guard<std::mutex> g(inbox_mu_);
             inbox_.emplace_back(buf.begin(), buf.begin() + n);
+            inbox_n_.fetch_add(1, std::memory_order_release);
         }
         net_received_.fetch_add(1);
-        inbox_n_.fetch_add(1, std::memory_order_release);
         if (wake_)
             wake_();
     }

@@ -69,7 +69,14 @@ class WireLoop {
     bool join_network(unsigned base_port, unsigned node, std::function<void()> wake, std::string *err);
     bool joined() const { return sock_ >= 0; }
     unsigned node() const { return node_; }
-    // this NIC's addresses (WIRE_IP and WIRE_MAC until it joins a network)
+    // Stop the receiving thread (before the wake's target goes away).
+    void leave_network();
+    // Off the network: this NIC's IPv4 address instead of 10.0.0.n (0: the
+    // NIC reaches no other and the host names it by its own means; a NIC
+    // that loops its frames to itself needs one, qpnic_sim.cpp)
+    void set_standalone_ip(uint32_t ip) { standalone_ip_ = ip; }
+    // this NIC's addresses: 10.0.0.n on the network, else the standalone
+    // address; the MAC is 02:00 and the IPv4 address
     uint32_t ip() const;
     uint64_t mac() const;
 
@@ -124,6 +131,7 @@ class WireLoop {
     // the frames it took, which the core's side moves to queue_
     int sock_ = -1;
     unsigned base_ = 0, node_ = 0;
+    uint32_t standalone_ip_ = 0;
     std::thread rx_thread_;
     std::atomic<bool> stop_{false};
     std::mutex inbox_mu_;

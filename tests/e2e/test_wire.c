@@ -540,6 +540,93 @@ static void two_nics_under_loss_reorder_and_corruption(void)
     e2e_pair_close(&p);
 }
 
+/* One NIC with QPs over the wire and QPs looped back inside it at once:
+ * the loopback's answers come back sooner than the network's, and the
+ * completer takes answers in its entries' order, so a packet of one kind
+ * waits until none of the other is outstanding (qpnic_datapath's nets_out).
+ * Each round posts a chain of two WRITEs to the other NIC and one of two
+ * WRITEs on a loopback pair, in alternating order: all complete, SUCCESS,
+ * once, with no retransmission. */
+static void two_nics_and_the_loopback_at_once(void)
+{
+    setenv("QPNIC_SIM_ARGS", "", 1);
+    e2e_opts o = {.two_nics = 1};
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    ndk_qp *l1 = extra_qp(&p), *l2 = extra_qp(&p);
+    EXPECT_STATUS(ndk_connect(l1, ndk_qp_address(l2)), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(l2, ndk_qp_address(l1)), NDK_STATUS_SUCCESS);
+    ndk_counters c0, c1;
+    counters(p.ad, &c0);
+    enum { ROUNDS2 = 8 };
+    for (uint32_t round = 0; round < ROUNDS2; round++) {
+        const uint32_t wire_off = 0, loop_off = 16384, len = 512;
+        e2e_fill(p.a.buf + wire_off, 2 * len, 100 + round);
+        e2e_fill(p.a.buf + loop_off, 2 * len, 200 + round);
+        for (int k = 0; k < 2; k++) {
+            int wire = (k == 0) == ((round & 1) == 0);
+            for (uint32_t j = 0; j < 2; j++) {   /* a chain of two: DEFER, then not */
+                uint32_t fl = j == 0 ? NDK_OP_FLAG_DEFER : 0;
+                if (wire) {
+                    ndk_sge g = e2e_sge(&p.a, wire_off + j * len, len);
+                    EXPECT_STATUS(ndk_write(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, wire_off + j * len),
+                                            ndk_mr_remote_token(p.b.mr), fl), NDK_STATUS_SUCCESS);
+                } else {
+                    ndk_sge g = e2e_sge(&p.a, loop_off + j * len, len);
+                    EXPECT_STATUS(ndk_write(l1, NULL, &g, 1, e2e_remote_addr(&p.a, loop_off + 8192 + j * len),
+                                            ndk_mr_remote_token(p.a.mr), fl), NDK_STATUS_SUCCESS);
+                }
+            }
+        }
+        ndk_result_ex r[4];
+        uint32_t n = e2e_poll(p.a.icq, r, 4, 10000);
+        EXPECT(n == 4, "round %u: %u of 4 completions (a loopback answer dropped behind the wire's?)", round, n);
+        for (uint32_t i = 0; i < n; i++)
+            EXPECT(r[i].status == NDK_STATUS_SUCCESS, "round %u: %s", round, ndk_status_str(r[i].status));
+        EXPECT(memcmp(p.a.buf + wire_off, p.b.buf + wire_off, 2 * len) == 0, "round %u: the wire's data", round);
+        EXPECT(memcmp(p.a.buf + loop_off, p.a.buf + loop_off + 8192, 2 * len) == 0, "round %u: the loopback's data",
+               round);
+    }
+    counters(p.ad, &c1);
+    EXPECT(c1.retransmits == c0.retransmits && c1.duplicates == c0.duplicates,
+           "%llu retransmissions, %llu duplicates on a clean network",
+           (unsigned long long)(c1.retransmits - c0.retransmits), (unsigned long long)(c1.duplicates - c0.duplicates));
+    EXPECT_STATUS(ndk_destroy_qp(l1), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(l2), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
+/* Off the network (qpnic-sim --net-port 0) a NIC has no address: its node
+ * is its own (two such NICs differ), and ndk_connect to another node is
+ * refused, INVALID_PARAMETER, rather than meeting a QP of the same number
+ * on this NIC. */
+static void off_the_network_a_nic_reaches_no_other(void)
+{
+    setenv("QPNIC_SIM_ARGS", "--net-port 0", 1);
+    ndk_adapter *ad[2];
+    ndk_pd *pd[2];
+    ndk_cq *cq[2];
+    ndk_qp *qp[2];
+    for (int i = 0; i < 2; i++) {
+        EXPECT_STATUS(ndk_open_adapter(NULL, &ad[i]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_create_pd(ad[i], &pd[i]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_create_cq(ad[i], 16, NULL, NULL, &cq[i]), NDK_STATUS_SUCCESS);
+        ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+        EXPECT_STATUS(ndk_create_qp(pd[i], cq[i], cq[i], NULL, &attr, &qp[i]), NDK_STATUS_SUCCESS);
+    }
+    ndk_qp_addr a = ndk_qp_address(qp[0]), b = ndk_qp_address(qp[1]);
+    EXPECT(a.node != b.node, "two NICs off the network share node 0x%llx", (unsigned long long)a.node);
+    EXPECT(a.qp_num == b.qp_num, "the first QPs of two fresh NICs: 0x%x and 0x%x (the case needs equal numbers)",
+           a.qp_num, b.qp_num);
+    EXPECT_STATUS(ndk_connect(qp[0], b), NDK_STATUS_INVALID_PARAMETER);
+    for (int i = 0; i < 2; i++) {
+        EXPECT_STATUS(ndk_destroy_qp(qp[i]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_destroy_cq(cq[i]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_destroy_pd(pd[i]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_close_adapter(ad[i]), NDK_STATUS_SUCCESS);
+    }
+}
+
 int main(int argc, char **argv)
 {
     unsetenv("QPNIC_URI");
@@ -556,6 +643,8 @@ int main(int argc, char **argv)
         C(two_nics_connect_checks),
         C(two_nics_wrong_remote_fails_with_a_status),
         C(two_nics_under_loss_reorder_and_corruption),
+        C(two_nics_and_the_loopback_at_once),
+        C(off_the_network_a_nic_reaches_no_other),
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);
 }
