@@ -41,6 +41,8 @@
 //
 // Parameters
 //   QW         bits of a QP number
+//   WIRE       0: no RoCEv2 wire: every answer and entry is this NIC's
+//              (peer 0), and the wire's rules fold away
 // Ports
 //   tq_req_*, tq_rsp_*                   request port of qpnic_qp_table:
 //                                        READ, COMP_FAIL, SQ_CI_INC,
@@ -79,7 +81,8 @@
 `include "qpnic_ost.vh"
 
 module qpnic_completer #(
-    parameter QW = 8
+    parameter QW   = 8,
+    parameter WIRE = 1
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -226,7 +229,7 @@ module qpnic_completer #(
     wire [31:0] h_op   = hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
     wire [31:0] h_aeth = hdr[32*(AETH_AT + `QPNIC_AETH_SYNDROME_WORD) +: 32];
     wire [31:0] h_psn  = hdr[32*(BTH_AT + `QPNIC_BTH_PSN_WORD) +: 32];
-    wire [31:0] h_peer = hdr[32*(LRH_AT + `QPNIC_LRH_PEER_WORD) +: 32];
+    wire [31:0] h_peer = WIRE != 0 ? hdr[32*(LRH_AT + `QPNIC_LRH_PEER_WORD) +: 32] : 32'd0;
     /* verilator lint_on UNUSEDSIGNAL */
     wire [23:0] r_psn   = h_psn[`QPNIC_BTH_PSN];   // the request's PSN, echoed
     wire [`QPNIC_PEER_BITS-1:0] r_peer = h_peer[`QPNIC_LRH_PEER];   // the NIC it came from
@@ -243,7 +246,8 @@ module qpnic_completer #(
     // dropped, and the entry waits on.
     assign psn_slot = e_slot;
     wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] r_dqp_idx = r_dqp[`QPNIC_QP_NUM_INDEX];
-    wire        not_ours = (r_peer != ent[`QPNIC_OST_PEER]) || (r_psn != psn_of_slot) ||
+    wire [`QPNIC_PEER_BITS-1:0] e_peer = WIRE != 0 ? ent[`QPNIC_OST_PEER] : {`QPNIC_PEER_BITS{1'b0}};
+    wire        not_ours = (r_peer != e_peer) || (r_psn != psn_of_slot) ||
                            (r_dqp_idx != {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn} &&
                             !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
     wire [31:0] payload = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
@@ -321,7 +325,7 @@ module qpnic_completer #(
     // for an entry whose packet went on the wire: to another NIC (NET), or
     // every entry when the wire is forced. The loopback inside the NIC
     // loses nothing, and a long request legitimately takes longer there.
-    wire          on_wire   = rto_en || ent[`QPNIC_OST_NET];
+    wire          on_wire   = WIRE != 0 && (rto_en || ent[`QPNIC_OST_NET]);
     // The retransmit timer: the entry's answer has not begun to come for
     // RTO cycles
     wire          timed_out = on_wire && (state == S_HDR) && (hdr_i == 3'd0) && !in_valid && (tmo == RTO);

@@ -337,7 +337,7 @@ module qpnic_core #(
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev)
     );
 
-    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW)) datapath (
+    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW), .WIRE(WIRE)) datapath (
         .clk(clk), .rst(rst),
         .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),

@@ -33,6 +33,9 @@
 //   PORT_LOG_DEPTH           log2 of the response port FIFO's words (>= 8)
 //   REQ_PORT_LOG_DEPTH       log2 of the request port FIFO's words (>= 4)
 //   WQE_LOG_SLOTS            log2 of the WQE buffer in WQEs (>= 4)
+//   WIRE                     0: no RoCEv2 wire in this build (qpnic_core's
+//                            WIRE): every peer is this NIC, and the peer
+//                            fields and the wire's rules fold away
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
 //   h_*                      the host's register port to the QP table: one
@@ -86,7 +89,8 @@ module qpnic_datapath #(
     parameter PORT_LOG_DEPTH     = 8,
     parameter REQ_PORT_LOG_DEPTH = 6,
     parameter WQE_LOG_SLOTS      = 4,
-    parameter QW                 = 8
+    parameter QW                 = 8,
+    parameter WIRE               = 1
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -207,7 +211,7 @@ module qpnic_datapath #(
     wire [QW-1:0]    fl_qpn;
     wire             tq_idle;
 
-    qpnic_qp_table #(.NUM_QP(NUM_QP), .CLIENTS(NC), .QW(QW)) u_qpt (
+    qpnic_qp_table #(.NUM_QP(NUM_QP), .CLIENTS(NC), .QW(QW), .WIRE(WIRE)) u_qpt (
         .clk(clk), .rst(rst),
         .req_valid(tq_req_valid), .req_ready(tq_req_ready), .req_op(tq_req_op),
         .req_qpn(tq_req_qpn), .req_arg(tq_req_arg),
@@ -408,7 +412,7 @@ module qpnic_datapath #(
     wire        rs_dup, cnt_stale;
     assign cnt_dup = {1'b0, rs_dup} + {1'b0, cnt_stale};
 
-    qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW), .OUT_DEPTH(PORT_DEPTH)) u_resp (
+    qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW), .OUT_DEPTH(PORT_DEPTH), .WIRE(WIRE)) u_resp (
         .wire_all(rto_en),
         .clk(clk), .rst(rst),
         .tq_req_valid(tq_req_valid[3]), .tq_req_ready(tq_req_ready[3]),
@@ -462,7 +466,7 @@ module qpnic_datapath #(
     wire        cp_idle;
     wire        cp_fence_busy, cp_fence_retire;
 
-    qpnic_completer #(.QW(QW)) u_comp (
+    qpnic_completer #(.QW(QW), .WIRE(WIRE)) u_comp (
         .clk(clk), .rst(rst),
         .tq_req_valid(tq_req_valid[4]), .tq_req_ready(tq_req_ready[4]),
         .tq_req_op(tq_req_op[4*4 +: 4]), .tq_req_qpn(tq_req_qpn[4*QW +: QW]),

@@ -95,6 +95,7 @@
 //   NUM_QP    queue pairs (>= 1)
 //   CLIENTS   request ports (>= 1)
 //   QW        bits of a QP number on the ports (>= clog2(NUM_QP))
+//   WIRE      0: no RoCEv2 wire: the QP's peer reads 0 (this NIC)
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
 //   req_valid/ready [CLIENTS]         one request per client
@@ -110,7 +111,8 @@
 module qpnic_qp_table #(
     parameter NUM_QP  = 8,
     parameter CLIENTS = 5,
-    parameter QW      = 8
+    parameter QW      = 8,
+    parameter WIRE    = 1
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -364,6 +366,8 @@ module qpnic_qp_table #(
         {ram_w[`QPNIC_QP_CTX_RECV_CQ_FLAT], ram_w[`QPNIC_QP_CTX_SEND_CQ_FLAT],
          ram_w[`QPNIC_QP_CTX_RQ_LOG_FLAT], ram_w[`QPNIC_QP_CTX_SQ_LOG_FLAT]} = cfg_q[L_CFG*LB +: W_CFG];
         {ram_w[`QPNIC_QP_CTX_PEER_FLAT], ram_w[`QPNIC_QP_CTX_REMOTE_QPN_FLAT]} = cfg_q[L_REMOTE*LB +: W_REM];
+        // (without the wire every peer is this NIC: a constant the readers fold)
+        if (WIRE == 0) ram_w[`QPNIC_QP_CTX_PEER_FLAT] = 0;
         ram_w[`QPNIC_QP_CTX_PD_FLAT]  = cfg_q[L_PD*LB +: W_PD];
         ram_w[`QPNIC_QP_CTX_GEN_FLAT] = cfg_q[L_GEN*LB +: W_GEN];
         ram_w[`QPNIC_QP_CTX_RNR_RETRY_FLAT] = cfg_q[L_RNR*LB +: W_RNR];

@@ -66,6 +66,8 @@
 //   QW               bits of a QP number
 //   OUT_DEPTH        words the completer's port FIFO holds (at least one
 //                    whole MAX_DMA_BYTES read plus a header)
+//   WIRE             0: no RoCEv2 wire: every request comes from this NIC
+//                    (its LRH peer is read as 0, and the wire's rules fold)
 // Ports
 //   tq_req_*, tq_rsp_*   request port of qpnic_qp_table: READ, RQ_CI_INC,
 //                    RQ_CI_ERR, RQ_FLUSH, RSP_RNR
@@ -95,7 +97,8 @@
 module qpnic_responder #(
     parameter NUM_QP    = 8,
     parameter QW        = 8,
-    parameter OUT_DEPTH = 256
+    parameter OUT_DEPTH = 256,
+    parameter WIRE      = 1
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -261,7 +264,7 @@ module qpnic_responder #(
     // macro; the bits of a word that belong to other fields are unused here.
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] h_lrh  = hdr[32*(LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD) +: 32];
-    wire [31:0] h_peer = hdr[32*(LRH_AT + `QPNIC_LRH_PEER_WORD) +: 32];
+    wire [31:0] h_peer = WIRE != 0 ? hdr[32*(LRH_AT + `QPNIC_LRH_PEER_WORD) +: 32] : 32'd0;
     wire [31:0] h_op   = hdr[32*(BTH_AT + `QPNIC_BTH_OPCODE_WORD) +: 32];
     wire [31:0] h_se   = hdr[32*(BTH_AT + `QPNIC_BTH_SE_WORD) +: 32];
     wire [31:0] h_dqp  = hdr[32*(BTH_AT + `QPNIC_BTH_DEST_QP_WORD) +: 32];

@@ -36,7 +36,9 @@
 //   peer                     the LRH peer of the frame being built, from
 //                            its first word to its last beat
 //   cfg_peer_mac, cfg_peer_ip  that peer's addresses (the frame's
-//                            destination), looked up from peer
+//                            destination), looked up from peer; read from
+//                            the third cycle after the LRH's peer word is
+//                            taken (the checksum's) to the header's end
 //   in_*                     one port packet at a time; in_keep is all ones
 //                            but on the last payload beat
 //   out_*                    the frame, a beat a cycle when out_ready

@@ -106,11 +106,21 @@ module qpnic_wire #(
     wire tx_idle, rx_idle;
     assign idle = tx_idle && rx_idle && !busy;
 
+    // The frame's destination: its peer's entry, registered (the framer
+    // reads it from the cycle after the LRH's peer word on, two cycles
+    // before the header's checksum needs it), so that the header's byte
+    // multiplexers see flip-flops, not the table's multiplexer.
     wire [`QPNIC_PEER_BITS-1:0] tx_peer;
+    reg  [47:0] dst_mac;
+    reg  [31:0] dst_ip;
+    always @(posedge clk) begin
+        dst_mac <= peer_mac[48*tx_peer +: 48];
+        dst_ip  <= peer_ip[32*tx_peer +: 32];
+    end
     qpnic_roce_tx u_tx (
         .clk(clk), .rst(rst),
         .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .peer(tx_peer),
-        .cfg_peer_mac(peer_mac[48*tx_peer +: 48]), .cfg_peer_ip(peer_ip[32*tx_peer +: 32]),
+        .cfg_peer_mac(dst_mac), .cfg_peer_ip(dst_ip),
         .in_valid(m_valid), .in_ready(m_ready),
         .in_data(pick ? txs_data : txq_data), .in_keep(pick ? txs_keep : txq_keep),
         .in_last(pick ? txs_last : txq_last),
