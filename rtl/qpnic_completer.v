@@ -55,8 +55,6 @@
 //   cqe_valid/ready, cqe_cqn, cqe_data   SQ CQE requests (phase bit 0)
 //   fence_busy, fence_retire             on an entry; done with it
 //                                        (qpnic_mr_fence)
-//   retire_net                           the entry retired is a packet's
-//                                        that went to another NIC (NET)
 //   retire_read, retire_remote           the entry retired is a READ's; a
 //                                        packet's (not LOCAL): the
 //                                        datapath's counts for READ_FENCE
@@ -125,7 +123,6 @@ module qpnic_completer #(
     output wire                 fence_retire,
     output wire                 retire_read,
     output wire                 retire_remote,
-    output wire                 retire_net,
     output wire                 cnt_rnr,
     input  wire                 rto_en,
     output wire                 cnt_retx,
@@ -340,7 +337,6 @@ module qpnic_completer #(
     assign fence_retire    = (state == S_CI) && (tq_grant || !tq_busy);
     assign retire_read     = fence_retire && e_read;   // a READ leaves (READ_FENCE)
     assign retire_remote   = fence_retire && !ent[`QPNIC_OST_LOCAL];   // a packet's entry leaves
-    assign retire_net      = fence_retire && ent[`QPNIC_OST_NET];     // one that went to another NIC
     assign idle            = (state == S_IDLE) && s_idle && !tq_busy && !sr_busy && !sr_got &&
                              tm_idle;
 

@@ -277,44 +277,39 @@ module qpnic_datapath #(
     wire        cp_retire_remote;
     reg  [OST_LOG_DEPTH+1:0] remotes_out;
     wire        remotes_idle = (remotes_out == 0);
-    // of those, the ones to another NIC (NET); the rest loop back inside
-    // this NIC. The requester sends a packet of one kind only when none of
-    // the other is outstanding: their answers come back by different ways
-    // and would overtake each other at the completer, which takes them in
-    // its entries' order.
-    wire        cp_retire_net;
-    reg  [OST_LOG_DEPTH+1:0] nets_out;
-    wire        nets_idle  = (nets_out == 0);
-    wire        loops_idle = (remotes_out == nets_out);
+    // and the NIC they all went to (LRH peer; 0 loops back in this one).
+    // The requester sends a packet to another NIC than these only when none
+    // is outstanding: answers from different NICs come back by different
+    // ways and would overtake each other at the completer, which takes
+    // them in its entries' order (a loopback answer overtaking a
+    // network's was never taken: docs/wire.md, "Two NICs").
+    reg  [`QPNIC_PEER_BITS-1:0] out_peer;
     // The completer's retirements count down a cycle late, from registers:
     // its retire comes at the end of the QP table's arbitration, and with
     // the counters' carry chains behind it that was the 85F's longest path
     // (docs/synthesis.md, run 36). A count that falls a cycle late only
     // makes a fence or a token table operation wait a cycle longer; the
     // pushes still count at once, so it never reads idle too early.
-    reg         retire_read_r, retire_remote_r, retire_net_r;
+    reg         retire_read_r, retire_remote_r;
     wire        push_remote = ost_in_valid && ost_in_ready && !ost_in_data[`QPNIC_OST_LOCAL];
     wire        push_read   = ost_in_valid && ost_in_ready && ost_in_data[`QPNIC_OST_READ];
-    wire        push_net    = ost_in_valid && ost_in_ready && ost_in_data[`QPNIC_OST_NET];
     always @(posedge clk) begin
         if (rst) begin
             retire_read_r   <= 1'b0;
             retire_remote_r <= 1'b0;
-            retire_net_r    <= 1'b0;
             remotes_out     <= 0;
-            nets_out        <= 0;
+            out_peer        <= {`QPNIC_PEER_BITS{1'b0}};
             reads_out       <= 0;
         end else begin
             retire_read_r   <= cp_retire_read;
             retire_remote_r <= cp_retire_remote;
-            retire_net_r    <= cp_retire_net;
             // +1 or -1 (all ones) in one adder, when only one of the two
             if (push_remote != retire_remote_r)
                 remotes_out <= remotes_out + {{(OST_LOG_DEPTH+1){retire_remote_r}}, 1'b1};
             if (push_read != retire_read_r)
                 reads_out <= reads_out + {{(OST_LOG_DEPTH+1){retire_read_r}}, 1'b1};
-            if (push_net != retire_net_r)
-                nets_out <= nets_out + {{(OST_LOG_DEPTH+1){retire_net_r}}, 1'b1};
+            if (push_remote)
+                out_peer <= ost_in_data[`QPNIC_OST_PEER];
         end
     end
 
@@ -333,7 +328,7 @@ module qpnic_datapath #(
         .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
         .chk_need(chk_need[0*3 +: 3]), .chk_inval(chk_inval[0]),
         .chk_pd(chk_pd[0 +: `QPNIC_PD_BITS]), .reads_idle(reads_idle), .remotes_idle(remotes_idle),
-        .nets_idle(nets_idle), .loops_idle(loops_idle),
+        .out_peer(out_peer),
         .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid[0]), .res_ok(res_ok[0]), .res_dev(res_dev[0*64 +: 64]),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
@@ -484,7 +479,6 @@ module qpnic_datapath #(
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
         .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read), .retire_remote(cp_retire_remote),
-        .retire_net(cp_retire_net),
         .cnt_rnr(cnt_rnr), .psn_slot(cp_psn_slot), .psn_of_slot(cp_psn), .cnt_stale(cnt_stale),
         .rto_en(rto_en), .cnt_retx(cnt_retx), .cnt_nak(cnt_nak),
         .idle(cp_idle));

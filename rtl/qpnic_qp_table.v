@@ -32,9 +32,11 @@
 //               nak_sent = 0
 //   RSP_SEQ     as a target, a request arrives (req_arg[23:0] its PSN,
 //               req_arg[24] a WRITE or READ, req_arg[25] over the wire):
-//               answered; epsn + 1 and nak_sent = 0 when the PSN is epsn
-//               and req_arg[24] is set; nak_sent = 1 when req_arg[25] is
-//               set, the PSN is ahead of epsn and rsp_rnr = 0
+//               req_arg[27:26] its NIC): answered; for a QP in RTS whose
+//               peer that is, epsn + 1 and nak_sent = 0 when the PSN is
+//               epsn and req_arg[24] is set; nak_sent = 1 when
+//               req_arg[25] is set, the PSN is ahead of epsn and
+//               rsp_rnr = 0; otherwise nothing changes
 //   SET_ERR     state = ERROR, when req_arg[16] is the QP's epoch (a local
 //               failure of a WQE gone stale under a rewind changes nothing)
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR
@@ -447,6 +449,12 @@ module qpnic_qp_table #(
     wire [`QPNIC_QP_CTX_EPSN_WIDTH-1:0] seq_behind = cur[`QPNIC_QP_CTX_EPSN_FLAT] -
                                                      c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0];
     wire seq_ahead = seq_behind[`QPNIC_QP_CTX_EPSN_WIDTH-1];
+    // RSP_SEQ moves epsn or nak_sent only for a QP in RTS and a request
+    // from its peer (arg bits 27:26); one the responder refuses changes
+    // nothing (a destroyed QP's number of another generation still can:
+    // the argument has no room for the generation)
+    wire seq_takes = (st == `QPNIC_QP_STATE_RTS) &&
+                     (c_arg[26 +: `QPNIC_PEER_BITS] == cur[`QPNIC_QP_CTX_PEER_FLAT]);
     /* verilator lint_on UNUSEDSIGNAL */
     reg [31:0] rdata;
     always @* begin
@@ -575,7 +583,9 @@ module qpnic_qp_table #(
             // a WRITE or READ of the expected PSN executes: the next one
             // (a request over the wire ahead of it: the gap's one NAK is out)
             `QPNIC_QP_OP_RSP_SEQ:
-                if (c_arg[24] && c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0] == cur[`QPNIC_QP_CTX_EPSN_FLAT]) begin
+                if (!seq_takes)
+                    ;   // not a request the QP takes: the responder refuses it
+                else if (c_arg[24] && c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0] == cur[`QPNIC_QP_CTX_EPSN_FLAT]) begin
                     new_word[`QPNIC_QP_CTX_EPSN_FLAT] = cur[`QPNIC_QP_CTX_EPSN_FLAT] + 1'b1;
                     new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT] = 1'b0;
                 end else if (c_arg[25] && seq_ahead && !cur[`QPNIC_QP_CTX_RSP_RNR_FLAT])

@@ -93,9 +93,9 @@
 //   reads_idle                      no READ of any QP outstanding (READ_FENCE)
 //   remotes_idle                    no SEND, WRITE or READ of any QP
 //                                   outstanding (the token table's operations)
-//   nets_idle, loops_idle           none of those outstanding to another
-//                                   NIC; none looping back in this one (a
-//                                   packet of one kind waits for the other)
+//   out_peer                        the NIC those outstanding went to (LRH
+//                                   peer; meaningful while !remotes_idle): a
+//                                   packet to another waits for them all
 //   wqe_*                           WQE word pairs from qpnic_wqe_fetch,
 //                                   with each WQE's QP, index and epoch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
@@ -192,8 +192,7 @@ module qpnic_requester #(
     output wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry,
     input  wire                 reads_idle,
     input  wire                 remotes_idle,
-    input  wire                 nets_idle,
-    input  wire                 loops_idle,
+    input  wire [`QPNIC_PEER_BITS-1:0] out_peer,
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
     output wire                 gather_busy,
@@ -559,11 +558,11 @@ module qpnic_requester #(
     end
     // A packet's entry and the start of its gather go together.
     wire has_payload = !is_read && !is_local && p_total != 34'd0;
-    // A packet to another NIC waits for every packet of this NIC's own
-    // loopback to be answered, and the reverse: the completer takes the
-    // answers in its entries' order, and a loopback answer would overtake
-    // a network's (docs/wire.md, "Two NICs")
-    wire class_clear = ctx_net ? loops_idle : nets_idle;
+    // A packet to another NIC (a peer, or this one's loopback) than the
+    // outstanding packets' waits for them all to be answered: the
+    // completer takes the answers in its entries' order, and one NIC's
+    // would overtake another's (docs/wire.md, "Two NICs")
+    wire class_clear = remotes_idle || (ctx_peer == out_peer);
     wire ost_go      = (state == S_OST) && (is_local || ((!has_payload || g_start_ready) && class_clear));
     assign ost_valid = ost_go;
     assign ost_data  = ost;

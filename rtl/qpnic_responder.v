@@ -332,8 +332,10 @@ module qpnic_responder #(
     // RSP_SEQ: the PSN, and whether the request executes as it is taken (a
     // WRITE or READ; a SEND once its receive is consumed); RSP_RNR: the
     // PSN (the others ignore the argument)
-    // (bit 25: it came over the wire, where a gap gets one NAK: nak_sent)
-    assign tq_req_arg   = {6'd0, over_wire, is_write || is_read, req_psn};
+    // (bit 25: it came over the wire, where a gap gets one NAK: nak_sent;
+    // bits 27:26 the NIC it came from: the table moves nothing for a
+    // request the QP does not take from there)
+    assign tq_req_arg   = {4'd0, h_peer[`QPNIC_LRH_PEER], over_wire, is_write || is_read, req_psn};
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
@@ -847,7 +849,8 @@ module qpnic_responder #(
                     r_syn  <= syn;
                     r_psn  <= resp_epsn ? ctx_epsn : req_psn;   // a gap's NAK names epsn
                     resp_epsn <= 1'b0;
-                    r_dqp  <= ctx_valid ? ctx_remote : 24'd0;
+                    // (a request refused as not the QP's learns nothing of it)
+                    r_dqp  <= dq_rts ? ctx_remote : 24'd0;
                     r_peer <= h_peer[`QPNIC_LRH_PEER];   // back where it came from
                     ctx_valid <= 1'b0;   // the next packet READs its own
                     r_len  <= reth_len;

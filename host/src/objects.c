@@ -536,8 +536,11 @@ ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
         return NDK_STATUS_INVALID_PARAMETER;
     /* Another node: a NIC with the wire reaches it by its IPv4 address. Its
      * QPs are not known here; a number of generation 0 is nobody's. */
+    /* (a link-local address, 169.254/16, is a NIC on no network that loops
+     * its frames to itself: qpnic-sim --wire --net-port 0) */
     bool local = remote.node == ad->node;
-    if (!local && (ad->wire_ip == 0 || remote.node == 0 || remote.node > UINT32_MAX ||
+    bool networked = ad->wire_ip != 0 && (ad->wire_ip >> 16) != 0xA9FEu;
+    if (!local && (!networked || remote.node == 0 || remote.node > UINT32_MAX ||
                    QPNIC_FIELD_GET(&remote.qp_num, QPNIC_QP_NUM_GEN) == 0))
         return NDK_STATUS_INVALID_PARAMETER;
     uint32_t ridx = remote.qp_num & QPNIC_QP_NUM_INDEX_MASK;

@@ -596,6 +596,64 @@ static void two_nics_and_the_loopback_at_once(void)
     e2e_pair_close(&p);
 }
 
+/* Three NICs: a's QP is connected to b's; c, which a knows (another of
+ * a's QPs is connected to c), has a QP wrongly connected to a's. c's WRITE
+ * of PSN 0 is refused (INVALID_DEVICE_STATE at c) and must leave no trace
+ * at a: b's own WRITE of PSN 0 then still executes, and is not taken for
+ * a duplicate of c's. */
+static void three_nics_a_stranger_moves_nothing(void)
+{
+    setenv("QPNIC_SIM_ARGS", "", 1);
+    e2e_opts o = {.two_nics = 1};
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    ndk_adapter *c;
+    EXPECT_STATUS(ndk_open_adapter(NULL, &c), NDK_STATUS_SUCCESS);
+    ndk_pd *cpd;
+    ndk_cq *ccq;
+    ndk_qp *cq2, *cq3;
+    EXPECT_STATUS(ndk_create_pd(c, &cpd), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_create_cq(c, 16, NULL, NULL, &ccq), NDK_STATUS_SUCCESS);
+    ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+    EXPECT_STATUS(ndk_create_qp(cpd, ccq, ccq, NULL, &attr, &cq2), NDK_STATUS_SUCCESS);
+    attr = (ndk_qp_attr){.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+    EXPECT_STATUS(ndk_create_qp(cpd, ccq, ccq, NULL, &attr, &cq3), NDK_STATUS_SUCCESS);
+    uint8_t *cbuf = ndk_alloc_dma(c, 4096);
+    EXPECT(cbuf != NULL, "ndk_alloc_dma on the third NIC");
+    ndk_mr *cmr;
+    EXPECT_STATUS(ndk_create_mr(cpd, &cmr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_register_mr(cmr, cbuf, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE), NDK_STATUS_SUCCESS);
+    /* a knows c: a QP of a connected to one of c */
+    ndk_qp *aq2 = extra_qp(&p);
+    EXPECT_STATUS(ndk_connect(aq2, ndk_qp_address(cq2)), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(cq2, ndk_qp_address(aq2)), NDK_STATUS_SUCCESS);
+    /* c's third QP names a's QP of the pair, which is b's */
+    EXPECT_STATUS(ndk_connect(cq3, ndk_qp_address(p.a.qp)), NDK_STATUS_SUCCESS);
+    memset(cbuf, 0xC3, 256);
+    ndk_sge cg = {(uint64_t)(uintptr_t)cbuf, 256, ndk_mr_local_token(cmr)};
+    EXPECT_STATUS(ndk_write(cq3, NULL, &cg, 1, e2e_remote_addr(&p.a, 0), ndk_mr_remote_token(p.a.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(ccq, NDK_STATUS_INVALID_DEVICE_STATE, "the stranger's write");
+    for (uint32_t i = 0; i < 256; i++)
+        EXPECT(p.a.buf[i] == 0, "byte %u of a's memory changed by a stranger's write", i);
+    /* b's first WRITE to a: PSN 0, as the stranger's was */
+    e2e_fill(p.b.buf, 256, 77);
+    ndk_sge g = e2e_sge(&p.b, 0, 256);
+    EXPECT_STATUS(ndk_write(p.b.qp, NULL, &g, 1, e2e_remote_addr(&p.a, 0), ndk_mr_remote_token(p.a.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "b's write after the stranger's");
+    EXPECT(memcmp(p.a.buf, p.b.buf, 256) == 0, "b's write did not land: taken for a duplicate of the stranger's");
+    EXPECT_STATUS(ndk_destroy_qp(aq2), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(cq2), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(cq3), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_mr(cmr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_cq(ccq), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_pd(cpd), NDK_STATUS_SUCCESS);
+    ndk_free_dma(c, cbuf);
+    EXPECT_STATUS(ndk_close_adapter(c), NDK_STATUS_SUCCESS);
+    e2e_pair_close(&p);
+}
+
 /* Off the network (qpnic-sim --net-port 0) a NIC has no address: its node
  * is its own (two such NICs differ), and ndk_connect to another node is
  * refused, INVALID_PARAMETER, rather than meeting a QP of the same number
@@ -644,6 +702,7 @@ int main(int argc, char **argv)
         C(two_nics_wrong_remote_fails_with_a_status),
         C(two_nics_under_loss_reorder_and_corruption),
         C(two_nics_and_the_loopback_at_once),
+        C(three_nics_a_stranger_moves_nothing),
         C(off_the_network_a_nic_reaches_no_other),
     };
     return e2e_run(cases, sizeof cases / sizeof cases[0], argc, argv);

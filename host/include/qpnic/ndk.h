@@ -356,7 +356,8 @@ NDK_API ndk_status ndk_create_qp(ndk_pd *pd, ndk_cq *receive_cq, ndk_cq *initiat
  *   it, so a QP number that is not live there shows later, as requests that
  *   complete in error (REMOTE_OPERATION_ERROR, or TIMEOUT when nothing
  *   answers). A number of generation 0 (no driver hands one out), a node
- *   of 0 or above 32 bits, or a NIC without the wire: INVALID_PARAMETER. A
+ *   of 0 or above 32 bits, or a NIC without the wire or on no network
+ *   (qpnic-sim --net-port 0): INVALID_PARAMETER. A
  *   NIC names at most NUM_PEERS - 1 (3) other nodes at once, by the QPs
  *   connected to them: a fourth gives INSUFFICIENT_RESOURCES until a QP
  *   to one of the three is destroyed (docs/wire.md, "Two NICs").
