@@ -31,10 +31,12 @@
 // rto_en) the same rewind also follows a timeout (no answer in RTO
 // cycles) and a NAK_PSN_SEQ naming the entry's PSN (the target missed that
 // request: go-back-N at once), counted against retry_left; with none left
-// the request completes RETRY_EXC. Each completion: an SQ CQE
-// on the QP's send CQ (none for a success that asked SILENT_SUCCESS, nor
-// for an INLINE_DATA slot), then
-// SQ_CI_INC. A QP in RESET (when its entry was
+// the request completes RETRY_EXC. There an ACK is also cumulative: one of
+// a later PSN of the entry's QP, from its NIC, completes a WRITE or SEND
+// entry whose own ACK was lost, and is held for the next entry (held).
+// Each completion: an SQ CQE on the QP's send CQ (none for a success that
+// asked SILENT_SUCCESS, nor for an INLINE_DATA slot), then SQ_CI_INC. A
+// QP in RESET (when its entry was
 // popped) gets neither. A LOCAL entry that failed after an earlier entry
 // of its QP failed (the requester ran ahead of that one's NAK) completes
 // FLUSHED like every later entry.
@@ -178,6 +180,7 @@ module qpnic_completer #(
     localparam [16:0] RTO = `QPNIC_RTO_CYCLES - 1;
     reg          tq_busy;         // a table request is up (until granted)
     reg          orphan;          // S_SKIP drops a response that came with no entry
+    reg          held;            // hdr holds an ACK still to evaluate for the next entry
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
     wire [`QPNIC_INDEX_BITS-1:0] e_index  = ent[`QPNIC_OST_INDEX];
@@ -244,6 +247,18 @@ module qpnic_completer #(
     assign psn_slot = e_slot;
     wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] r_dqp_idx = r_dqp[`QPNIC_QP_NUM_INDEX];
     wire [`QPNIC_PEER_BITS-1:0] e_peer = WIRE != 0 ? ent[`QPNIC_OST_PEER] : {`QPNIC_PEER_BITS{1'b0}};
+    // An ACK is cumulative (InfiniBand's): the target executes in PSN order,
+    // so an ACK of a later PSN of the entry's QP, from its NIC, says the
+    // entry's request executed too, its own ACK lost. A WRITE or SEND then
+    // completes on it, and the ACK is held for the next entry; a READ still
+    // needs its own answer (its data).
+    // (only its sign is read: ahead or behind, 24-bit sequence arithmetic)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [23:0] psn_fwd = r_psn - psn_of_slot;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire        implied = on_wire && (r_peer == e_peer) && (r_psn != psn_of_slot) && !psn_fwd[23] &&
+                          (r_dqp_idx == {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn}) &&
+                          opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_ACK && !e_read;
     wire        not_ours = (r_peer != e_peer) || (r_psn != psn_of_slot) ||
                            (r_dqp_idx != {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn} &&
                             !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
@@ -379,6 +394,7 @@ module qpnic_completer #(
             tmo         <= 17'd0;
             tq_busy     <= 1'b0;
             orphan      <= 1'b0;
+            held        <= 1'b0;
             e_seg_addr  <= 0;
             e_seg_len   <= 0;
             sr_i        <= 2'd0;
@@ -489,7 +505,11 @@ module qpnic_completer #(
                     end
                 end
             S_HDR:
-                if (timed_out) begin
+                if (held) begin
+                    // the ACK that completed the entry before: this one's?
+                    held  <= 1'b0;
+                    state <= S_EVAL;
+                end else if (timed_out) begin
                     // go back to this request: REWIND (its answer or the
                     // request itself was lost)
                     tmo_try <= 1'b1;
@@ -509,7 +529,10 @@ module qpnic_completer #(
                 end
             S_EVAL: begin
                 state <= S_DATA;
-                if (not_ours) begin
+                if (not_ours && implied && !discard && !e_failed) begin
+                    status <= `QPNIC_CQE_STATUS_SUCCESS;   // acknowledged by a later ACK
+                    held   <= 1'b1;
+                end else if (not_ours) begin
                     hdr_i <= 3'd0;
                     state <= has_payload ? S_SKIP : S_HDR;
                 end else if (e_failed)
