@@ -256,12 +256,12 @@ module qpnic_completer #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [23:0] psn_fwd = r_psn - psn_of_slot;
     /* verilator lint_on UNUSEDSIGNAL */
-    wire        implied = on_wire && (r_peer == e_peer) && (r_psn != psn_of_slot) && !psn_fwd[23] &&
-                          (r_dqp_idx == {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn}) &&
+    wire        same_nic = (r_peer == e_peer);
+    wire        same_qp  = (r_dqp_idx == {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn});
+    wire        implied = on_wire && same_nic && same_qp && (r_psn != psn_of_slot) && !psn_fwd[23] &&
                           opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_ACK && !e_read;
-    wire        not_ours = (r_peer != e_peer) || (r_psn != psn_of_slot) ||
-                           (r_dqp_idx != {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn} &&
-                            !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
+    wire        not_ours = !same_nic || (r_psn != psn_of_slot) ||
+                           (!same_qp && !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
     wire [31:0] payload = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
     wire [7:0]  opcode  = h_op[`QPNIC_BTH_OPCODE];
     wire [7:0]  syn     = h_aeth[`QPNIC_AETH_SYNDROME];

@@ -384,24 +384,25 @@ module qpnic_csr #(
     wire [POB-1:0] peer_off = peer_rel[POB-1:0];
     reg  [31:0] peer_rd;
     generate if (WIRE != 0) begin : g_peers
-        reg [NP*48-1:0] macs;
-        reg [NP*32-1:0] ips;
+        // entries 1 .. NP-1 (entry 0 is this NIC's: cfg_mac, cfg_ip)
+        reg [(NP-1)*48-1:0] macs;
+        reg [(NP-1)*32-1:0] ips;
+        wire [`QPNIC_PEER_BITS-1:0] wn = peer_n - 1'b1;   // (meaningful when peer_n != 0)
         always @(posedge clk) begin
             if (rst) begin
-                macs <= {NP*48{1'b0}};
-                ips  <= {NP*32{1'b0}};
+                macs <= {(NP-1)*48{1'b0}};
+                ips  <= {(NP-1)*32{1'b0}};
             end else if (hw_wr && peer_hit && peer_n != 0) begin
                 case (peer_off)
-                `QPNIC_PEERREG_MAC_LO: macs[48*peer_n +: 32]      <= mmio_wdata;
-                `QPNIC_PEERREG_MAC_HI: macs[48*peer_n + 32 +: 16] <= mmio_wdata[15:0];
-                `QPNIC_PEERREG_IP:     ips[32*peer_n +: 32]       <= mmio_wdata;
+                `QPNIC_PEERREG_MAC_LO: macs[48*wn +: 32]      <= mmio_wdata;
+                `QPNIC_PEERREG_MAC_HI: macs[48*wn + 32 +: 16] <= mmio_wdata[15:0];
+                `QPNIC_PEERREG_IP:     ips[32*wn +: 32]       <= mmio_wdata;
                 default: ;
                 endcase
             end
         end
-        // entry 0 is this NIC's (its flip-flops above are never written)
-        assign peer_mac = {macs[NP*48-1:48], cfg_mac};
-        assign peer_ip  = {ips[NP*32-1:32], cfg_ip};
+        assign peer_mac = {macs, cfg_mac};
+        assign peer_ip  = {ips, cfg_ip};
         always @* begin
             case (peer_off)
             `QPNIC_PEERREG_MAC_LO: peer_rd = peer_mac[48*peer_n +: 32];
@@ -410,8 +411,6 @@ module qpnic_csr #(
             default:               peer_rd = 32'd0;
             endcase
         end
-        // (entry 0's flip-flops: reset, never written, never read)
-        wire unused_peer0 = &{1'b0, macs[47:0], ips[31:0]};
     end else begin : g_no_peers
         assign peer_mac = {NP*48{1'b0}};
         assign peer_ip  = {NP*32{1'b0}};

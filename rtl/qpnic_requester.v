@@ -270,7 +270,7 @@ module qpnic_requester #(
     reg [31:0]   job_rtoken, job_rva_lo, job_rva_hi;
     reg [23:0]   job_psn, job_dqp;
     reg [23:0]   nxt_psn, nxt_dqp;  // the PSN's answer, until it joins the job
-    reg [`QPNIC_PEER_BITS-1:0] job_peer, nxt_peer;   // the peer QP's NIC (LRH peer)
+    reg [`QPNIC_PEER_BITS-1:0] job_peer;   // the peer QP's NIC (LRH peer)
 
     // --- WQE fields ---
     // Whole words are taken so that each field comes out through its layout
@@ -442,7 +442,7 @@ module qpnic_requester #(
     end
     wire tq_grant  = tq_busy && tq_req_ready;
     wire tq_answer = tq_wait && tq_rsp_valid;
-    // PSN's answer: the packet's PSN, the peer's QP number (and its NIC)
+    // PSN's answer: the packet's PSN and the peer's QP number
     wire [23:0] rsp_psn = tq_rsp_ctx[`QPNIC_QP_CTX_PSN_FLAT];
     wire [23:0] rsp_dqp = tq_rsp_ctx[`QPNIC_QP_CTX_REMOTE_QPN_FLAT];
     wire        rsp_same_epoch = (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] == epoch);
@@ -697,7 +697,6 @@ module qpnic_requester #(
             nxt_psn    <= 24'd0;
             nxt_dqp    <= 24'd0;
             job_peer   <= {`QPNIC_PEER_BITS{1'b0}};
-            nxt_peer   <= {`QPNIC_PEER_BITS{1'b0}};
             job_write  <= 1'b0;
             job_read   <= 1'b0;
             job_se     <= 1'b0;
@@ -843,7 +842,6 @@ module qpnic_requester #(
                 // target, waiting for the rewound SEND's PSN, drops
                 nxt_psn <= psn_wr_psn;
                 nxt_dqp <= rsp_dqp;
-                nxt_peer <= tq_rsp_ctx[`QPNIC_QP_CTX_PEER_FLAT];
             end
 
             // the job register: filled by the front end, freed by the back
@@ -852,7 +850,7 @@ module qpnic_requester #(
                 job_valid  <= 1'b1;
                 job_psn    <= nxt_psn;
                 job_dqp    <= nxt_dqp;
-                job_peer   <= nxt_peer;
+                job_peer   <= ctx_peer;   // (set at connect: the READ's answer has it)
                 job_write  <= is_write;
                 job_read   <= is_read;
                 job_se     <= (is_send || is_sinv) &&

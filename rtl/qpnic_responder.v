@@ -299,9 +299,10 @@ module qpnic_responder #(
     wire is_read  = (opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
     wire is_sinv  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
     wire [31:0] inv_rkey = h_ieth[`QPNIC_IETH_RKEY];
+    // the request came over the wire: from another NIC, or any with wire_all
+    wire        over_wire = wire_all || h_peer[`QPNIC_LRH_PEER] != 0;
     // a READ whose response no frame carries (WIRE_MAX_PAYLOAD)
-    wire read_too_big = is_read && (wire_all || h_peer[`QPNIC_LRH_PEER] != 0) &&
-                        reth_len > `QPNIC_WIRE_MAX_PAYLOAD;
+    wire read_too_big = is_read && over_wire && reth_len > `QPNIC_WIRE_MAX_PAYLOAD;
 
     // Header length: LRH + BTH, plus a RETH. Compared only once the BTH is
     // in (the LRH + BTH count is past the BTH).
@@ -357,7 +358,6 @@ module qpnic_responder #(
     // initiator back at once (go-back-N); the rest are dropped unanswered
     // until epsn moves (rxe's sent_psn_nak). After an RNR NAK every request
     // ahead is NAKed with its own PSN, as on the loopback.
-    wire        over_wire = wire_all || h_peer[`QPNIC_LRH_PEER] != 0;
     wire        seq_gap   = seq_drop && over_wire && !ctx_rsp_rnr;
     // the flush queue is popped at a packet boundary, before a next word
     wire        fl_go   = (state == S_HDR) && (hdr_i == 4'd0) && fl_valid && !tq_busy && !tq_wait;

@@ -35,6 +35,11 @@ function automatic [31:0] crc_ones(input integer n);
     end
 endfunction
 
+// bytes a beat holds (its keep's set lanes; keep runs from lane 0)
+function automatic [2:0] keep_bytes(input [3:0] k);
+    keep_bytes = {2'd0, k[0]} + {2'd0, k[1]} + {2'd0, k[2]} + {2'd0, k[3]};
+endfunction
+
 function automatic [31:0] bswap(input [31:0] w);
     bswap = {w[7:0], w[15:8], w[23:16], w[31:24]};
 endfunction

@@ -280,8 +280,7 @@ module qpnic_roce_rx #(
             if (ram_rd) rp <= rp + 1'b1;
             if (beat) begin
                 prev_hi <= d[31:16];
-                seen    <= seen + {29'd0, 3'd0 + {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
-                                           {2'd0, in_keep[2]} + {2'd0, in_keep[3]}};
+                seen    <= seen_now;
                 if (bt != W0) bt <= bt + 4'd1;
                 // the header's fields, byte by byte as their beats come
                 `TAKE(dst_mac, `QPNIC_ROCE_ETH_DST_OFF,   `QPNIC_ROCE_ETH_DST_BYTES)
@@ -343,8 +342,7 @@ module qpnic_roce_rx #(
     wire icrc_here    = (bt == W0) && (j == nw);
     wire icrc_seen_now = icrc_seen || icrc_here;
     wire bad_icrc_now  = bad_icrc || (icrc_here && word != ~crc);
-    wire [31:0] seen_now = seen + {29'd0, 3'd0 + {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
-                                  {2'd0, in_keep[2]} + {2'd0, in_keep[3]}};
+    wire [31:0] seen_now = seen + {29'd0, keep_bytes(in_keep)};   // with this beat's
     // the frame holds all of ip_len, its ICRC's word among it
     wire len_ok_now = icrc_seen_now && seen_now >= {16'd0, ip_len} + 32'd14;
 `ifndef SYNTHESIS

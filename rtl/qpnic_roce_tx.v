@@ -182,8 +182,7 @@ module qpnic_roce_tx (
     // lanes (keep runs from lane 0), the others zero
     wire [31:0] body_word = body_hdr ? bswap(in_data)
                                      : in_data & {{8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}};
-    wire [2:0]  body_n    = body_hdr ? 3'd4 : {2'd0, in_keep[0]} + {2'd0, in_keep[1]} +
-                                             {2'd0, in_keep[2]} + {2'd0, in_keep[3]};
+    wire [2:0]  body_n    = body_hdr ? 3'd4 : keep_bytes(in_keep);
     reg  [23:0] cbuf;        // bytes not yet in a beat, lane order
     reg  [1:0]  cn;          // how many (0 .. 3)
     reg  [31:0] pk_word, pk_crc;

@@ -465,7 +465,7 @@ void Harness::reset() {
     c.wire_en = cfg_.wire && cfg_.force_wire;   // (held from before rst ends)
     // the wire's addresses (wire.h); none without a wire (address 0: the
     // NIC reaches no other)
-    c.cfg_mac = cfg_.wire ? cfg_.wire->mac() : WIRE_MAC_PREFIX;
+    c.cfg_mac = cfg_.wire ? cfg_.wire->mac() : 0;
     c.cfg_ip = cfg_.wire ? cfg_.wire->ip() : 0;
     c.ftx_ready = 0;
     c.frx_valid = 0;

@@ -212,7 +212,7 @@ int main(int argc, char **argv) {
     // Off the network a NIC that sends its own packets as frames still
     // needs an address: a link-local one from the process id (so that two
     // such simulators do not share a node address); otherwise none.
-    wire.set_standalone_ip(o.wire ? 0xA9FE0000u | ((uint32_t)getpid() & 0xFFFFu) : 0);
+    wire.set_standalone_ip(o.wire ? QPNIC_SIM_LINK_LOCAL | ((uint32_t)getpid() & ~QPNIC_SIM_LINK_LOCAL_MASK) : 0);
     if (o.net_port) {
         qpnic_shm_hdr *hdr = shm.hdr;
         // a frame from the network wakes the cycle loop where it sleeps

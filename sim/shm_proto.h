@@ -39,6 +39,14 @@
  * in separate spans. The simulator scans [0, ranges_hi) only. */
 #define QPNIC_SHM_RANGES (2304u + 4096u)
 
+/* The simulator's network (sim/wire.h, docs/wire.md "Two NICs"): NIC n is
+ * 10.0.0.n. A NIC on no network that sends its own packets as frames
+ * (qpnic-sim --wire --net-port 0) takes a link-local address,
+ * QPNIC_SIM_LINK_LOCAL | (pid & 0xFFFF), which the host takes as no network. */
+#define QPNIC_SIM_NET 0x0A000000u
+#define QPNIC_SIM_LINK_LOCAL 0xA9FE0000u      /* 169.254.0.0/16 */
+#define QPNIC_SIM_LINK_LOCAL_MASK 0xFFFF0000u
+
 /* sim_state */
 #define QPNIC_SIM_STARTING 0u
 #define QPNIC_SIM_SERVING 1u

@@ -13,13 +13,11 @@ namespace {
 constexpr size_t MAX_FRAME = 65536;            // a datagram's most; frames are ~4.2 KB
 constexpr int RCVBUF_BYTES = 8 << 20;          // bursts of frames wait here, not lost
 constexpr int POLL_MS = 100;                   // how soon the receiving thread sees stop_
-constexpr unsigned IP_DST_OFF = 30;            // frame roce ip_dst (spec/layout.toml)
-
 uint32_t frame_ip_dst(const std::vector<uint8_t> &f) {
-    if (f.size() < IP_DST_OFF + 4)
+    const unsigned at = QPNIC_ROCE_IP_DST_OFF;   // 4 bytes, big-endian
+    if (f.size() < at + QPNIC_ROCE_IP_DST_BYTES)
         return 0;
-    return (uint32_t)f[IP_DST_OFF] << 24 | (uint32_t)f[IP_DST_OFF + 1] << 16 |
-           (uint32_t)f[IP_DST_OFF + 2] << 8 | f[IP_DST_OFF + 3];
+    return (uint32_t)f[at] << 24 | (uint32_t)f[at + 1] << 16 | (uint32_t)f[at + 2] << 8 | f[at + 3];
 }
 
 sockaddr_in loopback_port(unsigned port) {
@@ -54,8 +52,8 @@ void WireLoop::set_impairment(const WireImpairment &imp, uint64_t seed) {
     rng_ = seed ? seed : 1;
 }
 
-uint32_t WireLoop::ip() const { return node_ ? WIRE_NET | node_ : standalone_ip_; }
-uint64_t WireLoop::mac() const { return WIRE_MAC_PREFIX | ip(); }
+uint32_t WireLoop::ip() const { return node_ ? QPNIC_SIM_NET | node_ : standalone_ip_; }
+uint64_t WireLoop::mac() const { return QPNIC_NODE_MAC_PREFIX | ip(); }
 
 bool WireLoop::join_network(unsigned base_port, unsigned node, std::function<void()> wake,
                             std::string *err) {
@@ -135,7 +133,7 @@ void WireLoop::deliver(std::vector<uint8_t> frame) {
         return;
     }
     unsigned n = dst & 0xFF;
-    if ((dst & 0xFFFFFF00u) != WIRE_NET || n == 0 || n > WIRE_NET_NODES) {
+    if ((dst & 0xFFFFFF00u) != QPNIC_SIM_NET || n == 0 || n > WIRE_NET_NODES) {
         unroutable_++;
         return;
     }

@@ -29,16 +29,17 @@
 #include <vector>
 
 #include "pcap.h"
+#include "qpnic_hw.h"     // QPNIC_NODE_MAC_PREFIX, frame roce's field offsets
+#include "shm_proto.h"    // QPNIC_SIM_NET, QPNIC_SIM_LINK_LOCAL
 
 // The nominal clock the capture's timestamps assume: a frame sent in cycle
 // c is stamped c * WIRE_NS_PER_CYCLE (50 MHz, the ECP5 builds' clock).
 constexpr uint64_t WIRE_NS_PER_CYCLE = 20;
 
-// The simulated network: NIC n (1..254) is 10.0.0.n, MAC 02:00:0a:00:00:n
-// (the host's rule for a node's MAC: host/src/objects.c), and takes frames
-// on UDP port base + n of 127.0.0.1.
-constexpr uint32_t WIRE_NET = 0x0A000000u;       // 10.0.0.0/24
-constexpr uint64_t WIRE_MAC_PREFIX = 0x020000000000ull;
+// The simulated network: NIC n (1..254) is QPNIC_SIM_NET | n (10.0.0.n,
+// shm_proto.h), its MAC the layout's NODE_MAC_PREFIX | its IPv4 address
+// (the host's rule too), and it takes frames on UDP port base + n of
+// 127.0.0.1.
 constexpr unsigned WIRE_NET_NODES = 254;
 
 // What each frame may suffer on its way, in parts per million.

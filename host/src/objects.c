@@ -477,12 +477,12 @@ ndk_qp_addr ndk_qp_address(const ndk_qp *qp)
     return a;
 }
 
-/* The MAC address of a node on the wire: 02:00 and its IPv4 address (a
- * locally administered address; the simulator's network gives NIC n these,
- * sim/wire.h). A real network would ask ARP; this driver's rule stands in. */
+/* The MAC address of a node on the wire: layout NODE_MAC_PREFIX and its
+ * IPv4 address (the simulator's network gives NIC n the same, sim/wire.h).
+ * A real network would ask ARP; this rule stands in. */
 static uint64_t node_mac(uint32_t ip)
 {
-    return 0x020000000000ull | ip;
+    return QPNIC_NODE_MAC_PREFIX | ip;
 }
 
 /* The peer table entry for the node at ip: the one that names it already,
@@ -539,7 +539,7 @@ ndk_status ndk_connect(ndk_qp *qp, ndk_qp_addr remote)
     /* (a link-local address, 169.254/16, is a NIC on no network that loops
      * its frames to itself: qpnic-sim --wire --net-port 0) */
     bool local = remote.node == ad->node;
-    bool networked = ad->wire_ip != 0 && (ad->wire_ip >> 16) != 0xA9FEu;
+    bool networked = ad->wire_ip != 0 && (ad->wire_ip & QPNIC_SIM_LINK_LOCAL_MASK) != QPNIC_SIM_LINK_LOCAL;
     if (!local && (!networked || remote.node == 0 || remote.node > UINT32_MAX ||
                    QPNIC_FIELD_GET(&remote.qp_num, QPNIC_QP_NUM_GEN) == 0))
         return NDK_STATUS_INVALID_PARAMETER;

@@ -11,6 +11,7 @@
 `define QPNIC_MAX_NUM_QP 256  // most queue pairs a build can have: the QP register block holds 256
 `define QPNIC_MAX_NUM_CQ 256  // most completion queues a build can have: the CQ register block holds 256
 `define QPNIC_NUM_PEERS 4  // entries of the wire's peer table (the per-peer register block): entry 0 is this NIC, 1 .. NUM_PEERS-1 other NICs the host names; a QP's peer (qp_remote peer) is an index into it (docs/wire.md, "Two NICs")
+`define QPNIC_NODE_MAC_PREFIX 2199023255552  // a node's MAC address is this ORed with its IPv4 address (02:00 and the four address bytes, a locally administered MAC): how the driver fills a peer table entry and the simulator addresses its NICs, where a real network would ask ARP
 `define QPNIC_PEER_BITS 2  // bits of a peer-table index (struct lrh peer, qp_remote peer, qp_ctx peer): NUM_PEERS <= 2^PEER_BITS
 `define QPNIC_QPN_BITS 24  // bits of a QP number wherever one is carried (BTH dest_qp, QP REMOTE, CQE qpn): struct qp_num
 `define QPNIC_PD_BITS 16  // bits of a protection domain's number in a QP context and a token table entry (the driver numbers PDs modulo 2^PD_BITS)

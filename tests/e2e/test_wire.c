@@ -428,6 +428,49 @@ static ndk_qp *extra_qp(e2e_pair *p)
     return qp;
 }
 
+/* A NIC beside a pair's: a private simulator with a PD, one CQ and QPs on
+ * it, and (buf_bytes > 0) a registered buffer of DMA memory. */
+typedef struct {
+    ndk_adapter *ad;
+    ndk_pd *pd;
+    ndk_cq *cq;
+    ndk_qp *qp[2];
+    uint8_t *buf;
+    ndk_mr *mr;
+} bare_nic;
+
+static void bare_nic_open(bare_nic *n, unsigned qps, uint32_t buf_bytes)
+{
+    memset(n, 0, sizeof *n);
+    EXPECT_STATUS(ndk_open_adapter(NULL, &n->ad), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_create_pd(n->ad, &n->pd), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_create_cq(n->ad, 16, NULL, NULL, &n->cq), NDK_STATUS_SUCCESS);
+    for (unsigned i = 0; i < qps; i++) {
+        ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+        EXPECT_STATUS(ndk_create_qp(n->pd, n->cq, n->cq, NULL, &attr, &n->qp[i]), NDK_STATUS_SUCCESS);
+    }
+    if (buf_bytes) {
+        n->buf = ndk_alloc_dma(n->ad, buf_bytes);
+        EXPECT(n->buf != NULL, "ndk_alloc_dma(%u) on a NIC beside the pair", buf_bytes);
+        EXPECT_STATUS(ndk_create_mr(n->pd, &n->mr), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_register_mr(n->mr, n->buf, buf_bytes, NDK_MR_FLAG_ALLOW_LOCAL_WRITE), NDK_STATUS_SUCCESS);
+    }
+}
+
+static void bare_nic_close(bare_nic *n)
+{
+    for (unsigned i = 0; i < 2; i++)
+        if (n->qp[i])
+            EXPECT_STATUS(ndk_destroy_qp(n->qp[i]), NDK_STATUS_SUCCESS);
+    if (n->mr)
+        EXPECT_STATUS(ndk_destroy_mr(n->mr), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_cq(n->cq), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_pd(n->pd), NDK_STATUS_SUCCESS);
+    if (n->buf)
+        ndk_free_dma(n->ad, n->buf);
+    EXPECT_STATUS(ndk_close_adapter(n->ad), NDK_STATUS_SUCCESS);
+}
+
 /* What ndk_connect refuses on a NIC with the wire, and the peer table's
  * bound: three other nodes at once; a fourth waits for one to go. */
 static void two_nics_connect_checks(void)
@@ -607,33 +650,20 @@ static void three_nics_a_stranger_moves_nothing(void)
     e2e_opts o = {.two_nics = 1};
     e2e_pair p;
     e2e_pair_open(&p, &o);
-    ndk_adapter *c;
-    EXPECT_STATUS(ndk_open_adapter(NULL, &c), NDK_STATUS_SUCCESS);
-    ndk_pd *cpd;
-    ndk_cq *ccq;
-    ndk_qp *cq2, *cq3;
-    EXPECT_STATUS(ndk_create_pd(c, &cpd), NDK_STATUS_SUCCESS);
-    EXPECT_STATUS(ndk_create_cq(c, 16, NULL, NULL, &ccq), NDK_STATUS_SUCCESS);
-    ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
-    EXPECT_STATUS(ndk_create_qp(cpd, ccq, ccq, NULL, &attr, &cq2), NDK_STATUS_SUCCESS);
-    attr = (ndk_qp_attr){.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
-    EXPECT_STATUS(ndk_create_qp(cpd, ccq, ccq, NULL, &attr, &cq3), NDK_STATUS_SUCCESS);
-    uint8_t *cbuf = ndk_alloc_dma(c, 4096);
-    EXPECT(cbuf != NULL, "ndk_alloc_dma on the third NIC");
-    ndk_mr *cmr;
-    EXPECT_STATUS(ndk_create_mr(cpd, &cmr), NDK_STATUS_SUCCESS);
-    EXPECT_STATUS(ndk_register_mr(cmr, cbuf, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE), NDK_STATUS_SUCCESS);
+    bare_nic c;
+    bare_nic_open(&c, 2, 4096);
+    ndk_qp *cq2 = c.qp[0], *cq3 = c.qp[1];
     /* a knows c: a QP of a connected to one of c */
     ndk_qp *aq2 = extra_qp(&p);
     EXPECT_STATUS(ndk_connect(aq2, ndk_qp_address(cq2)), NDK_STATUS_SUCCESS);
     EXPECT_STATUS(ndk_connect(cq2, ndk_qp_address(aq2)), NDK_STATUS_SUCCESS);
     /* c's third QP names a's QP of the pair, which is b's */
     EXPECT_STATUS(ndk_connect(cq3, ndk_qp_address(p.a.qp)), NDK_STATUS_SUCCESS);
-    memset(cbuf, 0xC3, 256);
-    ndk_sge cg = {(uint64_t)(uintptr_t)cbuf, 256, ndk_mr_local_token(cmr)};
+    memset(c.buf, 0xC3, 256);
+    ndk_sge cg = {(uint64_t)(uintptr_t)c.buf, 256, ndk_mr_local_token(c.mr)};
     EXPECT_STATUS(ndk_write(cq3, NULL, &cg, 1, e2e_remote_addr(&p.a, 0), ndk_mr_remote_token(p.a.mr), 0),
                   NDK_STATUS_SUCCESS);
-    e2e_expect_one(ccq, NDK_STATUS_INVALID_DEVICE_STATE, "the stranger's write");
+    e2e_expect_one(c.cq, NDK_STATUS_INVALID_DEVICE_STATE, "the stranger's write");
     for (uint32_t i = 0; i < 256; i++)
         EXPECT(p.a.buf[i] == 0, "byte %u of a's memory changed by a stranger's write", i);
     /* b's first WRITE to a: PSN 0, as the stranger's was */
@@ -644,13 +674,7 @@ static void three_nics_a_stranger_moves_nothing(void)
     e2e_expect_one(p.b.icq, NDK_STATUS_SUCCESS, "b's write after the stranger's");
     EXPECT(memcmp(p.a.buf, p.b.buf, 256) == 0, "b's write did not land: taken for a duplicate of the stranger's");
     EXPECT_STATUS(ndk_destroy_qp(aq2), NDK_STATUS_SUCCESS);
-    EXPECT_STATUS(ndk_destroy_qp(cq2), NDK_STATUS_SUCCESS);
-    EXPECT_STATUS(ndk_destroy_qp(cq3), NDK_STATUS_SUCCESS);
-    EXPECT_STATUS(ndk_destroy_mr(cmr), NDK_STATUS_SUCCESS);
-    EXPECT_STATUS(ndk_destroy_cq(ccq), NDK_STATUS_SUCCESS);
-    EXPECT_STATUS(ndk_destroy_pd(cpd), NDK_STATUS_SUCCESS);
-    ndk_free_dma(c, cbuf);
-    EXPECT_STATUS(ndk_close_adapter(c), NDK_STATUS_SUCCESS);
+    bare_nic_close(&c);
     e2e_pair_close(&p);
 }
 
@@ -661,28 +685,16 @@ static void three_nics_a_stranger_moves_nothing(void)
 static void off_the_network_a_nic_reaches_no_other(void)
 {
     setenv("QPNIC_SIM_ARGS", "--net-port 0", 1);
-    ndk_adapter *ad[2];
-    ndk_pd *pd[2];
-    ndk_cq *cq[2];
-    ndk_qp *qp[2];
-    for (int i = 0; i < 2; i++) {
-        EXPECT_STATUS(ndk_open_adapter(NULL, &ad[i]), NDK_STATUS_SUCCESS);
-        EXPECT_STATUS(ndk_create_pd(ad[i], &pd[i]), NDK_STATUS_SUCCESS);
-        EXPECT_STATUS(ndk_create_cq(ad[i], 16, NULL, NULL, &cq[i]), NDK_STATUS_SUCCESS);
-        ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
-        EXPECT_STATUS(ndk_create_qp(pd[i], cq[i], cq[i], NULL, &attr, &qp[i]), NDK_STATUS_SUCCESS);
-    }
-    ndk_qp_addr a = ndk_qp_address(qp[0]), b = ndk_qp_address(qp[1]);
+    bare_nic n[2];
+    for (int i = 0; i < 2; i++)
+        bare_nic_open(&n[i], 1, 0);
+    ndk_qp_addr a = ndk_qp_address(n[0].qp[0]), b = ndk_qp_address(n[1].qp[0]);
     EXPECT(a.node != b.node, "two NICs off the network share node 0x%llx", (unsigned long long)a.node);
     EXPECT(a.qp_num == b.qp_num, "the first QPs of two fresh NICs: 0x%x and 0x%x (the case needs equal numbers)",
            a.qp_num, b.qp_num);
-    EXPECT_STATUS(ndk_connect(qp[0], b), NDK_STATUS_INVALID_PARAMETER);
-    for (int i = 0; i < 2; i++) {
-        EXPECT_STATUS(ndk_destroy_qp(qp[i]), NDK_STATUS_SUCCESS);
-        EXPECT_STATUS(ndk_destroy_cq(cq[i]), NDK_STATUS_SUCCESS);
-        EXPECT_STATUS(ndk_destroy_pd(pd[i]), NDK_STATUS_SUCCESS);
-        EXPECT_STATUS(ndk_close_adapter(ad[i]), NDK_STATUS_SUCCESS);
-    }
+    EXPECT_STATUS(ndk_connect(n[0].qp[0], b), NDK_STATUS_INVALID_PARAMETER);
+    for (int i = 0; i < 2; i++)
+        bare_nic_close(&n[i]);
 }
 
 int main(int argc, char **argv)
