@@ -11,7 +11,13 @@
 // others are duplicates (of a frame, or answers to a request the responder
 // saw twice) and are dropped (cnt_stale). Its response: an ACK
 // completes it SUCCESS; a READ_RESPONSE_ONLY completes a READ SUCCESS after
-// its payload is scattered into the READ's (already checked) segments; a NAK
+// its payload is scattered into the READ's (already checked) segments.
+// A message segmented on the wire (docs/wire.md) has a first PSN and a
+// last (the datapath keeps both by slot): its ACK carries the last; a NAK
+// names any of its packets'; a READ's response comes as FIRST, MIDDLE ..,
+// LAST, each with the next PSN from the first, each packet scattered
+// where the one before it ended (qpnic_sge_skip), the READ completing
+// with its LAST. A NAK
 // completes it with the mapped status (RNR_NAK -> RNR, NAK_REM_ACC ->
 // REM_ACCESS, NAK_REM_OP -> REM_OP, NAK_INV_REQ -> BAD_QP, an unexpected
 // response -> REM_OP) and sets the QP to ERROR. Once an entry of a QP has
@@ -71,7 +77,12 @@
 //                                        answer is a NAK (AETH not ACK)
 //   cnt_retx                             one-cycle strobe: a QP went back
 //                                        to a request whose answer timed out
-//   psn_slot, psn_of_slot                the entry's PSN, by its slot
+//   psn_slot, psn_of_slot                the entry's first PSN, by its slot
+//   path_mtu                             log2 of the path MTU (PATH_MTU): a
+//                                        READ response's FIRST and MIDDLE
+//                                        carry exactly that
+//   psn_last_of_slot                     its last packet's PSN (the same
+//                                        unless segmented on the wire)
 //   cnt_stale                            one-cycle strobe: a response
 //                                        that was not the entry's dropped
 //   idle                                 nothing in progress, no QP
@@ -127,10 +138,12 @@ module qpnic_completer #(
     output wire                 retire_remote,
     output wire                 cnt_rnr,
     input  wire                 rto_en,
+    input  wire [3:0]           path_mtu,
     output wire                 cnt_retx,
     output wire                 cnt_nak,
     output wire [`QPNIC_OST_SLOT_BITS-1:0] psn_slot,
     input  wire [23:0]          psn_of_slot,
+    input  wire [23:0]          psn_last_of_slot,
     output wire                 cnt_stale,
     output wire                 idle
 );
@@ -181,6 +194,11 @@ module qpnic_completer #(
     reg          tq_busy;         // a table request is up (until granted)
     reg          orphan;          // S_SKIP drops a response that came with no entry
     reg          held;            // hdr holds an ACK still to evaluate for the next entry
+    // a READ whose response is segmented: its packets taken so far
+    reg [15:0]   rd_k;            // packets (the next one's PSN is the first + rd_k)
+    reg [31:0]   rd_off;          // payload bytes (where the next one lands)
+    reg          rd_mid;          // this packet is not the response's last
+    reg [31:0]   rd_have;         // bytes of it an earlier copy of the READ put down
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
     wire [`QPNIC_INDEX_BITS-1:0] e_index  = ent[`QPNIC_OST_INDEX];
@@ -247,6 +265,9 @@ module qpnic_completer #(
     assign psn_slot = e_slot;
     wire [`QPNIC_QP_NUM_INDEX_WIDTH-1:0] r_dqp_idx = r_dqp[`QPNIC_QP_NUM_INDEX];
     wire [`QPNIC_PEER_BITS-1:0] e_peer = WIRE != 0 ? ent[`QPNIC_OST_PEER] : {`QPNIC_PEER_BITS{1'b0}};
+    wire [31:0] payload = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
+    wire [7:0]  opcode  = h_op[`QPNIC_BTH_OPCODE];
+    wire [7:0]  syn     = h_aeth[`QPNIC_AETH_SYNDROME];
     // An ACK is cumulative (InfiniBand's): the target executes in PSN order,
     // so an ACK of a later PSN of the entry's QP, from its NIC, says the
     // entry's request executed too, its own ACK lost. A WRITE or SEND then
@@ -254,17 +275,43 @@ module qpnic_completer #(
     // needs its own answer (its data).
     // (only its sign is read: ahead or behind, 24-bit sequence arithmetic)
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [23:0] psn_fwd = r_psn - psn_of_slot;
+    wire [23:0] psn_fwd = r_psn - psn_last_of_slot;
     /* verilator lint_on UNUSEDSIGNAL */
     wire        same_nic = (r_peer == e_peer);
     wire        same_qp  = (r_dqp_idx == {{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, e_qpn});
-    wire        implied = on_wire && same_nic && same_qp && (r_psn != psn_of_slot) && !psn_fwd[23] &&
+    wire        implied = on_wire && same_nic && same_qp && (r_psn != psn_last_of_slot) && !psn_fwd[23] &&
                           opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_ACK && !e_read;
-    wire        not_ours = !same_nic || (r_psn != psn_of_slot) ||
+    // The PSN the answer must carry: an ACK the message's last; a READ's
+    // response packet the first + the packets taken; a NAK any of the
+    // message's (the target refused that packet), the READ request's first.
+    wire        is_nak   = opcode == `QPNIC_IB_OPCODE_ACK && syn != `QPNIC_AETH_SYNDROME_ACK;
+    wire [23:0] psn_in   = r_psn - psn_of_slot;
+    wire [23:0] psn_span = psn_last_of_slot - psn_of_slot;
+    wire        psn_ok   = is_nak ? (e_read ? r_psn == psn_of_slot : psn_in <= psn_span) :
+                           e_read ? r_psn == psn_of_slot + {8'd0, rd_k} : r_psn == psn_last_of_slot;
+    // a READ's response packet, and the last of them (ONLY or LAST)
+    wire        rr_any = opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
+                         opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST ||
+                         opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE ||
+                         opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_LAST;
+    wire        rr_end = opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
+                         opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_LAST;
+    // (FIRST and ONLY only as the first packet, MIDDLE and LAST only after)
+    wire        rr_order = (rd_k == 16'd0) == (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
+                                               opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST);
+    // (FIRST and MIDDLE carry exactly the path MTU: another length is a
+    // target of another path MTU, whose PSNs no longer agree with these:
+    // the READ fails, and with it its QP)
+    wire        rr_mtu_ok = rr_end || payload == (32'd1 << path_mtu);
+    // the header's words: a READ_RESPONSE_MIDDLE has no AETH (its opcode
+    // is in well before its last header word)
+    wire [2:0]  resp_words = (WIRE != 0 && opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE) ?
+                             RESP_WORDS - 3'd1 : RESP_WORDS;
+    // (a READ's response packet out of its order, FIRST or ONLY after the
+    // first, MIDDLE or LAST as it, is no packet of this response: an
+    // answer to an earlier copy of the request)
+    wire        not_ours = !same_nic || !psn_ok || (e_read && rr_any && !rr_order) ||
                            (!same_qp && !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
-    wire [31:0] payload = h_lrh[`QPNIC_LRH_PAYLOAD_BYTES];
-    wire [7:0]  opcode  = h_op[`QPNIC_BTH_OPCODE];
-    wire [7:0]  syn     = h_aeth[`QPNIC_AETH_SYNDROME];
 
     reg [7:0] nak_status;
     always @* begin
@@ -278,11 +325,19 @@ module qpnic_completer #(
 
     // --- scatter for READ responses ---
     wire s_start_ready, s_done, s_idle, s_in_ready;
+    // a packet after the first lands where the one before it ended (only
+    // a READ's response segmented on the wire has such)
+    wire [31:0] skip = (WIRE != 0) ? rd_off : 32'd0;
+    wire [MAX_SGE*64-1:0] k_seg_addr;
+    wire [MAX_SGE*32-1:0] k_seg_len;
+    qpnic_sge_skip u_skip (
+        .in_addr(e_seg_addr), .in_len(e_seg_len), .skip(skip),
+        .out_addr(k_seg_addr), .out_len(k_seg_len));
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
         .start_valid(state == S_DATA && has_payload && scat_total != 32'd0 && segs_in),
         .start_ready(s_start_ready),
-        .start_addr(e_seg_addr), .start_len(e_seg_len), .start_total(scat_total),
+        .start_addr(k_seg_addr), .start_len(k_seg_len), .start_total(scat_total),
         .in_valid(in_valid && state == S_SCAT), .in_ready(s_in_ready),
         .in_data(in_data), .in_keep(in_keep), .in_last(in_last),
         .wr_req_valid(wr_req_valid), .wr_req_ready(wr_req_ready),
@@ -329,6 +384,47 @@ module qpnic_completer #(
         .in_valid(rewound), .in_qpn(e_qpn),
         .due_valid(tm_due), .due_ready(state == S_IDLE), .due_qpn(tm_qpn),
         .idle(tm_idle));
+    // --- a READ sent again keeps what its response put down ---
+    // A READ whose response was cut short (a packet lost: the timer or a
+    // NAK sent the QP back to it) is sent again whole, and its response
+    // comes again from its first packet. The packets its earlier copy
+    // wrote are not written again (no DMA twice for one packet's data):
+    // each QP remembers, for the READ it went back to (its SQ index and
+    // first PSN), the bytes already down (rs_*), and the READ's new entry
+    // drains those packets (rd_have). Packets fall on the same boundaries
+    // both times (the same path MTU). Forgotten when an entry of the QP
+    // completes. A build without the wire has no such READ.
+    wire        rs_hit;
+    wire [31:0] rs_bytes;
+    wire        rs_set = (state == S_RWND) && rewound && e_read && (rd_off > rd_have);
+    wire        rs_clr = (state == S_CQE) && (cqe_ready || !qp_live || cqe_skip);
+    generate if (WIRE != 0) begin : g_resume
+        localparam NQ = 1 << QW;
+        reg [NQ-1:0]                 rs_on;
+        reg [`QPNIC_INDEX_BITS-1:0]  rs_idx [0:NQ-1];
+        reg [23:0]                   rs_psn [0:NQ-1];
+        reg [31:0]                   rs_len [0:NQ-1];
+        always @(posedge clk) begin
+            if (rst)
+                rs_on <= {NQ{1'b0}};
+            else if (rs_set)
+                rs_on[e_qpn] <= 1'b1;
+            else if (rs_clr)
+                rs_on[e_qpn] <= 1'b0;
+            if (rs_set) begin
+                rs_idx[e_qpn] <= e_index;
+                rs_psn[e_qpn] <= psn_of_slot;
+                rs_len[e_qpn] <= rd_off;
+            end
+        end
+        assign rs_hit   = rs_on[e_qpn] && rs_idx[e_qpn] == e_index && rs_psn[e_qpn] == psn_of_slot;
+        assign rs_bytes = rs_len[e_qpn];
+    end else begin : g_no_resume
+        assign rs_hit   = 1'b0;
+        assign rs_bytes = 32'd0;
+        wire unused_rs = &{1'b0, rs_set, rs_clr};
+    end endgenerate
+
     assign cnt_rnr  = rewound && !tmo_try;
     assign cnt_retx = rewound && tmo_try;
     assign cnt_nak  = (state == S_EVAL) && !not_ours && opcode == `QPNIC_IB_OPCODE_ACK &&
@@ -359,7 +455,15 @@ module qpnic_completer #(
     // retries left rewinds the QP; a NAK (raise_err) fails the QP first.
     task respond_done;
         begin
-            if (discard)
+            if (rd_mid) begin
+                // a READ's response packet before its last: wait for the next
+                rd_mid <= 1'b0;
+                rd_k   <= rd_k + 16'd1;
+                rd_off <= rd_off + payload;
+                hdr_i  <= 3'd0;
+                tmo    <= 17'd0;
+                state  <= S_HDR;
+            end else if (discard)
                 state <= S_CI;     // tq_busy low: no SQ_CI_INC
             else if (rnr_try) begin
                 tq_busy <= 1'b1;   // REWIND
@@ -395,6 +499,10 @@ module qpnic_completer #(
             tq_busy     <= 1'b0;
             orphan      <= 1'b0;
             held        <= 1'b0;
+            rd_k        <= 16'd0;
+            rd_off      <= 32'd0;
+            rd_mid      <= 1'b0;
+            rd_have     <= 32'd0;
             e_seg_addr  <= 0;
             e_seg_len   <= 0;
             sr_i        <= 2'd0;
@@ -444,6 +552,9 @@ module qpnic_completer #(
                     rnr_try    <= 1'b0;
                     tmo_try    <= 1'b0;
                     scat_total <= 32'd0;
+                    rd_k       <= 16'd0;
+                    rd_off     <= 32'd0;
+                    rd_mid     <= 1'b0;
                     tq_busy    <= 1'b1;    // READ the QP's context
                     state      <= S_CTX;
                     // a READ's segments come from the segment RAM
@@ -459,6 +570,7 @@ module qpnic_completer #(
                     ctx_gen    <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                     ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
                     ctx_rnr_ok <= rsp_rnr_ok;
+                    rd_have    <= (e_read && rs_hit) ? rs_bytes : 32'd0;
                     if (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] != ent[`QPNIC_OST_EPOCH]) begin
                         // pushed before a rewind of its QP: it comes again.
                         // On the loopback it takes its response (which
@@ -522,7 +634,7 @@ module qpnic_completer #(
                     for (j = 0; j < RESP_WORDS; j = j + 1)
                         if (hdr_i == j[2:0]) hdr[32*j +: 32] <= in_data;
                     hdr_i <= hdr_i + 3'd1;
-                    if (in_last || hdr_i == RESP_WORDS - 3'd1) begin
+                    if (in_last || hdr_i == resp_words - 3'd1) begin
                         has_payload <= !in_last;
                         state       <= S_EVAL;
                     end
@@ -540,10 +652,14 @@ module qpnic_completer #(
                 else if (opcode == `QPNIC_IB_OPCODE_ACK &&
                          syn == `QPNIC_AETH_SYNDROME_ACK && !e_read)
                     status <= `QPNIC_CQE_STATUS_SUCCESS;
-                else if (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY && e_read) begin
+                else if (rr_any && e_read && rr_order && rr_mtu_ok) begin
                     if (!discard) begin
-                        status     <= `QPNIC_CQE_STATUS_SUCCESS;
-                        scat_total <= (payload < e_bytes) ? payload : e_bytes;
+                        // what fits of it after the bytes before it
+                        // (nothing where an earlier copy already wrote)
+                        scat_total <= (rd_off >= e_bytes || rd_off < rd_have) ? 32'd0 :
+                                      (payload < e_bytes - rd_off) ? payload : e_bytes - rd_off;
+                        if (rr_end) status <= `QPNIC_CQE_STATUS_SUCCESS;
+                        else        rd_mid <= 1'b1;
                     end
                 end else if (discard)
                     ;   // a stale entry's response: dropped

@@ -231,6 +231,7 @@ module qpnic_core #(
     wire [2*4-1:0]  wr_dat_keep;
 
     wire [63:0]   ci_rec;
+    wire [3:0]    path_mtu;
     wire          cw_req_valid, cw_req_ready, cw_dat_valid, cw_dat_ready, cw_dat_last;
     wire [63:0]   cw_req_addr;
     wire [15:0]   cw_req_len;
@@ -301,7 +302,7 @@ module qpnic_core #(
         .cnt_rd_valid(cnt_rd_valid), .cnt_rd_bytes(cnt_rd_bytes),
         .cnt_wr_valid(cnt_wr_valid), .cnt_wr_bytes(cnt_wr_bytes),
         .cnt_notify(cnt_notify), .lat_valid(lat_valid), .lat_cycles(lat_cycles),
-        .cycles_lo(cycles_lo), .ci_rec(ci_rec),
+        .cycles_lo(cycles_lo), .ci_rec(ci_rec), .path_mtu(path_mtu),
         .cfg_mac(cfg_mac), .cfg_ip(cfg_ip), .peer_mac(peer_mac), .peer_ip(peer_ip)
     );
 
@@ -337,7 +338,11 @@ module qpnic_core #(
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev)
     );
 
-    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW), .WIRE(WIRE)) datapath (
+    // (with the wire, a response port FIFO of two 1,024-byte halves: a
+    // segmented READ response puts headers between its data, and the
+    // responder's gather then still keeps two reads in flight)
+    qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW), .WIRE(WIRE),
+                     .PORT_LOG_DEPTH(WIRE != 0 ? 9 : 8)) datapath (
         .clk(clk), .rst(rst),
         .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
@@ -349,6 +354,7 @@ module qpnic_core #(
         .res_valid(res_valid), .res_ok(res_ok), .res_dev(res_dev),
         .cnt_fetch_read(cnt_fetch_read), .cnt_wqes_fetched(cnt_wqes_fetched), .cnt_drop(cnt_drop),
         .cnt_rnr(cnt_rnr), .cnt_dup(cnt_dup), .cnt_retx(cnt_retx), .cnt_nak(cnt_nak), .rto_en(wire_on),
+        .path_mtu(path_mtu),
         .mr_fence_start(mr_upd_valid && mr_upd_ready && !mr_upd_write),
         .mr_fence_busy(mr_fence_busy),
         .cqe_valid(cqe_valid), .cqe_ready(cqe_ready),

@@ -58,6 +58,8 @@
 //   mr_upd_valid/ready        one MR_CMD for qpnic_mr_table: mr_upd_write 1
 //                             (WRITE) or 0 (INVALIDATE) of entry mr_upd_idx
 //                             (MR_IDX), with the staging registers as mr_upd_*
+//   path_mtu                  PATH_MTU: log2 of the path MTU in bytes (8 .. 12;
+//                             a write of another value is ignored)
 //   ci_rec                    CI_REC_HI:CI_REC_LO, the host's table of CQ
 //                             consumer index records (0: none), for the
 //                             CQE writer
@@ -204,6 +206,7 @@ module qpnic_csr #(
 
     output wire [31:0]            cycles_lo,
     output reg  [63:0]            ci_rec,
+    output reg  [3:0]             path_mtu,
 
     input  wire [47:0]            cfg_mac,
     input  wire [31:0]            cfg_ip,
@@ -363,6 +366,7 @@ module qpnic_csr #(
     wire [63:0] cnt_sum;
     reg [31:0] hi_latch;
     reg [31:0] scratch;
+    localparam [31:0] MTU_MAX_LOG = $clog2(`QPNIC_WIRE_MAX_PAYLOAD);
 
     assign cycles_lo = cnt_cycles[31:0];
 
@@ -456,6 +460,7 @@ module qpnic_csr #(
             `QPNIC_REG_SCRATCH: rd_word = scratch;
             `QPNIC_REG_CI_REC_LO: rd_word = ci_rec[31:0];
             `QPNIC_REG_CI_REC_HI: rd_word = ci_rec[63:32];
+            `QPNIC_REG_PATH_MTU:  rd_word = {28'd0, path_mtu};
             `QPNIC_REG_CNT_DOORBELLS_LO, `QPNIC_REG_CNT_WQES_FETCHED_LO,
             `QPNIC_REG_CNT_WQE_FETCH_READS_LO, `QPNIC_REG_CNT_DMA_READ_BYTES_LO,
             `QPNIC_REG_CNT_DMA_WRITE_BYTES_LO, `QPNIC_REG_CNT_CQES_WRITTEN_LO,
@@ -556,6 +561,7 @@ module qpnic_csr #(
         if (rst) begin
             scratch   <= 32'd0;
             ci_rec    <= 64'd0;
+            path_mtu  <= `QPNIC_PATH_MTU_RESET_LOG;
             mr_idx    <= 0;
             st_va     <= 64'd0;
             st_len    <= 32'd0;
@@ -569,6 +575,9 @@ module qpnic_csr #(
             `QPNIC_REG_SCRATCH:   scratch        <= mmio_wdata;
             `QPNIC_REG_CI_REC_LO: ci_rec[31:0]   <= mmio_wdata;
             `QPNIC_REG_CI_REC_HI: ci_rec[63:32]  <= mmio_wdata;
+            `QPNIC_REG_PATH_MTU:
+                if (mmio_wdata >= `QPNIC_PATH_MTU_MIN_LOG && mmio_wdata <= MTU_MAX_LOG)
+                    path_mtu <= mmio_wdata[3:0];
             `QPNIC_REG_MR_IDX:    mr_idx         <= mmio_wdata[`QPNIC_TOKEN_INDEX_BITS-1:0];
             `QPNIC_REG_MR_VA_LO:  st_va[31:0]    <= mmio_wdata;
             `QPNIC_REG_MR_VA_HI:  st_va[63:32]   <= mmio_wdata;

@@ -58,6 +58,9 @@
 //   rto_en                   every packet goes on the wire (wire_en): the
 //                            wire's rules and limits for every QP, not only
 //                            those connected to another NIC
+//   path_mtu                 log2 of the path MTU (qpnic_csr PATH_MTU): the
+//                            requester's and the responder's packets on
+//                            the wire carry at most this payload
 //   cnt_dup                  duplicates this cycle (0..2): a request the
 //                            responder saw again, a response the completer
 //                            dropped as not its entry's
@@ -136,6 +139,7 @@ module qpnic_datapath #(
     output wire                 cnt_retx,
     output wire                 cnt_nak,
     input  wire                 rto_en,
+    input  wire [3:0]           path_mtu,
     // CQE requests to qpnic_cqe_writer
     output wire                 cqe_valid,
     input  wire                 cqe_ready,
@@ -315,8 +319,8 @@ module qpnic_datapath #(
 
     // the requester's checks are local (lkey) ones
     assign chk_remote[0] = 1'b0;
-    qpnic_requester #(.NUM_MR(NUM_MR), .QW(QW)) u_req (
-        .wire_all(rto_en),
+    qpnic_requester #(.WIRE(WIRE), .NUM_MR(NUM_MR), .QW(QW)) u_req (
+        .wire_all(rto_en), .path_mtu(path_mtu),
         .clk(clk), .rst(rst),
         .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
@@ -342,21 +346,34 @@ module qpnic_datapath #(
         .ost_valid(ost_in_valid), .ost_ready(ost_in_ready), .ost_data(ost_in_data),
         .seg_wr_en(seg_wr_en), .seg_wr_addr(seg_wr_addr), .seg_wr_data(seg_wr_data),
         .psn_wr_en(psn_wr_en), .psn_wr_slot(psn_wr_slot), .psn_wr_psn(psn_wr_psn),
+        .psn_wr_last(psn_wr_last),
         .fence_hold(req_fence_hold), .gather_busy(req_gather_busy),
         .gather_drain(req_gather_drain),
         .idle(req_idle));
 
-    // Each packet's PSN, by outstanding slot: the requester writes it as the
-    // PSN is taken, after the entry's push; the completer reads it for the
-    // entry at its head, once a response has come (so after the write). The
-    // slot is written again only 2^OST_SLOT_BITS entries later (as u_segs).
+    // Each message's PSNs, by outstanding slot: its first packet's and its
+    // last's (the same unless it was segmented on the wire; a READ's last
+    // is its last response packet's). The requester writes them as the
+    // PSNs are taken, after the entry's push; the completer reads them for
+    // the entry at its head, once a response has come (so after the
+    // write). The slot is written again only 2^OST_SLOT_BITS entries later
+    // (as u_segs). A build without the wire segments nothing: no last.
     wire        psn_wr_en;
     wire [`QPNIC_OST_SLOT_BITS-1:0] psn_wr_slot, cp_psn_slot;
-    wire [23:0] psn_wr_psn, cp_psn;
+    wire [23:0] psn_wr_psn, psn_wr_last, cp_psn, cp_psn_last;
     reg  [23:0] ost_psn [0:(1 << `QPNIC_OST_SLOT_BITS) - 1];
     always @(posedge clk)
         if (psn_wr_en) ost_psn[psn_wr_slot] <= psn_wr_psn;
     assign cp_psn = ost_psn[cp_psn_slot];
+    generate if (WIRE != 0) begin : g_psn_last
+        reg  [23:0] ost_psn_last [0:(1 << `QPNIC_OST_SLOT_BITS) - 1];
+        always @(posedge clk)
+            if (psn_wr_en) ost_psn_last[psn_wr_slot] <= psn_wr_last;
+        assign cp_psn_last = ost_psn_last[cp_psn_slot];
+    end else begin : g_no_psn_last
+        assign cp_psn_last = cp_psn;
+        wire unused_last = &{1'b0, psn_wr_last};
+    end endgenerate
 
     // READs' checked segments, by outstanding slot: requester in, completer out
     wire        seg_wr_en, seg_rd_en;
@@ -408,7 +425,7 @@ module qpnic_datapath #(
     assign cnt_dup = {1'b0, rs_dup} + {1'b0, cnt_stale};
 
     qpnic_responder #(.NUM_QP(NUM_QP), .QW(QW), .OUT_DEPTH(PORT_DEPTH), .WIRE(WIRE)) u_resp (
-        .wire_all(rto_en),
+        .wire_all(rto_en), .path_mtu(path_mtu),
         .clk(clk), .rst(rst),
         .tq_req_valid(tq_req_valid[3]), .tq_req_ready(tq_req_ready[3]),
         .tq_req_op(tq_req_op[3*4 +: 4]), .tq_req_qpn(tq_req_qpn[3*QW +: QW]),
@@ -479,8 +496,9 @@ module qpnic_datapath #(
         .cqe_valid(cp_cqe_valid), .cqe_ready(cp_cqe_ready), .cqe_cqn(cp_cqe_cqn),
         .cqe_data(cp_cqe_data),
         .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read), .retire_remote(cp_retire_remote),
-        .cnt_rnr(cnt_rnr), .psn_slot(cp_psn_slot), .psn_of_slot(cp_psn), .cnt_stale(cnt_stale),
-        .rto_en(rto_en), .cnt_retx(cnt_retx), .cnt_nak(cnt_nak),
+        .cnt_rnr(cnt_rnr), .psn_slot(cp_psn_slot), .psn_of_slot(cp_psn),
+        .psn_last_of_slot(cp_psn_last), .cnt_stale(cnt_stale),
+        .rto_en(rto_en), .path_mtu(path_mtu), .cnt_retx(cnt_retx), .cnt_nak(cnt_nak),
         .idle(cp_idle));
 
     // --------------------------------------------------------------- fence

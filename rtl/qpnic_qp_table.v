@@ -18,8 +18,10 @@
 //   FETCH       claim n = min(SQ_PI - fetch_ptr, req_arg, WQEs to the ring's
 //               end) WQEs, 0 in RESET; fetch_ptr += n; answered with n in
 //               rsp_n and the context as it was (fetch_ptr before)
-//   PSN         answer the context, then psn + 1 (unless req_arg[16] is
-//               not the QP's epoch: a WQE gone stale under a rewind)
+//   PSN         answer the context, then psn + n, n - 1 in req_arg[15:0]
+//               (a message's packets, or a READ's response packets;
+//               unless req_arg[16] is not the QP's epoch: a WQE gone
+//               stale under a rewind)
 //   REWIND      an RNR NAK (req_arg = its PSN), or with req_arg[24] a
 //               timeout (req_arg[23:0] = the oldest request's PSN): in RTS
 //               with rnr_left (retry_left) != 0, fetch_ptr = sq_ci (that
@@ -37,6 +39,8 @@
 //               epsn and req_arg[24] is set; nak_sent = 1 when
 //               req_arg[25] is set, the PSN is ahead of epsn and
 //               rsp_rnr = 0; otherwise nothing changes
+//   RSP_READ    as a target, a READ whose response is n > 1 packets was
+//               taken: epsn = req_arg[23:0] (its PSN + n) for a QP in RTS
 //   SET_ERR     state = ERROR, when req_arg[16] is the QP's epoch (a local
 //               failure of a WQE gone stale under a rewind changes nothing)
 //   COMP_FAIL   comp_err = 1, and with req_arg[0] state = ERROR
@@ -555,7 +559,8 @@ module qpnic_qp_table #(
             // (for a stale WQE, PSN writes back the word as it was)
             `QPNIC_QP_OP_PSN: begin
                 if (arg_epoch)
-                    new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] + 1'b1;
+                    new_word[`QPNIC_QP_CTX_PSN_FLAT] = cur[`QPNIC_QP_CTX_PSN_FLAT] +
+                                                      {8'd0, c_arg[15:0]} + 1'b1;
             end
             `QPNIC_QP_OP_REWIND:
                 if (rewinds) begin
@@ -590,6 +595,10 @@ module qpnic_qp_table #(
                     new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT] = 1'b0;
                 end else if (c_arg[25] && seq_ahead && !cur[`QPNIC_QP_CTX_RSP_RNR_FLAT])
                     new_word[`QPNIC_QP_CTX_NAK_SENT_FLAT] = 1'b1;
+            // a READ's response packets took their PSNs: the next request's
+            `QPNIC_QP_OP_RSP_READ:
+                if (st == `QPNIC_QP_STATE_RTS)
+                    new_word[`QPNIC_QP_CTX_EPSN_FLAT] = c_arg[`QPNIC_QP_CTX_EPSN_WIDTH-1:0];
             `QPNIC_QP_OP_SET_ERR:
                 if (nic_err && arg_epoch) begin
                     new_word[`QPNIC_QP_CTX_STATE_FLAT] = `QPNIC_QP_STATE_ERROR;

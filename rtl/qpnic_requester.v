@@ -48,17 +48,27 @@
 //     failure. qpnic_sge_check sends the SGEs to the table's check port one
 //     a cycle and collects their answers;
 //   - a message above MAX_MSG_BYTES: LOC_LEN; on the wire (to another NIC,
-//     or any with wire_all) one above WIRE_MAX_PAYLOAD, which no frame
-//     carries until messages are segmented: LOC_LEN.
+//     or any with wire_all) one of more than 65,536 packets of the path
+//     MTU (16 MiB at 256 bytes), whose packet count the PSN request cannot
+//     carry: LOC_LEN.
 // These complete locally: an outstanding entry marked LOCAL goes to the
 // completer (which keeps SQ completions in order), and all but FLUSHED set
 // the QP to ERROR (SET_ERR, done before the next WQE's READ, so that WQE
 // sees ERROR). Otherwise the requester pushes an
-// outstanding entry and sends one packet on the port: LRH, BTH, RETH for
+// outstanding entry and sends its message on the port: LRH, BTH, RETH for
 // WRITE_ONLY / READ_REQUEST, an IETH (the token to invalidate) for
 // SEND_ONLY_INV, then the payload (SEND, SEND_INV, WRITE) gathered from
 // the SGEs by qpnic_gather. Header words have full keep; last marks the
 // packet's final beat.
+// Segments (docs/wire.md): a message on the wire (WIRE builds; a QP whose
+// peer is another NIC, or any with wire_all) goes in packets of at most
+// the path MTU (path_mtu, latched per message): FIRST (the RETH, for a
+// WRITE), MIDDLE, LAST (the IETH, for a SEND_INV; SE), or ONLY when it
+// fits one, each with the next PSN (PSN takes the count), AckReq on the
+// last only. A READ is one request whose response takes the PSNs of its
+// packets (PSN takes their count too). The outstanding entry's slot gets
+// the first PSN and the last (psn_wr_last). qpnic_pkt_split cuts the
+// staged payload at the packets' ends.
 //
 // Two stages, so that a stream of messages keeps the DMA read channel busy
 // (docs/performance-analysis.md):
@@ -103,7 +113,8 @@
 //   ost_valid/ost_ready/ost_data    outstanding entries (rtl/qpnic_ost.vh)
 //   seg_wr_*                        a READ's checked segments into the
 //                                   segment RAM, at its entry's slot
-//   psn_wr_*                        a packet's PSN, at its entry's slot
+//   psn_wr_*                        a message's first PSN and its last
+//                                   packet's (psn_wr_last), at its entry's slot
 //                                   (taken after the entry is pushed: the
 //                                   completer needs it only once the
 //                                   packet has been answered)
@@ -113,6 +124,8 @@
 //                                   flight (qpnic_mr_fence)
 //   gather_drain                    the fence waits for the gather: it
 //                                   takes no job while reads are in flight
+//   path_mtu                        log2 of the path MTU (PATH_MTU): the
+//                                   most payload of a packet on the wire
 //   wire_all                        every packet goes on the wire (wire_en):
 //                                   the wire's limits for every QP, not
 //                                   only those connected to another NIC
@@ -122,6 +135,7 @@
 `include "qpnic_ost.vh"
 
 module qpnic_requester #(
+    parameter WIRE            = 1,
     parameter NUM_MR          = 16,
     parameter STAGE_LOG_DEPTH = 8,
     parameter QW              = 8
@@ -185,6 +199,7 @@ module qpnic_requester #(
     output wire                 psn_wr_en,
     output wire [`QPNIC_OST_SLOT_BITS-1:0] psn_wr_slot,
     output wire [23:0]          psn_wr_psn,
+    output wire [23:0]          psn_wr_last,
     output wire                 chk_inval,
     output wire                 fr_valid,
     input  wire                 fr_ready,
@@ -198,12 +213,12 @@ module qpnic_requester #(
     output wire                 gather_busy,
     input  wire                 gather_drain,
     input  wire                 wire_all,
+    input  wire [3:0]           path_mtu,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
     localparam SGE_WORDS = `QPNIC_SGE_WORDS;
     localparam [33:0] MAX_MSG = `QPNIC_MAX_MSG_BYTES;
-    localparam [33:0] WIRE_MAX = `QPNIC_WIRE_MAX_PAYLOAD;
     // header word positions: LRH, then BTH, then RETH
     localparam LRH_AT  = 0;
     localparam BTH_AT  = LRH_AT + `QPNIC_LRH_WORDS;
@@ -271,6 +286,15 @@ module qpnic_requester #(
     reg [23:0]   job_psn, job_dqp;
     reg [23:0]   nxt_psn, nxt_dqp;  // the PSN's answer, until it joins the job
     reg [`QPNIC_PEER_BITS-1:0] job_peer;   // the peer QP's NIC (LRH peer)
+    reg          job_seg;       // segmented at the path MTU (on the wire)
+    reg          job_stale;     // its WQE went stale under a rewind: every packet PSN - 1
+    reg          nxt_stale;
+    reg [3:0]    job_mlog;      // log2 of that MTU
+    // the back end's place in a segmented message
+    reg [15:0]   b_k;           // the packet being sent (0: the first)
+    reg [31:0]   b_left;        // the message's bytes after the packets sent
+    reg [31:0]   b_plen;        // this packet's payload (qpnic_pkt_split)
+    reg          b_more;        // packets of this message follow
 
     // --- WQE fields ---
     // Whole words are taken so that each field comes out through its layout
@@ -432,7 +456,9 @@ module qpnic_requester #(
     // went stale under a rewind neither takes a PSN nor fails its QP
     assign tq_req_valid = tq_busy;
     assign tq_req_qpn   = qpn;
-    assign tq_req_arg   = {{(31 - `QPNIC_EPOCH_ARG_BIT){1'b0}}, epoch, {`QPNIC_EPOCH_ARG_BIT{1'b0}}};
+    // (PSN: the message's packets less one in bits 15:0, 0 for others)
+    assign tq_req_arg   = {{(31 - `QPNIC_EPOCH_ARG_BIT){1'b0}}, epoch,
+                           (state == S_JOB) ? npkts_m1 : 16'd0};
     always @* begin
         case (state)
         S_ERR:   tq_req_op = `QPNIC_QP_OP_SET_ERR;
@@ -460,12 +486,51 @@ module qpnic_requester #(
         endcase
     end
 
-    // --- the packet header, from the job ---
-    wire       has_reth    = job_write || job_read;
-    wire       ctx_net     = ctx_peer != 0;   // the packet goes to another NIC
-    wire [3:0] hdr_words   = has_reth ? HDR_RETH : job_inv ? HDR_IETH : HDR_PLAIN;
-    wire [31:0] payload    = job_read ? 32'd0 : job_total;
-    wire [23:0] cur_psn    = job_psn;
+    // --- segments: the message's packets on the wire ---
+    wire        ctx_net  = ctx_peer != 0;   // the packet goes to another NIC
+    wire        seg_on   = (WIRE != 0) && (ctx_net || wire_all);
+    // packets less one: of a READ's response, or of the message; 16 bits
+    // (a longer one completed LOC_LEN in S_CHECK: seg_max)
+    wire [31:0] p_less   = p_total[31:0] - 32'd1;
+    // (its bits above 15 are zero for every message that gets this far)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] p_pkts   = p_less >> path_mtu;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [15:0] npkts_m1 = (seg_on && p_total != 34'd0) ? p_pkts[15:0] : 16'd0;
+    wire [33:0] seg_max  = 34'd1 << ({30'd0, path_mtu} + 34'd16);
+
+    // --- the packet header, from the job and the back end's place ---
+    wire [12:0] mtu_b    = 13'd1 << job_mlog;
+    wire        b_first  = (b_k == 16'd0);
+    wire [31:0] b_rem    = b_first ? job_total : b_left;   // bytes from this packet on
+    wire        b_lastp  = !job_seg || job_read || b_rem <= {19'd0, mtu_b};
+    wire       has_reth    = (job_write && b_first) || job_read;
+    wire       has_ieth    = job_inv && b_lastp;
+    wire [3:0] hdr_words   = has_reth ? HDR_RETH : has_ieth ? HDR_IETH : HDR_PLAIN;
+    wire [31:0] payload    = job_read ? 32'd0 : b_lastp ? b_rem : {19'd0, mtu_b};
+    wire [23:0] cur_psn    = job_psn + {8'd0, b_k};
+    // A stale WQE's message on the wire is not sent at all (its payload is
+    // drained): its packets would carry PSNs the rewound requests carry
+    // again, and a target could take one for theirs. (On the loopback, which
+    // loses nothing, it goes out as PSN - 1, a duplicate the target answers
+    // again: the completer waits for that answer there.)
+    wire        hdr_mute   = job_stale && job_seg;
+    reg         dat_mute;   // the packet whose payload B_DATA drains is muted
+    reg  [7:0]  b_opcode;
+    always @* begin
+        if (job_read)
+            b_opcode = `QPNIC_IB_OPCODE_READ_REQUEST;
+        else if (job_write)
+            b_opcode = (b_first && b_lastp) ? `QPNIC_IB_OPCODE_WRITE_ONLY :
+                       b_first ? `QPNIC_IB_OPCODE_WRITE_FIRST :
+                       b_lastp ? `QPNIC_IB_OPCODE_WRITE_LAST : `QPNIC_IB_OPCODE_WRITE_MIDDLE;
+        else if (b_first && b_lastp)
+            b_opcode = job_inv ? `QPNIC_IB_OPCODE_SEND_ONLY_INV : `QPNIC_IB_OPCODE_SEND_ONLY;
+        else
+            b_opcode = b_first ? `QPNIC_IB_OPCODE_SEND_FIRST :
+                       !b_lastp ? `QPNIC_IB_OPCODE_SEND_MIDDLE :
+                       job_inv ? `QPNIC_IB_OPCODE_SEND_LAST_INV : `QPNIC_IB_OPCODE_SEND_LAST;
+    end
     // Header word hdr_i, built on its own: one 32-bit word a cycle, never
     // the whole header (which the simulator would rebuild every cycle). Each
     // header word holds the fields the layout puts in it (BTH opcode, se and
@@ -479,21 +544,18 @@ module qpnic_requester #(
         LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD:
             hdr_word[`QPNIC_LRH_PAYLOAD_BYTES] = payload;
         BTH_AT + `QPNIC_BTH_OPCODE_WORD: begin
-            hdr_word[`QPNIC_BTH_OPCODE] = job_write ? `QPNIC_IB_OPCODE_WRITE_ONLY :
-                                          job_read  ? `QPNIC_IB_OPCODE_READ_REQUEST :
-                                          job_inv   ? `QPNIC_IB_OPCODE_SEND_ONLY_INV :
-                                                      `QPNIC_IB_OPCODE_SEND_ONLY;
-            hdr_word[`QPNIC_BTH_SE]     = job_se;
+            hdr_word[`QPNIC_BTH_OPCODE] = b_opcode;
+            hdr_word[`QPNIC_BTH_SE]     = job_se && b_lastp;
             hdr_word[`QPNIC_BTH_PKEY]   = 16'hFFFF;
         end
         BTH_AT + `QPNIC_BTH_DEST_QP_WORD:
             hdr_word[`QPNIC_BTH_DEST_QP] = job_dqp;
         BTH_AT + `QPNIC_BTH_PSN_WORD: begin
             hdr_word[`QPNIC_BTH_PSN]    = cur_psn;
-            hdr_word[`QPNIC_BTH_ACKREQ] = 1'b1;
+            hdr_word[`QPNIC_BTH_ACKREQ] = b_lastp;   // one answer a message
         end
         RETH_AT + `QPNIC_RETH_VA_HI_WORD:   // the IETH, for SEND_ONLY_INV, sits here
-            if (job_inv) hdr_word[`QPNIC_IETH_RKEY] = job_rtoken;
+            if (has_ieth) hdr_word[`QPNIC_IETH_RKEY] = job_rtoken;
             else         hdr_word[`QPNIC_RETH_VA_HI] = job_rva_hi;
         RETH_AT + `QPNIC_RETH_VA_LO_WORD:   hdr_word[`QPNIC_RETH_VA_LO]   = job_rva_lo;
         RETH_AT + `QPNIC_RETH_RKEY_WORD:    hdr_word[`QPNIC_RETH_RKEY]    = job_rtoken;
@@ -583,6 +645,7 @@ module qpnic_requester #(
     assign psn_wr_en   = (state == S_JOB) && tq_answer;
     assign psn_wr_slot = ost_slot - 1'b1;
     assign psn_wr_psn  = rsp_same_epoch ? rsp_psn : rsp_psn - 24'd1;
+    assign psn_wr_last = psn_wr_psn + {8'd0, npkts_m1};
     assign seg_wr_en   = (state == S_SEG);
     assign seg_wr_addr = {ost_slot, seg_i};
     assign seg_wr_data = seg_word;
@@ -613,7 +676,7 @@ module qpnic_requester #(
     wire [31:0] st_data;
     wire [2:0]  st_keep_hi;
     wire [3:0]  st_keep = {st_keep_hi, 1'b1};
-    wire        st_ready = (bstate == B_DATA) && out_ready;
+    wire        st_ready;
     // 36 bits a beat, one block RAM wide: the gather's keep is the DMA read
     // data's, packed from lane 0, so keep[0] is always set and not stored
     qpnic_fifo #(.WIDTH(36), .LOG_DEPTH(STAGE_LOG_DEPTH), .STYLE("block")) u_stage (
@@ -629,6 +692,19 @@ module qpnic_requester #(
             $error("qpnic_requester: a gathered beat without keep[0]");
 `endif
 
+    // --- the staged payload, cut into packets on the wire ---
+    // (a build without the wire sends every message as one packet)
+    wire        sp_valid, sp_last, sp_idle;
+    wire [31:0] sp_data;
+    wire [3:0]  sp_keep;
+    wire        sp_ready = (bstate == B_DATA) && (out_ready || dat_mute);
+    qpnic_pkt_split #(.ON(WIRE != 0)) u_split (
+        .clk(clk), .rst(rst), .pkt_len(b_plen),
+        .in_valid(st_valid), .in_ready(st_ready), .in_data(st_data),
+        .in_keep(st_keep), .in_last(st_last),
+        .out_valid(sp_valid), .out_ready(sp_ready), .out_data(sp_data),
+        .out_keep(sp_keep), .out_last(sp_last), .idle(sp_idle));
+
     // --- the back end: header, then the staged payload ---
     wire hdr_final = (hdr_i == hdr_words - 4'd1);
     always @* begin
@@ -637,15 +713,15 @@ module qpnic_requester #(
         out_keep  = 4'd0;
         out_last  = 1'b0;
         if (bstate == B_HDR) begin
-            out_valid = 1'b1;
+            out_valid = !hdr_mute;
             out_data  = hdr_word;
             out_keep  = 4'hF;
             out_last  = hdr_final && (payload == 32'd0);
         end else if (bstate == B_DATA) begin
-            out_valid = st_valid;
-            out_data  = st_data;
-            out_keep  = st_keep;
-            out_last  = st_last;
+            out_valid = sp_valid && !dat_mute;
+            out_data  = sp_data;
+            out_keep  = sp_keep;
+            out_last  = sp_last;
         end
     end
 
@@ -654,7 +730,7 @@ module qpnic_requester #(
     assign gather_busy = !g_idle;
     assign idle      = (state == S_LOAD) && (ld_pair == 3'd0) && !job_valid && !sg_busy &&
                        !tq_busy && !tq_wait &&
-                       (bstate == B_IDLE) && g_idle && (st_count == 0);
+                       (bstate == B_IDLE) && g_idle && (st_count == 0) && sp_idle;
 
     // A local completion: status s, QP to ERROR unless s is FLUSHED or
     // SUCCESS (an INVALIDATE).
@@ -697,6 +773,15 @@ module qpnic_requester #(
             nxt_psn    <= 24'd0;
             nxt_dqp    <= 24'd0;
             job_peer   <= {`QPNIC_PEER_BITS{1'b0}};
+            job_seg    <= 1'b0;
+            job_stale  <= 1'b0;
+            nxt_stale  <= 1'b0;
+            dat_mute   <= 1'b0;
+            job_mlog   <= 4'd12;
+            b_k        <= 16'd0;
+            b_left     <= 32'd0;
+            b_plen     <= 32'd0;
+            b_more     <= 1'b0;
             job_write  <= 1'b0;
             job_read   <= 1'b0;
             job_se     <= 1'b0;
@@ -780,7 +865,7 @@ module qpnic_requester #(
                         finish_local(`QPNIC_CQE_STATUS_LOC_PROT);
                     else if (is_bind)
                         state <= S_FREG;   // the window's entry, from the answer
-                    else if (total > MAX_MSG || ((ctx_net || wire_all) && total > WIRE_MAX))
+                    else if (total > MAX_MSG || (seg_on && total > seg_max))
                         finish_local(`QPNIC_CQE_STATUS_LOC_LEN);
                     else if (is_read) begin
                         seg_i <= 2'd0;
@@ -841,6 +926,7 @@ module qpnic_requester #(
                 // did not count it): it goes out as PSN - 1, which the
                 // target, waiting for the rewound SEND's PSN, drops
                 nxt_psn <= psn_wr_psn;
+                nxt_stale <= !rsp_same_epoch;
                 nxt_dqp <= rsp_dqp;
             end
 
@@ -851,6 +937,9 @@ module qpnic_requester #(
                 job_psn    <= nxt_psn;
                 job_dqp    <= nxt_dqp;
                 job_peer   <= ctx_peer;   // (set at connect: the READ's answer has it)
+                job_seg    <= seg_on;
+                job_stale  <= nxt_stale;
+                job_mlog   <= path_mtu;
                 job_write  <= is_write;
                 job_read   <= is_read;
                 job_se     <= (is_send || is_sinv) &&
@@ -869,17 +958,28 @@ module qpnic_requester #(
                     bstate <= B_HDR;
                 end
             B_HDR:
-                if (out_ready) begin
+                if (out_ready || hdr_mute) begin
                     hdr_i <= hdr_i + 4'd1;
                     if (hdr_final) begin
-                        job_valid <= 1'b0;
-                        bstate    <= (payload == 32'd0) ? B_IDLE : B_DATA;
+                        // the job is the back end's until its last header
+                        if (b_lastp) job_valid <= 1'b0;
+                        b_plen <= payload;
+                        b_left <= b_rem - payload;
+                        b_more <= !b_lastp;
+                        dat_mute <= hdr_mute;
+                        bstate <= (payload == 32'd0) ? B_IDLE : B_DATA;
                     end
                 end
             B_DATA:
-                if (st_valid && out_ready && st_last) begin
-                    hdr_i  <= 4'd0;  // straight on to the next job's header
-                    bstate <= job_valid ? B_HDR : B_IDLE;
+                if (sp_valid && (out_ready || dat_mute) && sp_last) begin
+                    hdr_i <= 4'd0;
+                    if (b_more) begin
+                        b_k    <= b_k + 16'd1;   // the message's next packet
+                        bstate <= B_HDR;
+                    end else begin
+                        b_k    <= 16'd0;         // straight on to the next job's header
+                        bstate <= job_valid ? B_HDR : B_IDLE;
+                    end
                 end
             default: bstate <= B_IDLE;
             endcase

@@ -8,8 +8,8 @@
 //     (struct qp_num: a destroyed QP's number, now reused), the request
 //     from another NIC than the QP's peer (qp_ctx peer), an unknown
 //     opcode, or a READ_REQUEST over the wire (from another NIC, or any
-//     with wire_all) for more than WIRE_MAX_PAYLOAD, which no response
-//     frame could carry: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
+//     with wire_all) whose response would be more than 65,536 packets of
+//     the path MTU: ACK carrying NAK_INV_REQ, payload dropped, cnt_drop;
 //   - the PSN against the QP's expected one (qp_ctx epsn, which RSP_SEQ
 //     advances for a WRITE or READ that has it, RQ_CI_INC for a SEND): a
 //     request ahead of it is refused, NAK_PSN_SEQ, nothing executed,
@@ -42,6 +42,27 @@
 //   - READ_REQUEST: remote token, REMOTE_READ and bounds, then a
 //     READ_RESPONSE_ONLY (AETH ACK) carries the data, gathered by DMA; an
 //     ACK packet carrying NAK_REM_ACC otherwise.
+// Segments (WIRE builds; docs/wire.md, "Segments"): a message to this NIC
+// from another comes in packets of at most the path MTU. Each QP keeps its
+// message in progress between packets (m_*: kind, next PSN, a WRITE's next
+// address, token and bytes left, a SEND's bytes so far):
+//   - WRITE_FIRST is checked for the RETH's whole range; WRITE_MIDDLE and
+//     WRITE_LAST with the message's token for their own bytes, scattered
+//     where the packet before ended;
+//   - SEND_FIRST takes the receive (or RNR NAK); SEND_MIDDLE, SEND_LAST
+//     and SEND_LAST_INV read the same receive WQE again, check its SGEs,
+//     and scatter past the bytes already received (qpnic_sge_skip); only
+//     the last consumes the receive (its CQE has the message's bytes),
+//     and a receive too small fails the packet that overflows it;
+//   - a MIDDLE or LAST that continues no message of its kind at its PSN,
+//     or whose length its WRITE's RETH does not leave, or a FIRST or
+//     MIDDLE whose payload is not this NIC's path MTU: NAK_INV_REQ, and
+//     the QP takes nothing more (as after NAK_REM_ACC);
+//   - a packet without AckReq (a message's packets before its last) gets
+//     no ACK; NAKs always go;
+//   - a READ_REQUEST over the wire is answered in packets of the path MTU
+//     (READ_RESPONSE_FIRST, _MIDDLE without AETH, _LAST), each with the
+//     next PSN; RSP_READ moves epsn past all of them.
 // Between packets the responder also serves the QP table's flush queue: a
 // QP in ERROR with receives posted. For each it asks RQ_FLUSH, which claims
 // the receive at rq_ci while any is left, and completes that receive with
@@ -87,6 +108,8 @@
 //                    PSN (a duplicate) was taken
 //   wire_all         every packet goes on the wire (wire_en): the wire's
 //                    limits for every request, not only another NIC's
+//   path_mtu         log2 of the path MTU (PATH_MTU): a READ's response on
+//                    the wire goes in packets of at most this payload
 //   cnt_drop         one-cycle strobe: a request packet was refused unexecuted
 //   at_bound         between packets: the last one's data has moved, the
 //                    next one's first word not taken (qpnic_mr_fence)
@@ -163,6 +186,7 @@ module qpnic_responder #(
     output wire                 cnt_rq_fetch,
     output wire                 cnt_drop,
     input  wire                 wire_all,
+    input  wire [3:0]           path_mtu,
     output wire                 cnt_dup,
     output wire                 at_bound,
     output wire                 idle
@@ -198,7 +222,8 @@ module qpnic_responder #(
                      S_FL_ASK   = 5'd14,  // flush: RQ_FLUSH for QP dq
                      S_FL_WAIT  = 5'd15,  // its answer: a receive to flush, or none
                      S_INVAL    = 5'd16,  // SEND_ONLY_INV: the IETH's token invalidated
-                     S_RNR      = 5'd17;  // RSP_RNR: the QP waits for that SEND again
+                     S_RNR      = 5'd17,  // RSP_RNR: the QP waits for that SEND again
+                     S_RDADV    = 5'd18;  // RSP_READ: a READ's response packets take their PSNs
 
     reg [4:0]    state;
     reg          inv_sent;     // S_INVAL: its check went out
@@ -248,16 +273,25 @@ module qpnic_responder #(
     reg          need_cqe;     // an RQ WQE was consumed
     reg [7:0]    rq_status;
     reg [7:0]    syn;          // AETH syndrome of the response
-    reg          read_resp;    // answer with READ_RESPONSE_ONLY + data
+    reg          read_resp;    // answer with READ_RESPONSE_* + data
     // the response emitter: the header fields it sends, latched
     reg          r_busy;       // header words still to send
     reg [2:0]    r_i;          // next word
-    reg          r_read;       // READ_RESPONSE_ONLY (else ACK)
+    reg          r_read;       // READ_RESPONSE_* (else ACK)
     reg [7:0]    r_syn;
     reg [23:0]   r_psn;
     reg [23:0]   r_dqp;
     reg [`QPNIC_PEER_BITS-1:0] r_peer;   // where the request came from (LRH peer)
     reg [31:0]   r_len;        // payload bytes (READ)
+    reg [7:0]    r_op;         // its opcode: ACK, or a READ_RESPONSE_*
+    // a READ's response segmented on the wire
+    reg [31:0]   rr_left;      // bytes after the packet being sent
+    reg [3:0]    rr_mlog;      // log2 of its packets' payload (the path MTU)
+    reg          rr_seg;       // the response is segmented
+    reg          rr_going;     // its gather runs: the next packet's data follows its header
+    // what the packet does to its QP's message state (at S_RESP)
+    localparam [1:0] M_KEEP = 2'd0, M_WRITE = 2'd1, M_SEND = 2'd2, M_CLEAR = 2'd3;
+    reg [1:0]    m_take;
 
     // --- request header fields ---
     // Whole words are taken so that each field comes out through its layout
@@ -294,19 +328,96 @@ module qpnic_responder #(
     wire [23:0] req_psn  = h_psn[`QPNIC_BTH_PSN];
     wire [31:0] reth_len = h_dlen[`QPNIC_RETH_DMA_LEN];
 
-    wire is_send  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY);
-    wire is_write = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
+    // The opcodes: a message in one packet (ONLY), or segmented on the wire
+    // (FIRST, MIDDLE, LAST; a build without the wire knows only ONLY, and
+    // the message state below folds away)
+    localparam SEGS = (WIRE != 0);
+    wire op_s_only  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY);
+    wire op_si_only = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
+    wire op_w_only  = (opcode == `QPNIC_IB_OPCODE_WRITE_ONLY);
+    wire op_s_first = SEGS && (opcode == `QPNIC_IB_OPCODE_SEND_FIRST);
+    wire op_s_mid   = SEGS && (opcode == `QPNIC_IB_OPCODE_SEND_MIDDLE);
+    wire op_s_last  = SEGS && (opcode == `QPNIC_IB_OPCODE_SEND_LAST);
+    wire op_si_last = SEGS && (opcode == `QPNIC_IB_OPCODE_SEND_LAST_INV);
+    wire op_w_first = SEGS && (opcode == `QPNIC_IB_OPCODE_WRITE_FIRST);
+    wire op_w_mid   = SEGS && (opcode == `QPNIC_IB_OPCODE_WRITE_MIDDLE);
+    wire op_w_last  = SEGS && (opcode == `QPNIC_IB_OPCODE_WRITE_LAST);
+    wire is_send  = op_s_only || op_s_first || op_s_mid || op_s_last;   // any SEND packet but an invalidating one's end
+    wire is_write = op_w_only || op_w_first || op_w_mid || op_w_last;   // any WRITE packet
     wire is_read  = (opcode == `QPNIC_IB_OPCODE_READ_REQUEST);
-    wire is_sinv  = (opcode == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
+    wire is_sinv  = op_si_only || op_si_last;   // a SEND's last packet that invalidates
+    // the packet begins its message (FIRST, ONLY, a READ), ends it (LAST, ONLY, a READ)
+    wire p_first  = !(op_s_mid || op_s_last || op_si_last || op_w_mid || op_w_last);
+    wire p_last   = !(op_s_first || op_s_mid || op_w_first || op_w_mid);
     wire [31:0] inv_rkey = h_ieth[`QPNIC_IETH_RKEY];
     // the request came over the wire: from another NIC, or any with wire_all
     wire        over_wire = wire_all || h_peer[`QPNIC_LRH_PEER] != 0;
-    // a READ whose response no frame carries (WIRE_MAX_PAYLOAD)
-    wire read_too_big = is_read && over_wire && reth_len > `QPNIC_WIRE_MAX_PAYLOAD;
+    // A READ's response on the wire goes in packets of the path MTU; one of
+    // more than 65,536 packets (16 MiB at 256 bytes) is refused, as the
+    // requester refuses such a message (its PSN request cannot count them)
+    wire        rd_seg = SEGS && over_wire;
+    wire [33:0] rd_max = 34'd1 << ({30'd0, path_mtu} + 34'd16);
+    wire read_too_big = is_read && rd_seg && {2'b00, reth_len} > rd_max;
+    // its packets less one
+    wire [31:0] rd_less = reth_len - 32'd1;
+    wire [31:0] rd_pkts = rd_less >> path_mtu;
+    wire        rd_multi = is_read && rd_seg && reth_len != 32'd0 && rd_pkts != 32'd0;
 
-    // Header length: LRH + BTH, plus a RETH. Compared only once the BTH is
-    // in (the LRH + BTH count is past the BTH).
-    wire [3:0] hdr_words = (is_write || is_read) ? HDR_RETH : is_sinv ? HDR_IETH : HDR_PLAIN;
+    // Header length: LRH + BTH, plus a RETH (a WRITE's first packet, a
+    // READ) or an IETH. Compared only once the BTH is in (the LRH + BTH
+    // count is past the BTH).
+    wire [3:0] hdr_words = ((is_write && p_first) || is_read) ? HDR_RETH : is_sinv ? HDR_IETH : HDR_PLAIN;
+    wire        ackreq   = h_psn[`QPNIC_BTH_ACKREQ];   // the initiator wants this packet answered
+
+    // --- each QP's message in progress (a segmented WRITE or SEND) ---
+    // A MIDDLE or LAST packet goes on from where its message's packet
+    // before it ended, so each QP keeps, between packets: that a message
+    // is in progress (m_on) and of which kind (m_send), the PSN its next
+    // packet carries (m_psn), and for a WRITE its next virtual address
+    // and remote token (m_va, m_rkey) and the bytes left of its RETH
+    // length (m_left), for a SEND the bytes its receive took so far
+    // (m_left too). Written at S_RESP, read by dq as the packet arrives.
+    localparam MW = 1 + 1 + 24 + 64 + 32 + 32;
+    wire [MW-1:0] m_word;
+    wire          m_on   = m_word[MW-1];
+    wire          m_send = m_word[MW-2];
+    wire [23:0]   m_psn  = m_word[128 +: 24];
+    wire [63:0]   m_va   = m_word[64 +: 64];
+    wire [31:0]   m_rkey = m_word[32 +: 32];
+    wire [31:0]   m_left = m_word[0 +: 32];
+    reg           m_we;
+    reg  [MW-1:0] m_wd;
+    generate if (SEGS) begin : g_msg
+        // (the on bits reset; the rest means nothing while its bit is off)
+        reg [MW-2:0]     msg [0:NUM_QP-1];
+        reg [NUM_QP-1:0] ons;
+        always @(posedge clk)
+            if (m_we) msg[dq] <= m_wd[MW-2:0];
+        always @(posedge clk)
+            if (rst)       ons     <= {NUM_QP{1'b0}};
+            else if (m_we) ons[dq] <= m_wd[MW-1];
+        assign m_word = {ons[dq], msg[dq]};
+    end else begin : g_no_msg
+        assign m_word = {MW{1'b0}};
+        wire unused_m = &{1'b0, m_we, m_wd};
+    end endgenerate
+    // The packet against its message (requests taken in PSN order): a
+    // MIDDLE or LAST continues a message of its kind at its PSN, and a
+    // WRITE's fits its RETH's length (a MIDDLE short of it, a LAST
+    // exactly); a WRITE's FIRST leaves some of it for later. (A FIRST or
+    // ONLY always begins a new one: a message abandoned by its initiator,
+    // whose QP failed or was reset, leaves its state behind.) Else
+    // NAK_INV_REQ, and the QP takes nothing more (as after NAK_REM_ACC).
+    // A FIRST or MIDDLE carries exactly the path MTU: one of another
+    // length comes from a NIC with another path MTU, whose READs this one
+    // would answer in more packets than it counted PSNs for.
+    wire mtu_bad = !p_last && payload != (32'd1 << path_mtu);
+    wire seq_bad = SEGS && (is_send || is_sinv || is_write) && (mtu_bad ||
+                   (p_first ? (op_w_first && (payload == 32'd0 || payload >= reth_len)) :
+                    (!m_on || m_send != !is_write || m_psn != req_psn || payload == 32'd0 ||
+                     (is_write && (p_last ? payload != m_left : payload >= m_left)))));
+    // a SEND's packet lands this far into its receive
+    wire [31:0] m_off = (SEGS && !p_first) ? m_left : 32'd0;
 
     // --- destination QP ---
     // READ as the dest_qp word arrives, if that QP exists
@@ -328,7 +439,8 @@ module qpnic_responder #(
     assign tq_req_op    = (state == S_RQINC)   ? (rq_status == `QPNIC_CQE_STATUS_SUCCESS ?
                                                   `QPNIC_QP_OP_RQ_CI_INC : `QPNIC_QP_OP_RQ_CI_ERR) :
                           (state == S_FL_ASK) ? `QPNIC_QP_OP_RQ_FLUSH :
-                          (state == S_RNR)    ? `QPNIC_QP_OP_RSP_RNR : `QPNIC_QP_OP_RSP_SEQ;
+                          (state == S_RNR)    ? `QPNIC_QP_OP_RSP_RNR :
+                          (state == S_RDADV)  ? `QPNIC_QP_OP_RSP_READ : `QPNIC_QP_OP_RSP_SEQ;
     assign tq_req_qpn   = dq;
     // RSP_SEQ: the PSN, and whether the request executes as it is taken (a
     // WRITE or READ; a SEND once its receive is consumed); RSP_RNR: the
@@ -336,7 +448,11 @@ module qpnic_responder #(
     // (bit 25: it came over the wire, where a gap gets one NAK: nak_sent;
     // bits 27:26 the NIC it came from: the table moves nothing for a
     // request the QP does not take from there)
-    assign tq_req_arg   = {4'd0, h_peer[`QPNIC_LRH_PEER], over_wire, is_write || is_read, req_psn};
+    // (a SEND's FIRST and MIDDLE too: only its last consumes the receive;
+    // RSP_READ's argument: the PSN after a READ's response packets)
+    assign tq_req_arg   = (state == S_RDADV) ? {8'd0, req_psn + rd_pkts[23:0] + 24'd1} :
+                          {4'd0, h_peer[`QPNIC_LRH_PEER], over_wire,
+                           is_write || is_read || (is_send && !p_last), req_psn};
     wire   tq_grant     = tq_busy && tq_req_ready;
     wire   ctx_wait     = tq_busy || tq_wait;
 
@@ -387,7 +503,12 @@ module qpnic_responder #(
     // usual case: the READ went out at the dest_qp word), else from
     // S_DISPATCH once it is.
     wire reth_want = hdr_done && (is_write || is_read);
-    wire reth_now  = reth_want && !ctx_wait;
+    // (a WRITE's MIDDLE or LAST has no RETH: its header ends with the PSN
+    // word, whose RSP_SEQ is only now going out: its check waits for that
+    // context like a late one, so that the dispatch has the context when
+    // the check's one answer comes)
+    wire ctx_soon  = psn_word && dq_in;
+    wire reth_now  = reth_want && !ctx_wait && !ctx_soon;
     wire reth_late_iss = (state == S_DISPATCH) && reth_late && !ctx_wait;
     wire reth_iss  = reth_now || reth_late_iss;
     wire        sg_chk_valid;
@@ -412,10 +533,14 @@ module qpnic_responder #(
     assign chk_valid  = reth_iss || sg_chk_valid || inv_iss;
     assign chk_inval  = inv_iss;
     assign chk_pd     = ctx_pd;
-    assign chk_token  = sg_busy ? sg_chk_token : inv_iss ? inv_rkey : n_rkey[`QPNIC_RETH_RKEY];
-    assign chk_va     = sg_busy ? sg_chk_va
-                                : {n_vahi[`QPNIC_RETH_VA_HI], n_valo[`QPNIC_RETH_VA_LO]};
-    assign chk_len    = sg_busy ? sg_chk_len : n_dlen[`QPNIC_RETH_DMA_LEN];
+    // (a WRITE's MIDDLE or LAST has no RETH: its message's token and next
+    // address, for its payload)
+    wire   chk_reth   = p_first || !SEGS;
+    assign chk_token  = sg_busy ? sg_chk_token : inv_iss ? inv_rkey :
+                        chk_reth ? n_rkey[`QPNIC_RETH_RKEY] : m_rkey;
+    assign chk_va     = sg_busy ? sg_chk_va :
+                        chk_reth ? {n_vahi[`QPNIC_RETH_VA_HI], n_valo[`QPNIC_RETH_VA_LO]} : m_va;
+    assign chk_len    = sg_busy ? sg_chk_len : chk_reth ? n_dlen[`QPNIC_RETH_DMA_LEN] : payload;
     assign chk_remote = !sg_busy;
     assign chk_need   = sg_busy ? sg_chk_need :
                         is_write ? `QPNIC_MR_ACCESS_REMOTE_WRITE : `QPNIC_MR_ACCESS_REMOTE_READ;
@@ -425,7 +550,9 @@ module qpnic_responder #(
     // dispatch never waits for the context when the answer's one pulse
     // comes: the answer needs no holding register.
     wire reth_wait = reth_late || (reth_chk && !res_valid);
-    wire reth_ok   = (reth_len == 32'd0) || res_ok;
+    // the bytes the check covered: the RETH's, or a MIDDLE's or LAST's payload
+    wire [31:0] c_span = (SEGS && !p_first) ? payload : reth_len;
+    wire reth_ok   = (c_span == 32'd0) || res_ok;
     wire [63:0] mr_dev = res_dev;
 
     // --- scatter (write master) and gather (READ data) ---
@@ -444,24 +571,36 @@ module qpnic_responder #(
     reg  [31:0] w_total;
     reg         w_total_nz;
     always @(posedge clk) begin
-        w_total    <= (payload < reth_len) ? payload : reth_len;
-        w_total_nz <= (payload != 32'd0) && (reth_len != 32'd0);
+        w_total    <= (payload < c_span) ? payload : c_span;
+        w_total_nz <= (payload != 32'd0) && (c_span != 32'd0);
     end
     wire        w_fast    = (state == S_DISPATCH) && !reth_wait && !ctx_wait && dq_rts && !seq_drop && !dup &&
-                            is_write && reth_ok &&
+                            is_write && reth_ok && !seq_bad &&
                             has_payload && w_total_nz && s_start_ready;
     // Its one segment is segment 0; the later ones are the SGE check's as
     // they are, not zeros: the scatter never reaches them, since w_total <=
     // reth_len (its bytes run out with segment 0 at the latest), so segment
     // 0 alone needs a multiplexer.
     wire [MAX_SGE*64-1:0] wf_addr = {sg_addr[MAX_SGE*64-1:64], mr_dev};
-    wire [MAX_SGE*32-1:0] wf_len  = {sg_len[MAX_SGE*32-1:32], reth_len};
+    wire [MAX_SGE*32-1:0] wf_len  = {sg_len[MAX_SGE*32-1:32], c_span};
+    // A SEND's packet after its first lands m_off bytes into its receive's
+    // SGEs (a build without the wire: no skip, folded away)
+    wire [MAX_SGE*64-1:0] sk_addr;
+    wire [MAX_SGE*32-1:0] sk_len;
+    generate if (SEGS) begin : g_skip
+        qpnic_sge_skip u_skip (
+            .in_addr(sg_addr), .in_len(sg_len), .skip(m_off),
+            .out_addr(sk_addr), .out_len(sk_len));
+    end else begin : g_no_skip
+        assign sk_addr = sg_addr;
+        assign sk_len  = sg_len;
+    end endgenerate
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
         .start_valid(w_fast || (state == S_DATA && scat_total != 32'd0 && has_payload)),
         .start_ready(s_start_ready),
-        .start_addr(w_fast ? wf_addr : sg_addr),
-        .start_len(w_fast ? wf_len : sg_len),
+        .start_addr(w_fast ? wf_addr : sk_addr),
+        .start_len(w_fast ? wf_len : sk_len),
         .start_total(w_fast ? w_total : scat_total),
         .in_valid(in_valid && state == S_SCAT), .in_ready(s_in_ready),
         .in_data(in_data), .in_keep(in_keep), .in_last(in_last),
@@ -479,19 +618,42 @@ module qpnic_responder #(
     wire [31:0] g_out_data;
     wire [3:0]  g_out_keep;
     // A READ's one segment, the RETH's; its later segments are empty.
+    // Its data goes straight into the port FIFO, so the gather reads only
+    // what that FIFO has room for (the deadlock rule). A segmented
+    // response also puts its later packets' headers there, between the
+    // data: the FIFO (OUT_DEPTH words) holds data of at most
+    // OUT_DEPTH * 4 / MTU + 1 packets, whose headers join it: the gather
+    // sees the FIFO that much fuller.
+    localparam integer OUT_BYTES_I = OUT_DEPTH * 4;
+    localparam [15:0]  OUT_BYTES   = OUT_BYTES_I[15:0];
+    localparam [15:0]  RESP_W16    = {12'd0, RESP_WORDS};
+    wire [15:0] hdr_room = (OUT_BYTES >> rr_mlog) * RESP_W16 + RESP_W16;
+    wire [15:0] g_sink = out_count + (rr_seg ? hdr_room : 16'd0);
     qpnic_gather #(.SINK_WORDS(OUT_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
         .start_valid(state == S_GSTART), .start_ready(g_start_ready), .start_one(1'b0), .drain(1'b0),
         .start_addr({{(MAX_SGE*64-64){1'b0}}, reth_dev}),
-        .start_len({{(MAX_SGE*32-32){1'b0}}, reth_len}), .sink_count(out_count),
+        .start_len({{(MAX_SGE*32-32){1'b0}}, reth_len}), .sink_count(g_sink),
         .rd_req_valid(g_rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(g_rd_req_addr), .rd_req_len(g_rd_req_len),
         .rd_rsp_valid(rd_rsp_valid), .rd_rsp_ready(g_rd_rsp_ready),
         .rd_rsp_data(rd_rsp_data), .rd_rsp_keep(rd_rsp_keep),
         .rd_rsp_last(rd_rsp_last),
-        .out_valid(g_out_valid), .out_ready(out_ready && state == S_GDATA),
+        .out_valid(g_out_valid), .out_ready(g_out_ready),
         .out_data(g_out_data), .out_keep(g_out_keep), .out_last(g_out_last),
         .idle(g_idle));
+    // ... cut into the response's packets on the wire (r_len each)
+    wire        g_out_ready;
+    wire        gp_valid, gp_last, gp_idle;
+    wire [31:0] gp_data;
+    wire [3:0]  gp_keep;
+    wire        gp_ready = out_ready && state == S_GDATA;
+    qpnic_pkt_split #(.ON(SEGS)) u_split (
+        .clk(clk), .rst(rst), .pkt_len(r_len),
+        .in_valid(g_out_valid), .in_ready(g_out_ready), .in_data(g_out_data),
+        .in_keep(g_out_keep), .in_last(g_out_last),
+        .out_valid(gp_valid), .out_ready(gp_ready), .out_data(gp_data),
+        .out_keep(gp_keep), .out_last(gp_last), .idle(gp_idle));
 
     // --- read master: the RQ WQE read, else the gather ---
     // Both read with the master's one tag, whose reads the carrier answers
@@ -511,9 +673,12 @@ module qpnic_responder #(
         end
     end
 
-    // --- the response header: ACK, or READ_RESPONSE_ONLY with the data ---
-    // Built from the emitter's latched fields (S_RESP latches them).
+    // --- the response header: ACK, or READ_RESPONSE_* with the data ---
+    // Built from the emitter's latched fields (S_RESP latches them; a
+    // segmented READ's later packets, S_GDATA). A READ_RESPONSE_MIDDLE has
+    // no AETH.
     wire [31:0] resp_payload = r_read ? r_len : 32'd0;
+    wire        r_aeth = (r_op != `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE);
     // Word r_i of it, built on its own (one word a cycle goes out).
     reg [31:0] resp_word;
     always @* begin
@@ -524,8 +689,7 @@ module qpnic_responder #(
         LRH_AT + `QPNIC_LRH_PAYLOAD_BYTES_WORD:
             resp_word[`QPNIC_LRH_PAYLOAD_BYTES] = resp_payload;
         BTH_AT + `QPNIC_BTH_OPCODE_WORD: begin   // opcode and pkey share it
-            resp_word[`QPNIC_BTH_OPCODE] = r_read ? `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY
-                                                  : `QPNIC_IB_OPCODE_ACK;
+            resp_word[`QPNIC_BTH_OPCODE] = r_op;
             resp_word[`QPNIC_BTH_PKEY]   = 16'hFFFF;
         end
         BTH_AT + `QPNIC_BTH_DEST_QP_WORD: resp_word[`QPNIC_BTH_DEST_QP] = r_dqp;
@@ -538,7 +702,7 @@ module qpnic_responder #(
         endcase
     end
     localparam [2:0] RESP_LAST = RESP_WORDS[2:0] - 3'd1;
-    wire resp_final = (r_i == RESP_LAST);
+    wire resp_final = (r_i == (r_aeth ? RESP_LAST : RESP_LAST - 3'd1));
 
     // The emitter has the port while it sends; the READ's data (S_GDATA)
     // comes only after it has finished.
@@ -553,10 +717,10 @@ module qpnic_responder #(
             out_keep  = 4'hF;
             out_last  = resp_final && (resp_payload == 32'd0);
         end else if (state == S_GDATA) begin
-            out_valid = g_out_valid;
-            out_data  = g_out_data;
-            out_keep  = g_out_keep;
-            out_last  = g_out_last;
+            out_valid = gp_valid;
+            out_data  = gp_data;
+            out_keep  = gp_keep;
+            out_last  = gp_last;
         end
     end
 
@@ -573,7 +737,7 @@ module qpnic_responder #(
     // C2-C4: a receive that invalidated says so, with the token
     wire cqe_inv = is_sinv && !flushing && rq_status == `QPNIC_CQE_STATUS_SUCCESS;
     qpnic_cqe_pack u_cqe (
-        .byte_count(flushing ? 32'd0 : payload),
+        .byte_count(flushing ? 32'd0 : m_off + payload),   // the message's bytes
         .qp_index({{(`QPNIC_QP_NUM_INDEX_WIDTH-QW){1'b0}}, dq}), .qp_gen(ctx_gen),
         .wqe_index(rq_ci), .inv_token(cqe_inv ? inv_rkey : 32'd0),
         .cqe_type(cqe_inv ? `QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE : `QPNIC_CQE_TYPE_RECEIVE),
@@ -583,18 +747,41 @@ module qpnic_responder #(
     assign cqe_cqn   = ctx_rcq;
 
     assign cnt_rq_fetch    = (state == S_RQ_REQ) && rd_req_valid && rd_req_ready;
-    assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait && (!dq_rts || read_too_big);
+    assign cnt_drop        = (state == S_DISPATCH) && !reth_wait && !ctx_wait &&
+                             (!dq_rts || read_too_big || (!seq_drop && !dup && seq_bad));
     assign cnt_dup         = (state == S_DISPATCH) && !reth_late_iss && !reth_wait && !ctx_wait && dq_rts &&
                              (is_send || is_sinv || is_write || is_read) && dup;
 
     assign at_bound = (state == S_HDR) && (hdr_i == 4'd0);
-    assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && !r_busy && !fl_valid;
+    assign idle = (state == S_HDR) && (hdr_i == 4'd0) && s_idle && g_idle && gp_idle && !r_busy && !fl_valid;
 
+    // The message state the packet leaves (written as S_RESP hands its
+    // answer over, or drops it)
+    wire        resp_leave = (state == S_RESP) && (resp_quiet || !r_busy);
+    wire [63:0] w_va_at    = chk_reth ? {n_vahi[`QPNIC_RETH_VA_HI], n_valo[`QPNIC_RETH_VA_LO]} : m_va;
+    wire [31:0] w_left_at  = chk_reth ? reth_len : m_left;
+    always @* begin
+        m_we = resp_leave && m_take != M_KEEP;
+        m_wd = m_word;
+        case (m_take)
+        M_WRITE: m_wd = {!p_last, 1'b0, req_psn + 24'd1, w_va_at + {32'd0, payload},
+                         chk_reth ? n_rkey[`QPNIC_RETH_RKEY] : m_rkey, w_left_at - payload};
+        M_SEND:  m_wd = {!p_last && rq_status == `QPNIC_CQE_STATUS_SUCCESS, 1'b1, req_psn + 24'd1,
+                         64'd0, 32'd0, m_off + payload};
+        M_CLEAR: m_wd[MW-1] = 1'b0;
+        default: ;
+        endcase
+    end
+
+    // the receive's bytes from this packet's on (past the packets before it)
+    wire [33:0] rq_room  = (sge_sum > {2'b00, m_off}) ? sge_sum - {2'b00, m_off} : 34'd0;
     wire [33:0] payload34 = {2'b00, payload};
-    // once the data has moved: a SEND_ONLY_INV whose receive succeeded
-    // invalidates, then the RQ CQE (if a receive was consumed), the response
-    wire [4:0] after_data = (need_cqe && is_sinv && rq_status == `QPNIC_CQE_STATUS_SUCCESS) ? S_INVAL :
-                            need_cqe ? S_CQE : S_RESP;
+    // once the data has moved: a SEND_ONLY_INV (or _LAST_INV) whose receive
+    // succeeded invalidates, then the RQ CQE (if a receive was consumed:
+    // by a SEND's last packet, or by one that failed), the response
+    wire rq_end = p_last || rq_status != `QPNIC_CQE_STATUS_SUCCESS;
+    wire [4:0] after_data = (need_cqe && rq_end && is_sinv && rq_status == `QPNIC_CQE_STATUS_SUCCESS) ? S_INVAL :
+                            (need_cqe && rq_end) ? S_CQE : S_RESP;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -643,6 +830,12 @@ module qpnic_responder #(
             r_dqp       <= 24'd0;
             r_peer      <= {`QPNIC_PEER_BITS{1'b0}};
             r_len       <= 32'd0;
+            r_op        <= `QPNIC_IB_OPCODE_ACK;
+            rr_left     <= 32'd0;
+            rr_mlog     <= 4'd12;
+            rr_seg      <= 1'b0;
+            rr_going    <= 1'b0;
+            m_take      <= M_KEEP;
         end else begin
             // the destination QP's context: its number as its word
             // arrives, RSP_SEQ (with the PSN) as the PSN's does, answered
@@ -660,7 +853,7 @@ module qpnic_responder #(
             end
             if (tq_grant) begin
                 tq_busy <= 1'b0;
-                tq_wait <= (state != S_RQINC) && (state != S_RNR);
+                tq_wait <= (state != S_RQINC) && (state != S_RNR) && (state != S_RDADV);
             end
             if (tq_wait && tq_rsp_valid) begin
                 tq_wait     <= 1'b0;
@@ -701,7 +894,7 @@ module qpnic_responder #(
                     if (hdr_done) begin
                         has_payload <= !in_last;
                         reth_chk    <= reth_now;
-                        reth_late   <= reth_want && ctx_wait;
+                        reth_late   <= reth_want && (ctx_wait || ctx_soon);
                         state       <= S_DISPATCH;
                     end
                 end
@@ -721,6 +914,7 @@ module qpnic_responder #(
                 syn        <= `QPNIC_AETH_SYNDROME_ACK;
                 resp_quiet <= 1'b0;
                 resp_epsn  <= 1'b0;
+                m_take     <= M_KEEP;
                 state      <= S_DATA;
                 if (!dq_rts || !(is_send || is_sinv || is_write || is_read) || read_too_big)
                     syn <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
@@ -730,32 +924,55 @@ module qpnic_responder #(
                     resp_quiet <= seq_gap && ctx_nak_sent;
                 end
                 else if (dup && !is_read)
-                    ;   // executed before: the ACK again, nothing else
+                    resp_quiet <= !ackreq;   // executed before: the ACK again (if asked), nothing else
+                else if (seq_bad) begin
+                    // out of its message's order: refused, and (as after
+                    // NAK_REM_ACC) the QP takes nothing more
+                    syn     <= `QPNIC_AETH_SYNDROME_NAK_INV_REQ;
+                    m_take  <= M_CLEAR;
+                    tq_busy <= 1'b1;
+                    state   <= S_RNR;
+                end
                 else if (is_send || is_sinv) begin
-                    if (ctx_rq_ci == ctx_rq_pi) begin
+                    // (a packet after the first: its receive is still posted)
+                    if (p_first && ctx_rq_ci == ctx_rq_pi) begin
                         syn     <= `QPNIC_AETH_SYNDROME_RNR_NAK;  // nothing written
                         tq_busy <= 1'b1;                         // RSP_RNR
                         state   <= S_RNR;
-                    end else
-                        state <= S_RQ_REQ;
+                    end else begin
+                        m_take     <= M_SEND;
+                        resp_quiet <= !ackreq;   // a packet before the last: no ACK
+                        state      <= S_RQ_REQ;
+                    end
                 end else if (!reth_ok) begin
                     // the initiator's QP fails with this NAK; the requests it
                     // sent behind it must not execute here either: the QP
                     // takes nothing more (RSP_RNR with this PSN, which no
                     // request will carry again) until it is reset
                     syn     <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
+                    m_take  <= M_CLEAR;
                     tq_busy <= 1'b1;
                     state   <= S_RNR;
                 end
                 else begin
                     reth_dev <= mr_dev;
                     if (is_write) begin
+                        m_take     <= M_WRITE;
+                        resp_quiet <= !ackreq;   // a packet before the last: no ACK
                         if (w_fast) state <= S_SCAT;  // the scatter took it
-                    end else
+                    end else begin
                         read_resp <= 1'b1;
+                        // its response packets take their PSNs
+                        if (rd_multi && !dup) begin
+                            tq_busy <= 1'b1;
+                            state   <= S_RDADV;
+                        end
+                    end
                 end
             end
             S_RNR:
+                if (tq_grant) state <= S_DATA;
+            S_RDADV:
                 if (tq_grant) state <= S_DATA;
             S_RQ_REQ:
                 if (rd_req_valid && rd_req_ready) state <= S_RQ_DATA;
@@ -774,6 +991,7 @@ module qpnic_responder #(
                     if (rq_opcode != `QPNIC_WQE_OP_RECV || rq_nsge > MAX_SGE) begin
                         rq_status <= `QPNIC_CQE_STATUS_BAD_WQE;
                         syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
+                        resp_quiet <= 1'b0;
                         state     <= S_DATA;
                     end else
                         sge_phase <= 1'b1;
@@ -784,11 +1002,13 @@ module qpnic_responder #(
                         if (sg_fail) begin
                             rq_status <= `QPNIC_CQE_STATUS_LOC_PROT;
                             syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
-                        end else if (payload34 > sge_sum) begin
+                            resp_quiet <= 1'b0;
+                        end else if (payload34 > rq_room) begin
                             // write what fits, drop the rest
                             rq_status  <= `QPNIC_CQE_STATUS_LOC_LEN;
                             syn        <= `QPNIC_AETH_SYNDROME_NAK_REM_OP;
-                            scat_total <= sge_sum[31:0];
+                            resp_quiet <= 1'b0;
+                            scat_total <= rq_room[31:0];
                         end else
                             scat_total <= payload;
                     end
@@ -811,6 +1031,7 @@ module qpnic_responder #(
                     if (!res_ok) begin
                         rq_status <= `QPNIC_CQE_STATUS_BAD_TOKEN;
                         syn       <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
+                        resp_quiet <= 1'b0;
                     end
                     state <= S_CQE;
                 end
@@ -847,21 +1068,53 @@ module qpnic_responder #(
                     r_i    <= 3'd0;
                     r_read <= read_resp;
                     r_syn  <= syn;
+                    // a READ's response: one packet, or the first of its segments
+                    r_op   <= !read_resp ? `QPNIC_IB_OPCODE_ACK :
+                              rd_multi ? `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST :
+                                         `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY;
+                    rr_seg   <= rd_multi;
+                    rr_mlog  <= path_mtu;
+                    rr_going <= 1'b0;
+                    rr_left  <= rd_multi ? reth_len - (32'd1 << path_mtu) : 32'd0;
                     r_psn  <= resp_epsn ? ctx_epsn : req_psn;   // a gap's NAK names epsn
                     resp_epsn <= 1'b0;
                     // (a request refused as not the QP's learns nothing of it)
                     r_dqp  <= dq_rts ? ctx_remote : 24'd0;
                     r_peer <= h_peer[`QPNIC_LRH_PEER];   // back where it came from
                     ctx_valid <= 1'b0;   // the next packet READs its own
-                    r_len  <= reth_len;
+                    r_len  <= rd_multi ? (32'd1 << path_mtu) : reth_len;
                     state  <= (read_resp && reth_len != 32'd0) ? S_RWAIT : S_HDR;
                 end
             S_RWAIT:
-                if (!r_busy) state <= S_GSTART;
+                if (!r_busy) state <= rr_going ? S_GDATA : S_GSTART;
             S_GSTART:
-                if (g_start_ready) state <= S_GDATA;
+                if (g_start_ready) begin
+                    rr_going <= 1'b1;
+                    state    <= S_GDATA;
+                end
             S_GDATA:
-                if (g_out_valid && out_ready && g_out_last) state <= S_HDR;
+                if (gp_valid && out_ready && gp_last) begin
+                    if (rr_seg && rr_left != 32'd0) begin
+                        // the next packet of a segmented response: its
+                        // header, then its data from where the gather is
+                        r_busy  <= 1'b1;
+                        r_i     <= 3'd0;
+                        r_psn   <= r_psn + 24'd1;
+                        if (rr_left > (32'd1 << rr_mlog)) begin
+                            r_op    <= `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE;
+                            r_len   <= 32'd1 << rr_mlog;
+                            rr_left <= rr_left - (32'd1 << rr_mlog);
+                        end else begin
+                            r_op    <= `QPNIC_IB_OPCODE_READ_RESPONSE_LAST;
+                            r_len   <= rr_left;
+                            rr_left <= 32'd0;
+                        end
+                        state   <= S_RWAIT;
+                    end else begin
+                        rr_going <= 1'b0;
+                        state    <= S_HDR;
+                    end
+                end
             default: state <= S_HDR;
             endcase
         end

@@ -47,16 +47,24 @@ endfunction
 // the extension header after the BTH, in bytes, by opcode (enum ib_opcode):
 // a RETH (16), an AETH or IETH (4), none
 function automatic [4:0] ext_bytes_of(input [7:0] op);
-    ext_bytes_of = (op == `QPNIC_IB_OPCODE_WRITE_ONLY || op == `QPNIC_IB_OPCODE_READ_REQUEST) ? 5'd16 :
-                   (op == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY || op == `QPNIC_IB_OPCODE_ACK ||
-                    op == `QPNIC_IB_OPCODE_SEND_ONLY_INV) ? 5'd4 : 5'd0;
+    ext_bytes_of = (op == `QPNIC_IB_OPCODE_WRITE_ONLY || op == `QPNIC_IB_OPCODE_WRITE_FIRST ||
+                    op == `QPNIC_IB_OPCODE_READ_REQUEST) ? 5'd16 :
+                   (op == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY || op == `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST ||
+                    op == `QPNIC_IB_OPCODE_READ_RESPONSE_LAST || op == `QPNIC_IB_OPCODE_ACK ||
+                    op == `QPNIC_IB_OPCODE_SEND_ONLY_INV || op == `QPNIC_IB_OPCODE_SEND_LAST_INV) ? 5'd4 : 5'd0;
 endfunction
 
 // a response (to the completer's lane), and a request (to the responder's)
 function automatic is_response(input [7:0] op);
-    is_response = (op == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY) || (op == `QPNIC_IB_OPCODE_ACK);
+    is_response = (op == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY) || (op == `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST) ||
+                  (op == `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE) || (op == `QPNIC_IB_OPCODE_READ_RESPONSE_LAST) ||
+                  (op == `QPNIC_IB_OPCODE_ACK);
 endfunction
 function automatic is_request(input [7:0] op);
-    is_request = (op == `QPNIC_IB_OPCODE_SEND_ONLY) || (op == `QPNIC_IB_OPCODE_WRITE_ONLY) ||
-                 (op == `QPNIC_IB_OPCODE_READ_REQUEST) || (op == `QPNIC_IB_OPCODE_SEND_ONLY_INV);
+    is_request = (op == `QPNIC_IB_OPCODE_SEND_ONLY) || (op == `QPNIC_IB_OPCODE_SEND_FIRST) ||
+                 (op == `QPNIC_IB_OPCODE_SEND_MIDDLE) || (op == `QPNIC_IB_OPCODE_SEND_LAST) ||
+                 (op == `QPNIC_IB_OPCODE_WRITE_ONLY) || (op == `QPNIC_IB_OPCODE_WRITE_FIRST) ||
+                 (op == `QPNIC_IB_OPCODE_WRITE_MIDDLE) || (op == `QPNIC_IB_OPCODE_WRITE_LAST) ||
+                 (op == `QPNIC_IB_OPCODE_READ_REQUEST) || (op == `QPNIC_IB_OPCODE_SEND_ONLY_INV) ||
+                 (op == `QPNIC_IB_OPCODE_SEND_LAST_INV);
 endfunction

@@ -32,7 +32,7 @@
 // the first byte in bits 31:24, then the payload in lane order with keep
 // on the last beat (the pad removed), as qpnic_responder and
 // qpnic_completer read them. out_resp is high for the beats of a response
-// (READ_RESPONSE_ONLY, ACK: the completer's) and low for a request's.
+// (READ_RESPONSE_*, ACK: the completer's) and low for a request's.
 //
 // Parameters
 //   LOG_DEPTH    log2 of the buffer's words (>= 11: a 4096-byte payload

@@ -124,13 +124,14 @@ WIRE_E2E_CASES := test_ops:V3_completion_names_its_qp test_ops:V3_shared_cq_tell
     test_verbs:send_and_invalidate_of_a_bad_token_fails_both_sides \
     test_verbs:pd_a_qp_never_uses_a_region_of_another_pd
 # Then a differential run over the wire: random workloads of messages up to
-# 4096 bytes, against the model. (test_wire's own cases, in test-e2e, put
+# 4096 bytes (at the path MTU of 1024: most of them segmented), against the
+# model. (test_wire's own cases, in test-e2e, put
 # the wire under loss and duplication, and two NICs under loss,
 # duplication, reordering and corruption.) Last, two NICs (docs/wire.md,
 # "Two NICs"): the demo's chain from one to the other (make demo-wire), and
 # whole test programs with their pair's side b on a second NIC
 # (QPNIC_E2E_TWO_NICS): those whose cases keep each side's objects on its
-# own adapter and move at most WIRE_MAX_PAYLOAD bytes in a message.
+# own adapter.
 TWO_NIC_E2E_PROGRAMS := test_inline test_defer
 .PHONY: test-wire
 test-wire: $(DEMO_BIN) $(SIM_BIN) $(FW_HEX) $(E2E_BINS) $(DIFF_BIN)

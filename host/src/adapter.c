@@ -154,6 +154,23 @@ static ndk_status read_node(ndk_adapter *ad)
     return st;
 }
 
+/* QPNIC_PATH_MTU (bytes: 256, 512, 1024, 2048 or 4096) sets the NIC's path
+ * MTU (PATH_MTU, docs/wire.md "Segments"); unset, the NIC keeps its own
+ * (PATH_MTU_RESET_LOG). Any other value fails the open: a typo must not
+ * leave a NIC that disagrees with its peer about its packets. */
+static ndk_status set_path_mtu(ndk_adapter *ad)
+{
+    const char *env = getenv("QPNIC_PATH_MTU");
+    if (!env)
+        return NDK_STATUS_SUCCESS;
+    char *end = NULL;
+    unsigned long bytes = strtoul(env, &end, 10);
+    for (uint32_t log = QPNIC_PATH_MTU_MIN_LOG; (1ul << log) <= QPNIC_WIRE_MAX_PAYLOAD; log++)
+        if (end != env && *end == '\0' && bytes == (1ul << log))
+            return qpnic_reg_write(ad, QPNIC_REG_PATH_MTU, log);
+    return NDK_STATUS_INVALID_PARAMETER;
+}
+
 static ndk_status alloc_tables(ndk_adapter *ad)
 {
     ad->qps = calloc(ad->num_qp, sizeof *ad->qps);
@@ -225,6 +242,8 @@ ndk_status qpnic_adapter_open_on(qpnic_transport *t, ndk_adapter **out)
         st = read_caps(ad);
     if (st == NDK_STATUS_SUCCESS)
         st = read_node(ad);
+    if (st == NDK_STATUS_SUCCESS)
+        st = set_path_mtu(ad);
     if (st == NDK_STATUS_SUCCESS)
         st = alloc_tables(ad);
     if (st == NDK_STATUS_SUCCESS)

@@ -9,7 +9,7 @@
 #define QPNIC_QP_OP_HOST_READ 0x1u /* the host reads register arg_off of the QP block: the answer's rdata */
 #define QPNIC_QP_OP_HOST_WRITE 0x2u /* the host writes arg to register arg_off (RESET zeroes indices, PSN and marks; SQ_PI queues a doorbell) */
 #define QPNIC_QP_OP_FETCH 0x3u /* claim n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end) WQEs (0 in RESET or while rnr_wait, which also dequeues the QP) and advance fetch_ptr; the QP stays queued while more wait */
-#define QPNIC_QP_OP_PSN 0x4u /* take the next PSN: answer the context, psn + 1 when arg bit 16 is the context's epoch (else unchanged: the WQE went stale under a rewind) */
+#define QPNIC_QP_OP_PSN 0x4u /* take a message's PSNs: answer the context, psn + n (n - 1 in arg bits 15:0: its packets, or a READ's response packets) when arg bit 16 is the context's epoch (else unchanged: the WQE went stale under a rewind) */
 #define QPNIC_QP_OP_SET_ERR 0x5u /* state to ERROR, unless RESET, when arg bit 16 is the context's epoch (a WQE gone stale under a rewind fails nothing) */
 #define QPNIC_QP_OP_COMP_FAIL 0x6u /* the completer saw an error: comp_err = 1; with arg bit 0 also state to ERROR, unless RESET */
 #define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1, rsp_rnr = 0, epsn + 1 (the SEND executed) */
@@ -19,7 +19,8 @@
 #define QPNIC_QP_OP_REWIND 0xBu /* the completer got an RNR NAK (arg bits 23:0 its PSN), or (arg bit 24) timed out waiting for the answer to the QP's oldest request (arg bits 23:0 that request's PSN): in RTS with retries left (rnr_left, or retry_left for a timeout), go back to that request (fetch_ptr = sq_ci, psn = arg), flip epoch, one retry fewer (rnr_left unless RNR_RETRY_FOREVER; retry_left), rnr_wait = 1; else nothing; answer the context before */
 #define QPNIC_QP_OP_RNR_WAKE 0xCu /* the RNR timer ran out: rnr_wait = 0, and the QP joins the doorbell queue if WQEs wait */
 #define QPNIC_QP_OP_RSP_RNR 0xDu /* the responder sent an RNR NAK (arg = the SEND's PSN), or a NAK that fails the initiator (arg = the request's PSN): rsp_rnr = 1, epsn = arg (the requests behind it are ahead of epsn: refused) */
-#define QPNIC_QP_OP_RSP_SEQ 0xEu /* the responder takes a request (arg bits 23:0 its PSN, bit 24 set for a WRITE or READ, bit 25 set when it came over the wire, bits 27:26 the NIC it came from): answer the context; only for a QP in RTS whose peer that NIC is: when the PSN is epsn and bit 24 is set, epsn + 1 and nak_sent = 0 (a SEND's advance waits for its receive: RQ_CI_INC); when bit 25 is set, the PSN is ahead of epsn and rsp_rnr is 0, nak_sent = 1 (the answer still shows it as it was: the first such request sends the NAK) */
+#define QPNIC_QP_OP_RSP_SEQ 0xEu /* the responder takes a request (arg bits 23:0 its PSN, bit 24 set for a WRITE or READ, bit 25 set when it came over the wire, bits 27:26 the NIC it came from): answer the context; only for a QP in RTS whose peer that NIC is: when the PSN is epsn and bit 24 is set, epsn + 1 and nak_sent = 0 (a SEND's advance waits for its receive, RQ_CI_INC, except for a SEND_FIRST or SEND_MIDDLE, which set bit 24 too: an RNR NAK's RSP_RNR sets epsn back); when bit 25 is set, the PSN is ahead of epsn and rsp_rnr is 0, nak_sent = 1 (the answer still shows it as it was: the first such request sends the NAK) */
+#define QPNIC_QP_OP_RSP_READ 0xFu /* the responder took a READ_REQUEST (RSP_SEQ moved epsn past it) whose response is n > 1 packets: epsn = arg bits 23:0, its PSN + n, for a QP in RTS (the request used the PSNs of its response packets) */
 
 /* enum cq_wr_op: Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx). */
 #define QPNIC_CQ_WR_OP_READ 0x0u /* answer the context */

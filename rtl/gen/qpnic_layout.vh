@@ -4,7 +4,7 @@
 
 // constants
 `define QPNIC_ID_VALUE 1364217411  // value of the ID register: 'QPNC'
-`define QPNIC_VERSION_VALUE 521  // layout version 2.9 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: qp_ctx nak_sent (one NAK_PSN_SEQ per gap, naming the expected PSN; the requester goes back at once), CNT_NAKS, CNT_WIRE_PAYLOAD_BYTES, WIRE_MAX_PAYLOAD, the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer)
+`define QPNIC_VERSION_VALUE 522  // layout version 2.10 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: qp_ctx nak_sent (one NAK_PSN_SEQ per gap, naming the expected PSN; the requester goes back at once), CNT_NAKS, CNT_WIRE_PAYLOAD_BYTES, WIRE_MAX_PAYLOAD, the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer); 2.10: messages segmented at the path MTU on the wire (PATH_MTU, PATH_MTU_MIN_LOG, PATH_MTU_RESET_LOG, the FIRST / MIDDLE / LAST opcodes, qp_op PSN takes a packet count, qp_op RSP_READ)
 `define QPNIC_NUM_QP 8  // queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk)
 `define QPNIC_NUM_CQ 8  // completion queues of the RTL default parameter NUM_CQ
 `define QPNIC_NUM_MR 16  // token (memory-region) table entries of the RTL default parameter NUM_MR
@@ -44,7 +44,9 @@
 `define QPNIC_EPOCH_ARG_BIT 16  // bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only
 `define QPNIC_RNR_RETRY_FOREVER 7  // QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7)
 `define QPNIC_RETRY_COUNT 7  // times a QP sends a request again after its answer did not come in RTO_CYCLES (InfiniBand's retry_cnt, 7 as rxe's default; never without end) before the request completes RETRY_EXC
-`define QPNIC_WIRE_MAX_PAYLOAD 4096  // the most payload bytes one packet carries on the RoCEv2 wire, the largest path MTU: until messages are segmented (docs/wire.md), a request to another NIC (or any, with the wire forced) above it completes LOC_LEN, and a READ_REQUEST from one above it is refused NAK_INV_REQ
+`define QPNIC_WIRE_MAX_PAYLOAD 4096  // the most payload bytes one packet carries on the RoCEv2 wire: the largest path MTU (PATH_MTU)
+`define QPNIC_PATH_MTU_MIN_LOG 8  // log2 of the smallest path MTU, 256 bytes (PATH_MTU)
+`define QPNIC_PATH_MTU_RESET_LOG 10  // log2 of the path MTU a NIC starts with, 1024 bytes: the RoCEv2 MTU of a standard 1500-byte Ethernet (PATH_MTU)
 `define QPNIC_RTO_CYCLES 65536  // the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz)
 `define QPNIC_CI_REC_BYTES 4  // bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES
 `define QPNIC_FW_RAM_WORDS 2048  // the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk)
@@ -190,6 +192,7 @@
 `define QPNIC_QP_OP_RNR_WAKE 4'd12
 `define QPNIC_QP_OP_RSP_RNR 4'd13
 `define QPNIC_QP_OP_RSP_SEQ 4'd14
+`define QPNIC_QP_OP_RSP_READ 4'd15
 
 // enum cq_wr_op (2 bits): Operations on qpnic_cq_table's CQE writer port (c_op), each one atomic read-modify-write of one CQ's word (struct cq_ctx).
 `define QPNIC_CQ_WR_OP_BITS 2
@@ -252,11 +255,21 @@
 
 // enum ib_opcode (8 bits): Base transport header opcodes used on the port (InfiniBand RC values).
 `define QPNIC_IB_OPCODE_BITS 8
+`define QPNIC_IB_OPCODE_SEND_FIRST 8'd0
+`define QPNIC_IB_OPCODE_SEND_MIDDLE 8'd1
+`define QPNIC_IB_OPCODE_SEND_LAST 8'd2
 `define QPNIC_IB_OPCODE_SEND_ONLY 8'd4
+`define QPNIC_IB_OPCODE_WRITE_FIRST 8'd6
+`define QPNIC_IB_OPCODE_WRITE_MIDDLE 8'd7
+`define QPNIC_IB_OPCODE_WRITE_LAST 8'd8
 `define QPNIC_IB_OPCODE_WRITE_ONLY 8'd10
 `define QPNIC_IB_OPCODE_READ_REQUEST 8'd12
+`define QPNIC_IB_OPCODE_READ_RESPONSE_FIRST 8'd13
+`define QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE 8'd14
+`define QPNIC_IB_OPCODE_READ_RESPONSE_LAST 8'd15
 `define QPNIC_IB_OPCODE_READ_RESPONSE_ONLY 8'd16
 `define QPNIC_IB_OPCODE_ACK 8'd17
+`define QPNIC_IB_OPCODE_SEND_LAST_INV 8'd22
 `define QPNIC_IB_OPCODE_SEND_ONLY_INV 8'd23
 
 // enum aeth_syndrome (8 bits): AETH syndrome values (InfiniBand): ACK, or the NAK reasons.
@@ -1124,6 +1137,7 @@
 `define QPNIC_REG_PT_PFN 16'h0234
 `define QPNIC_REG_CI_REC_LO 16'h0238
 `define QPNIC_REG_CI_REC_HI 16'h023C
+`define QPNIC_REG_PATH_MTU 16'h0240
 
 // per-qp registers: Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP).
 `define QPNIC_QP_BASE 16'h4000

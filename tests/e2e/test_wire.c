@@ -5,9 +5,11 @@
  * frames sent again after the retransmit timeout, and retries running out.
  *
  * Every request and every response is one frame while messages fit one
- * packet: WRITEs and SENDs are answered by an ACK each, READs by a
- * READ_RESPONSE_ONLY. On the simulator's wire a NIC's frames come back to
- * it, so each frame counts once sent and once received.
+ * packet of the path MTU (1024 unless QPNIC_PATH_MTU says otherwise):
+ * WRITEs and SENDs are answered by an ACK each, READs by a
+ * READ_RESPONSE_ONLY. Longer messages go in segments (docs/wire.md,
+ * "Segments"). On the simulator's wire a NIC's frames come back to it, so
+ * each frame counts once sent and once received.
  *
  * The cases start their own simulators with or without --wire (through
  * QPNIC_SIM_ARGS, read at each adapter's open), so QPNIC_URI is ignored:
@@ -390,33 +392,98 @@ static void two_nics_exchange_every_operation(void)
     e2e_pair_close(&p);
 }
 
-/* Messages are not segmented yet: a request to another NIC whose payload
- * (or, for a READ, whose response) is above WIRE_MAX_PAYLOAD completes
- * BUFFER_OVERFLOW (LOC_LEN) without a frame, and its QP goes to error;
- * WIRE_MAX_PAYLOAD itself goes through. */
-static void two_nics_refuse_what_no_frame_carries(void)
+/* Segments (docs/wire.md, "Segments"): at a path MTU of 256 bytes, every
+ * operation's message goes in packets of 256 bytes between two NICs, each
+ * from several SGEs at odd addresses and lengths (so packet ends fall inside
+ * beats and SGEs), and arrives exact: a WRITE (FIRST, MIDDLE, LAST, one
+ * ACK), a READ (one request; its response FIRST, MIDDLE .., LAST into two
+ * SGEs), a SEND into a receive of two SGEs (one CQE with the whole
+ * message's bytes), and the largest of a packet exactly (ONLY). The frames
+ * each NIC sends are counted: one per packet, and one ACK a message. */
+static uint32_t pkts(uint32_t bytes) { return (bytes + 255) / 256; }
+
+static void expect_frames(const ndk_counters *s0, const ndk_counters *s1, uint64_t want, const char *what)
+{
+    EXPECT(s1->frames_sent - s0->frames_sent == want, "%s: %llu frames sent, want %llu", what,
+           (unsigned long long)(s1->frames_sent - s0->frames_sent), (unsigned long long)want);
+}
+
+static void two_nics_segment_at_the_path_mtu(void)
 {
     setenv("QPNIC_SIM_ARGS", "", 1);
+    setenv("QPNIC_PATH_MTU", "256", 1);
     e2e_opts o = {.two_nics = 1};
     e2e_pair p;
     e2e_pair_open(&p, &o);
-    e2e_fill(p.a.buf, QPNIC_WIRE_MAX_PAYLOAD + 1, 9);
-    ndk_sge g = e2e_sge(&p.a, 0, QPNIC_WIRE_MAX_PAYLOAD);
-    EXPECT_STATUS(ndk_write(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+    unsetenv("QPNIC_PATH_MTU");
+    ndk_counters a0, a1, b0, b1;
+
+    /* a WRITE of 1001 bytes from two SGEs to an odd remote address */
+    counters(p.ad, &a0);
+    counters(p.ad_b, &b0);
+    e2e_fill(p.a.buf + 3, 301, 61);
+    e2e_fill(p.a.buf + 4099, 700, 62);
+    ndk_sge wg[2] = {e2e_sge(&p.a, 3, 301), e2e_sge(&p.a, 4099, 700)};
+    EXPECT_STATUS(ndk_write(p.a.qp, NULL, wg, 2, e2e_remote_addr(&p.b, 8193), ndk_mr_remote_token(p.b.mr), 0),
                   NDK_STATUS_SUCCESS);
-    e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a write of WIRE_MAX_PAYLOAD bytes");
-    EXPECT(memcmp(p.a.buf, p.b.buf, QPNIC_WIRE_MAX_PAYLOAD) == 0, "the largest write's data differs");
-    ndk_counters c0, c1;
-    counters(p.ad, &c0);
-    g = e2e_sge(&p.a, 8192, QPNIC_WIRE_MAX_PAYLOAD + 1);
-    EXPECT_STATUS(ndk_read(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 16384), ndk_mr_remote_token(p.b.mr), 0),
+    e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a segmented write");
+    EXPECT(memcmp(p.b.buf + 8193, p.a.buf + 3, 301) == 0 && memcmp(p.b.buf + 8494, p.a.buf + 4099, 700) == 0,
+           "the segmented write's data differs");
+    counters(p.ad, &a1);
+    counters(p.ad_b, &b1);
+    expect_frames(&a0, &a1, pkts(1001), "a write of 1001 bytes");
+    expect_frames(&b0, &b1, 1, "its acknowledgement");
+
+    /* a READ of 3228 bytes into two SGEs */
+    a0 = a1;
+    b0 = b1;
+    e2e_fill(p.b.buf + 20001, 3228, 63);
+    ndk_sge rg[2] = {e2e_sge(&p.a, 16385, 2113), e2e_sge(&p.a, 30001, 1115)};
+    EXPECT_STATUS(ndk_read(p.a.qp, NULL, rg, 2, e2e_remote_addr(&p.b, 20001), ndk_mr_remote_token(p.b.mr), 0),
                   NDK_STATUS_SUCCESS);
-    e2e_expect_one(p.a.icq, NDK_STATUS_BUFFER_OVERFLOW, "a read of WIRE_MAX_PAYLOAD + 1 bytes");
-    counters(p.ad, &c1);
-    EXPECT(c1.frames_sent == c0.frames_sent, "%llu frames sent for a request no frame carries",
-           (unsigned long long)(c1.frames_sent - c0.frames_sent));
-    for (uint32_t i = 0; i < QPNIC_WIRE_MAX_PAYLOAD + 1; i++)
-        EXPECT(p.a.buf[8192 + i] == 0, "byte %u of the refused read's buffer changed", i);
+    ndk_result_ex r = e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a segmented read");
+    EXPECT(r.bytes_transferred == 3228, "the segmented read moved %u bytes", r.bytes_transferred);
+    EXPECT(memcmp(p.a.buf + 16385, p.b.buf + 20001, 2113) == 0 &&
+           memcmp(p.a.buf + 30001, p.b.buf + 20001 + 2113, 1115) == 0, "the segmented read's data differs");
+    counters(p.ad, &a1);
+    counters(p.ad_b, &b1);
+    expect_frames(&a0, &a1, 1, "a read request");
+    expect_frames(&b0, &b1, pkts(3228), "a read response of 3228 bytes");
+
+    /* a SEND of 1000 bytes from three SGEs into a receive of two */
+    a0 = a1;
+    b0 = b1;
+    ndk_sge vg[2] = {e2e_sge(&p.b, 40001, 300), e2e_sge(&p.b, 50003, 900)};
+    EXPECT_STATUS(ndk_receive(p.b.qp, NULL, vg, 2), NDK_STATUS_SUCCESS);
+    e2e_fill(p.a.buf + 40001, 85, 64);
+    e2e_fill(p.a.buf + 41001, 148, 65);
+    e2e_fill(p.a.buf + 42001, 767, 66);
+    ndk_sge sg[3] = {e2e_sge(&p.a, 40001, 85), e2e_sge(&p.a, 41001, 148), e2e_sge(&p.a, 42001, 767)};
+    EXPECT_STATUS(ndk_send(p.a.qp, NULL, sg, 3, 0), NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a segmented send");
+    r = e2e_expect_one(p.b.rcq, NDK_STATUS_SUCCESS, "its receive");
+    EXPECT(r.bytes_transferred == 1000, "the segmented send's receive got %u bytes", r.bytes_transferred);
+    uint8_t want[1000];
+    memcpy(want, p.a.buf + 40001, 85);
+    memcpy(want + 85, p.a.buf + 41001, 148);
+    memcpy(want + 233, p.a.buf + 42001, 767);
+    EXPECT(memcmp(p.b.buf + 40001, want, 300) == 0 && memcmp(p.b.buf + 50003, want + 300, 700) == 0,
+           "the segmented send's data differs");
+    EXPECT(p.b.buf[50003 + 700] == 0, "the segmented send wrote past its message");
+    counters(p.ad, &a1);
+    counters(p.ad_b, &b1);
+    expect_frames(&a0, &a1, pkts(1000), "a send of 1000 bytes");
+    expect_frames(&b0, &b1, 1, "its acknowledgement");
+
+    /* one path MTU exactly: one packet (ONLY) */
+    a0 = a1;
+    ndk_sge og = e2e_sge(&p.a, 60000, 256);
+    EXPECT_STATUS(ndk_write(p.a.qp, NULL, &og, 1, e2e_remote_addr(&p.b, 60000), ndk_mr_remote_token(p.b.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a write of one MTU");
+    counters(p.ad, &a1);
+    expect_frames(&a0, &a1, 1, "a write of one MTU");
+    EXPECT(a1.retransmits + b1.retransmits + a1.naks + b1.naks == 0, "retransmissions or NAKs on a clean network");
     e2e_pair_close(&p);
 }
 
@@ -644,6 +711,45 @@ static void two_nics_and_the_loopback_at_once(void)
  * of PSN 0 is refused (INVALID_DEVICE_STATE at c) and must leave no trace
  * at a: b's own WRITE of PSN 0 then still executes, and is not taken for
  * a duplicate of c's. */
+/* Both ends of a connection need one path MTU (docs/wire.md, "Segments").
+ * A NIC of 256 writing 512 bytes to one of 1024: its FIRST packet is not
+ * the target's MTU, which refuses it (NAK_INV_REQ) before writing a byte,
+ * so the write completes with a status, not with data half down. And a
+ * QPNIC_PATH_MTU the driver cannot set fails the open. */
+static void two_nics_of_other_path_mtus_fail_with_a_status(void)
+{
+    setenv("QPNIC_SIM_ARGS", "", 1);
+    e2e_opts o = {.two_nics = 1};
+    e2e_pair p;
+    e2e_pair_open(&p, &o);
+    setenv("QPNIC_PATH_MTU", "256", 1);
+    bare_nic c;
+    bare_nic_open(&c, 1, 4096);
+    unsetenv("QPNIC_PATH_MTU");
+    ndk_qp *aq = extra_qp(&p);
+    EXPECT_STATUS(ndk_connect(aq, ndk_qp_address(c.qp[0])), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(c.qp[0], ndk_qp_address(aq)), NDK_STATUS_SUCCESS);
+    memset(c.buf, 0xC5, 512);
+    ndk_sge cg = {(uint64_t)(uintptr_t)c.buf, 512, ndk_mr_local_token(c.mr)};
+    EXPECT_STATUS(ndk_write(c.qp[0], NULL, &cg, 1, e2e_remote_addr(&p.a, 0), ndk_mr_remote_token(p.a.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(c.cq, NDK_STATUS_INVALID_DEVICE_STATE, "a write from a NIC of another path MTU");
+    for (uint32_t i = 0; i < 512; i++)
+        EXPECT(p.a.buf[i] == 0, "byte %u written by a NIC of another path MTU", i);
+    EXPECT_STATUS(ndk_destroy_qp(aq), NDK_STATUS_SUCCESS);
+    bare_nic_close(&c);
+    e2e_pair_close(&p);
+
+    static const char *const bad[] = {"1000", "128", "8192", "1024x", ""};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("QPNIC_PATH_MTU", bad[i], 1);
+        ndk_adapter *ad = NULL;
+        EXPECT_STATUS(ndk_open_adapter(NULL, &ad), NDK_STATUS_INVALID_PARAMETER);
+        EXPECT(ad == NULL, "QPNIC_PATH_MTU=%s: an adapter opened", bad[i]);
+    }
+    unsetenv("QPNIC_PATH_MTU");
+}
+
 static void three_nics_a_stranger_moves_nothing(void)
 {
     setenv("QPNIC_SIM_ARGS", "", 1);
@@ -709,11 +815,12 @@ int main(int argc, char **argv)
         C(retries_run_out_and_the_request_times_out),
         C(soak_one_percent_loss),
         C(two_nics_exchange_every_operation),
-        C(two_nics_refuse_what_no_frame_carries),
+        C(two_nics_segment_at_the_path_mtu),
         C(two_nics_connect_checks),
         C(two_nics_wrong_remote_fails_with_a_status),
         C(two_nics_under_loss_reorder_and_corruption),
         C(two_nics_and_the_loopback_at_once),
+        C(two_nics_of_other_path_mtus_fail_with_a_status),
         C(three_nics_a_stranger_moves_nothing),
         C(off_the_network_a_nic_reaches_no_other),
     };

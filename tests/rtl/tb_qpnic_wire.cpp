@@ -67,20 +67,44 @@ struct Pkt {
     std::vector<Beat> beats;
 };
 
-static const uint8_t REQ_OPS[] = {QPNIC_IB_OPCODE_SEND_ONLY, QPNIC_IB_OPCODE_WRITE_ONLY,
-                                  QPNIC_IB_OPCODE_READ_REQUEST, QPNIC_IB_OPCODE_SEND_ONLY_INV};
-static const uint8_t RSP_OPS[] = {QPNIC_IB_OPCODE_READ_RESPONSE_ONLY, QPNIC_IB_OPCODE_ACK};
+// every opcode the NIC sends (a segmented message's FIRST, MIDDLE and LAST
+// too), by lane
+static const uint8_t REQ_OPS[] = {
+    QPNIC_IB_OPCODE_SEND_ONLY, QPNIC_IB_OPCODE_WRITE_ONLY, QPNIC_IB_OPCODE_READ_REQUEST,
+    QPNIC_IB_OPCODE_SEND_ONLY_INV, QPNIC_IB_OPCODE_SEND_FIRST, QPNIC_IB_OPCODE_SEND_MIDDLE,
+    QPNIC_IB_OPCODE_SEND_LAST, QPNIC_IB_OPCODE_SEND_LAST_INV, QPNIC_IB_OPCODE_WRITE_FIRST,
+    QPNIC_IB_OPCODE_WRITE_MIDDLE, QPNIC_IB_OPCODE_WRITE_LAST};
+static const uint8_t RSP_OPS[] = {
+    QPNIC_IB_OPCODE_READ_RESPONSE_ONLY, QPNIC_IB_OPCODE_ACK, QPNIC_IB_OPCODE_READ_RESPONSE_FIRST,
+    QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE, QPNIC_IB_OPCODE_READ_RESPONSE_LAST};
+static const unsigned N_REQ_OPS = sizeof REQ_OPS, N_RSP_OPS = sizeof RSP_OPS;
 
+// the extension header's bytes (the InfiniBand RC headers: a RETH on a
+// WRITE's first packet and a READ request, an AETH on a READ response but
+// its middle packets and on an ACK, an IETH on a SEND that invalidates)
 static unsigned ext_bytes(uint8_t op) {
-    if (op == QPNIC_IB_OPCODE_WRITE_ONLY || op == QPNIC_IB_OPCODE_READ_REQUEST) return 16;
-    if (op == QPNIC_IB_OPCODE_SEND_ONLY) return 0;
-    return 4;
+    switch (op) {
+    case QPNIC_IB_OPCODE_WRITE_ONLY: case QPNIC_IB_OPCODE_WRITE_FIRST: case QPNIC_IB_OPCODE_READ_REQUEST:
+        return 16;
+    case QPNIC_IB_OPCODE_READ_RESPONSE_ONLY: case QPNIC_IB_OPCODE_READ_RESPONSE_FIRST:
+    case QPNIC_IB_OPCODE_READ_RESPONSE_LAST: case QPNIC_IB_OPCODE_ACK:
+    case QPNIC_IB_OPCODE_SEND_ONLY_INV: case QPNIC_IB_OPCODE_SEND_LAST_INV:
+        return 4;
+    default:
+        return 0;
+    }
+}
+
+static bool is_resp(uint8_t op) {
+    for (uint8_t o : RSP_OPS)
+        if (o == op) return true;
+    return false;
 }
 
 static Pkt make_pkt(bool resp) {
     Pkt p;
     p.resp = resp;
-    uint8_t op = p.resp ? RSP_OPS[rnd(2)] : REQ_OPS[rnd(4)];
+    uint8_t op = p.resp ? RSP_OPS[rnd(N_RSP_OPS)] : REQ_OPS[rnd(N_REQ_OPS)];
     bool has_payload = op != QPNIC_IB_OPCODE_READ_REQUEST && op != QPNIC_IB_OPCODE_ACK;
     uint32_t plen = !has_payload ? 0 : rnd(6) == 0 ? 4096 - rnd(4) : rnd(3) == 0 ? rnd(8) : rnd(1500);
     p.words.push_back(rnd(NP));                        // LRH: the peer
@@ -310,7 +334,7 @@ int main(int argc, char **argv) {
             if (f_last) {
                 // which packet: the oldest of its opcode's lane
                 uint8_t op = cur_tx.size() > 42 ? cur_tx[42] : 0;
-                int l = (op == QPNIC_IB_OPCODE_READ_RESPONSE_ONLY || op == QPNIC_IB_OPCODE_ACK) ? 1 : 0;
+                int l = is_resp(op) ? 1 : 0;
                 CHECK(!lane_pkts[l].empty(), "frame %ld with opcode %02x, and no packet sent on its lane",
                       frames, op);
                 Pkt p = lane_pkts[l].front();

@@ -20,7 +20,7 @@
     (((uint32_t)(words)[F##_WORD] & ((uint32_t)F##_MASK << F##_SHIFT)) == QPNIC_FIELD(F, v))
 
 #define QPNIC_ID_VALUE 1364217411u /* value of the ID register: 'QPNC' */
-#define QPNIC_VERSION_VALUE 521u /* layout version 2.9 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: qp_ctx nak_sent (one NAK_PSN_SEQ per gap, naming the expected PSN; the requester goes back at once), CNT_NAKS, CNT_WIRE_PAYLOAD_BYTES, WIRE_MAX_PAYLOAD, the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer) */
+#define QPNIC_VERSION_VALUE 522u /* layout version 2.10 (major << 8 | minor). 2.0: the register map of the scaled core (QP block at 0x4000, CQ block at 0x8000, CAPS2, 24-bit QP numbers, the CQE of cqe_type); 2.1: QP numbers with a generation (struct qp_num, QP register QPN), CNT_PKTS_DROPPED; 2.2: memory windows (wqe_op BIND, struct wqe_bind, mr_ctx window); 2.3: inline requests (op_flag INLINE, wqe_op INLINE_DATA, struct wqe_inline, CAPS2 max_inline); 2.4: the page table of fast-registered regions (NUM_PT, PT_ADDR_BIT, PT_PFN_BITS, CAPS3, PT_IDX, PT_PFN); 2.5: receiver-not-ready retry (QP register RNR_RETRY, struct qp_rnr, RNR_TIMER_CYCLES, aeth_syndrome NAK_PSN_SEQ, CNT_RNR_RETRIES, the qp_ctx fields of the retry); 2.6: page table runs granted per token entry (mr_cmd GRANT, 3 bits): a FAST_REG maps only its entry's run; window entries granted (GRANT_WINDOW): a BIND writes only those; 2.7: CQ consumer index records in host memory (CI_REC_LO/HI, struct ci_rec, CI_REC_BYTES, cq_wr_op SET_CI) and the consumer index carried by ARM (struct cq_arm ci, ci_valid); 2.8: the RoCEv2 wire (frame roce, CNT_FRAMES_SENT, CNT_FRAMES_RECEIVED, CNT_FRAMES_DROPPED, CNT_ICRC_ERRORS, CNT_DUPLICATES, CNT_RETRANSMITS), QP numbers of generation 1 and up, the target's expected PSN (qp_ctx epsn, was rnr_psn; qp_op RSP_SEQ), retransmission after a timeout (RETRY_COUNT, RTO_CYCLES, qp_ctx retry_left, REWIND arg bit 24, cqe_status RETRY_EXC); 2.9: two NICs: qp_ctx nak_sent (one NAK_PSN_SEQ per gap, naming the expected PSN; the requester goes back at once), CNT_NAKS, CNT_WIRE_PAYLOAD_BYTES, WIRE_MAX_PAYLOAD, the peer table (NUM_PEERS, per-peer block at 0x0300, qp_remote peer, qp_ctx peer) and the LRH's second word (struct lrh peer); 2.10: messages segmented at the path MTU on the wire (PATH_MTU, PATH_MTU_MIN_LOG, PATH_MTU_RESET_LOG, the FIRST / MIDDLE / LAST opcodes, qp_op PSN takes a packet count, qp_op RSP_READ) */
 #define QPNIC_NUM_QP 8u /* queue pairs of the RTL modules' default parameter NUM_QP (the unit testbenches' build; the simulator's is the full build, sim/sim.mk) */
 #define QPNIC_NUM_CQ 8u /* completion queues of the RTL default parameter NUM_CQ */
 #define QPNIC_NUM_MR 16u /* token (memory-region) table entries of the RTL default parameter NUM_MR */
@@ -60,7 +60,9 @@
 #define QPNIC_EPOCH_ARG_BIT 16u /* bit of a qp_op request's arg that carries the WQE's epoch (PSN, SET_ERR: struct qp_ctx epoch); hardware only */
 #define QPNIC_RNR_RETRY_FOREVER 7u /* QP register RNR_RETRY value that retries without end (InfiniBand's rnr_retry 7) */
 #define QPNIC_RETRY_COUNT 7u /* times a QP sends a request again after its answer did not come in RTO_CYCLES (InfiniBand's retry_cnt, 7 as rxe's default; never without end) before the request completes RETRY_EXC */
-#define QPNIC_WIRE_MAX_PAYLOAD 4096u /* the most payload bytes one packet carries on the RoCEv2 wire, the largest path MTU: until messages are segmented (docs/wire.md), a request to another NIC (or any, with the wire forced) above it completes LOC_LEN, and a READ_REQUEST from one above it is refused NAK_INV_REQ */
+#define QPNIC_WIRE_MAX_PAYLOAD 4096u /* the most payload bytes one packet carries on the RoCEv2 wire: the largest path MTU (PATH_MTU) */
+#define QPNIC_PATH_MTU_MIN_LOG 8u /* log2 of the smallest path MTU, 256 bytes (PATH_MTU) */
+#define QPNIC_PATH_MTU_RESET_LOG 10u /* log2 of the path MTU a NIC starts with, 1024 bytes: the RoCEv2 MTU of a standard 1500-byte Ethernet (PATH_MTU) */
 #define QPNIC_RTO_CYCLES 65536u /* the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz) */
 #define QPNIC_CI_REC_BYTES 4u /* bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
@@ -224,11 +226,21 @@
 #define QPNIC_MR_CMD_GRANT_WINDOW 0x4u /* entry MR_IDX is a memory window of PD MR_PD: only a BIND by a QP of that PD may write it (and no FAST_REG); a GRANT of the entry (MR_LEN 0) ends that. The driver grants at ndk_create_mw and revokes at ndk_destroy_mw */
 
 /* enum ib_opcode: Base transport header opcodes used on the port (InfiniBand RC values). */
+#define QPNIC_IB_OPCODE_SEND_FIRST 0x0u /* the first packet of a SEND segmented at the path MTU (a whole MTU of payload) */
+#define QPNIC_IB_OPCODE_SEND_MIDDLE 0x1u /* a packet between a SEND's first and last (a whole MTU of payload) */
+#define QPNIC_IB_OPCODE_SEND_LAST 0x2u /* the last packet of a segmented SEND (1 .. MTU bytes) */
 #define QPNIC_IB_OPCODE_SEND_ONLY 0x4u /* a whole SEND in one packet */
+#define QPNIC_IB_OPCODE_WRITE_FIRST 0x6u /* the first packet of a segmented RDMA WRITE; RETH follows the BTH (dma_len: the whole message) */
+#define QPNIC_IB_OPCODE_WRITE_MIDDLE 0x7u /* a packet between a WRITE's first and last */
+#define QPNIC_IB_OPCODE_WRITE_LAST 0x8u /* the last packet of a segmented WRITE */
 #define QPNIC_IB_OPCODE_WRITE_ONLY 0xAu /* a whole RDMA WRITE; RETH follows the BTH */
 #define QPNIC_IB_OPCODE_READ_REQUEST 0xCu /* an RDMA READ request; RETH follows the BTH; no payload */
+#define QPNIC_IB_OPCODE_READ_RESPONSE_FIRST 0xDu /* the first packet of a READ's data segmented at the path MTU; AETH follows the BTH */
+#define QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE 0xEu /* a packet between a READ response's first and last; no AETH */
+#define QPNIC_IB_OPCODE_READ_RESPONSE_LAST 0xFu /* the last packet of a segmented READ response; AETH follows the BTH */
 #define QPNIC_IB_OPCODE_READ_RESPONSE_ONLY 0x10u /* the data of a READ; AETH follows the BTH */
 #define QPNIC_IB_OPCODE_ACK 0x11u /* acknowledge (or NAK) a SEND or WRITE; AETH follows */
+#define QPNIC_IB_OPCODE_SEND_LAST_INV 0x16u /* the last packet of a segmented SEND with invalidate; IETH follows the BTH */
 #define QPNIC_IB_OPCODE_SEND_ONLY_INV 0x17u /* a whole SEND that also invalidates the receiver's token named in the IETH, which follows the BTH */
 
 /* enum aeth_syndrome: AETH syndrome values (InfiniBand): ACK, or the NAK reasons. */
@@ -924,7 +936,7 @@
 #define QPNIC_REG_CNT_NTF_LATENCY_SUM_HI 0x0144u /* ro:  */
 #define QPNIC_REG_CNT_NTF_LATENCY_MAX_LO 0x0148u /* ro: the largest such latency */
 #define QPNIC_REG_CNT_NTF_LATENCY_MAX_HI 0x014Cu /* ro:  */
-#define QPNIC_REG_CNT_PKTS_DROPPED_LO 0x0150u /* ro: request packets the responder refused without executing: destination QP absent, not ready, or of another generation (a destroyed QP's number), or a READ over the wire above WIRE_MAX_PAYLOAD; each answered NAK_INV_REQ */
+#define QPNIC_REG_CNT_PKTS_DROPPED_LO 0x0150u /* ro: request packets the responder refused without executing: destination QP absent, not ready, or of another generation (a destroyed QP's number), or a packet out of its message's order (a MIDDLE or LAST with no message begun, a FIRST or ONLY inside one, a length the message does not have); each answered NAK_INV_REQ */
 #define QPNIC_REG_CNT_PKTS_DROPPED_HI 0x0154u /* ro:  */
 #define QPNIC_REG_CNT_RNR_RETRIES_LO 0x0158u /* ro: SENDs sent again after a receiver-not-ready NAK (each a rewind of its QP to that SEND) */
 #define QPNIC_REG_CNT_RNR_RETRIES_HI 0x015Cu /* ro:  */
@@ -959,6 +971,7 @@
 #define QPNIC_REG_PT_PFN 0x0234u /* wo: write the page frame number (PT_PFN_BITS) of entry PT_IDX, then step PT_IDX; an index >= CAPS3 pt_entries is ignored */
 #define QPNIC_REG_CI_REC_LO 0x0238u /* rw: device address of the host's table of CQ consumer index records (struct ci_rec), low word (4-byte aligned); 0 (with CI_REC_HI): no table, CI only from the CQ register CI and ARM */
 #define QPNIC_REG_CI_REC_HI 0x023Cu /* rw: its high word */
+#define QPNIC_REG_PATH_MTU 0x0240u /* rw: log2 of the path MTU in bytes, PATH_MTU_MIN_LOG .. 12 (256 .. WIRE_MAX_PAYLOAD): a message to another NIC (or any, with the wire forced) goes in packets of at most this payload (FIRST / MIDDLE / LAST), a READ's response too; both NICs of a connection must have the same; a write of another value changes nothing; starts at PATH_MTU_RESET_LOG; change it only with no request outstanding */
 
 /* Per-QP registers, at QP_BASE + qpn * QP_STRIDE (room for MAX_NUM_QP). */
 #define QPNIC_QP_BASE 0x4000u
