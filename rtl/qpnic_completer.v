@@ -189,6 +189,7 @@ module qpnic_completer #(
     reg          discard;         // a stale entry: response dropped, not retired
     reg          rnr_try;         // an RNR NAK to retry: REWIND, not a completion
     reg          tmo_try;         // S_RWND for a timeout, not an RNR NAK
+    reg          nak_try;         // ... for a NAK_PSN_SEQ (the target's expected PSN in hdr)
     reg [16:0]   tmo;             // cycles S_HDR has waited with nothing coming
     localparam [16:0] RTO = `QPNIC_RTO_CYCLES - 1;
     reg          tq_busy;         // a table request is up (until granted)
@@ -227,7 +228,7 @@ module qpnic_completer #(
     // COMP_FAIL: ERROR too for a NAK; REWIND: the SEND's PSN
     // REWIND: the SEND's PSN (an RNR NAK), or with bit 24 the entry's (a
     // timeout)
-    assign tq_req_arg   = (state == S_RWND) ? (tmo_try ? {7'd0, 1'b1, psn_of_slot} : {8'd0, r_psn})
+    assign tq_req_arg   = (state == S_RWND) ? (tmo_try ? {6'd0, progress, 1'b1, psn_of_slot} : {8'd0, r_psn})
                                             : {31'd0, raise_err};
     always @* begin
         case (state)
@@ -302,7 +303,9 @@ module qpnic_completer #(
     // (FIRST and MIDDLE carry exactly the path MTU: another length is a
     // target of another path MTU, whose PSNs no longer agree with these:
     // the READ fails, and with it its QP)
-    wire        rr_mtu_ok = rr_end || payload == (32'd1 << path_mtu);
+    // ... and the last is the PSN the request reserved for it: a target of
+    // a larger path MTU answers in fewer packets)
+    wire        rr_mtu_ok = rr_end ? r_psn == psn_last_of_slot : payload == (32'd1 << path_mtu);
     // the header's words: a READ_RESPONSE_MIDDLE has no AETH (its opcode
     // is in well before its last header word)
     wire [2:0]  resp_words = (WIRE != 0 && opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE) ?
@@ -396,7 +399,18 @@ module qpnic_completer #(
     // completes. A build without the wire has no such READ.
     wire        rs_hit;
     wire [31:0] rs_bytes;
-    wire        rs_set = (state == S_RWND) && rewound && e_read && (rd_off > rd_have);
+    // Progress: a go-back of a message after it got further than at its
+    // last go-back (a READ: more response bytes down; a WRITE or SEND: the
+    // target's NAK names a later packet of it) costs no retry (REWIND
+    // argument bit 25), as rxe restores its retries on progress: a long
+    // message on a lossy wire is not failed for losses it recovers from.
+    // A timeout of a WRITE or SEND shows no progress. Each go-back with
+    // progress reaches further into a finite message, so they end.
+    wire [31:0] rs_prev  = e_read ? rd_have : (rs_hit ? rs_bytes : 32'd0);
+    wire [31:0] rs_now   = e_read ? rd_off : nak_try ? {8'd0, psn_in} : 32'd0;
+    wire        progress = (WIRE != 0) && rs_now > rs_prev;
+    wire        rs_set = (state == S_RWND) && rewound && progress;
+    wire [31:0] have_now = (rd_k != 16'd0) ? rd_have : rs_hit ? rs_bytes : 32'd0;
     wire        rs_clr = (state == S_CQE) && (cqe_ready || !qp_live || cqe_skip);
     generate if (WIRE != 0) begin : g_resume
         localparam NQ = 1 << QW;
@@ -414,7 +428,7 @@ module qpnic_completer #(
             if (rs_set) begin
                 rs_idx[e_qpn] <= e_index;
                 rs_psn[e_qpn] <= psn_of_slot;
-                rs_len[e_qpn] <= rd_off;
+                rs_len[e_qpn] <= rs_now;
             end
         end
         assign rs_hit   = rs_on[e_qpn] && rs_idx[e_qpn] == e_index && rs_psn[e_qpn] == psn_of_slot;
@@ -495,6 +509,7 @@ module qpnic_completer #(
             discard     <= 1'b0;
             rnr_try     <= 1'b0;
             tmo_try     <= 1'b0;
+            nak_try     <= 1'b0;
             tmo         <= 17'd0;
             tq_busy     <= 1'b0;
             orphan      <= 1'b0;
@@ -551,10 +566,12 @@ module qpnic_completer #(
                     discard    <= 1'b0;
                     rnr_try    <= 1'b0;
                     tmo_try    <= 1'b0;
+                    nak_try    <= 1'b0;
                     scat_total <= 32'd0;
                     rd_k       <= 16'd0;
                     rd_off     <= 32'd0;
                     rd_mid     <= 1'b0;
+                    rd_have    <= 32'd0;
                     tq_busy    <= 1'b1;    // READ the QP's context
                     state      <= S_CTX;
                     // a READ's segments come from the segment RAM
@@ -570,7 +587,6 @@ module qpnic_completer #(
                     ctx_gen    <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                     ctx_failed <= tq_rsp_ctx[`QPNIC_QP_CTX_COMP_ERR_FLAT];
                     ctx_rnr_ok <= rsp_rnr_ok;
-                    rd_have    <= (e_read && rs_hit) ? rs_bytes : 32'd0;
                     if (tq_rsp_ctx[`QPNIC_QP_CTX_EPOCH_FLAT] != ent[`QPNIC_OST_EPOCH]) begin
                         // pushed before a rewind of its QP: it comes again.
                         // On the loopback it takes its response (which
@@ -655,8 +671,11 @@ module qpnic_completer #(
                 else if (rr_any && e_read && rr_order && rr_mtu_ok) begin
                     if (!discard) begin
                         // what fits of it after the bytes before it
-                        // (nothing where an earlier copy already wrote)
-                        scat_total <= (rd_off >= e_bytes || rd_off < rd_have) ? 32'd0 :
+                        // (nothing where an earlier copy already wrote: what
+                        // it did is looked up with the first packet, when
+                        // the entry's slot surely has its PSN)
+                        if (rd_k == 16'd0) rd_have <= have_now;
+                        scat_total <= (rd_off >= e_bytes || rd_off < have_now) ? 32'd0 :
                                       (payload < e_bytes - rd_off) ? payload : e_bytes - rd_off;
                         if (rr_end) status <= `QPNIC_CQE_STATUS_SUCCESS;
                         else        rd_mid <= 1'b1;
@@ -671,6 +690,7 @@ module qpnic_completer #(
                     // it (or took a later one first). Go back to it now,
                     // as the timer would later: a retransmission
                     tmo_try <= 1'b1;
+                    nak_try <= 1'b1;
                     tq_busy <= 1'b1;
                     state   <= S_RWND;
                 end

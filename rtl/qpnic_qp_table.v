@@ -26,7 +26,9 @@
 //               timeout (req_arg[23:0] = the oldest request's PSN): in RTS
 //               with rnr_left (retry_left) != 0, fetch_ptr = sq_ci (that
 //               request), psn = req_arg[23:0], epoch flips, rnr_left - 1
-//               (not when RNR_RETRY_FOREVER; retry_left - 1), rnr_wait = 1;
+//               (not when RNR_RETRY_FOREVER; retry_left - 1, unless
+//               req_arg[25]: the request made progress, and then with
+//               retry_left 0 too), rnr_wait = 1;
 //               answered (the context before: the asker sees whether)
 //   RNR_WAKE    rnr_wait = 0, and the QP is queued if WQEs wait
 //   RSP_RNR     as a target, an RNR NAK (or a NAK failing the initiator)
@@ -413,7 +415,9 @@ module qpnic_qp_table #(
     wire [`QPNIC_QP_CTX_RETRY_LEFT_WIDTH-1:0] retry_left = cur[`QPNIC_QP_CTX_RETRY_LEFT_FLAT];
     localparam [`QPNIC_QP_CTX_RETRY_LEFT_WIDTH-1:0] RETRIES = `QPNIC_RETRY_COUNT;
     wire        arg_tmo  = c_arg[24];   // REWIND: a timeout, not an RNR NAK
-    wire        rewinds = (st == `QPNIC_QP_STATE_RTS) && (arg_tmo ? retry_left != 0 : rnr_left != 0);
+    wire        arg_prog = c_arg[25];   // REWIND of a timeout: the request made progress
+    wire        rewinds = (st == `QPNIC_QP_STATE_RTS) &&
+                          (arg_tmo ? (retry_left != 0 || arg_prog) : rnr_left != 0);
     // FETCH claims nothing in RESET or while the RNR timer runs
     wire        fetch_off = in_reset || rnr_wait;
 
@@ -568,7 +572,7 @@ module qpnic_qp_table #(
                     new_word[`QPNIC_QP_CTX_PSN_FLAT]       = c_arg[`QPNIC_QP_CTX_PSN_WIDTH-1:0];
                     new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = !epoch;
                     new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b1;
-                    if (arg_tmo)
+                    if (arg_tmo && !arg_prog)
                         new_word[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] = retry_left - 1'b1;
                     else if (rnr_left != RNR_FOREVER)
                         new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_left - 1'b1;

@@ -473,7 +473,8 @@ module qpnic_responder #(
     // overtaken. The first gets NAK_PSN_SEQ naming epsn, which sends the
     // initiator back at once (go-back-N); the rest are dropped unanswered
     // until epsn moves (rxe's sent_psn_nak). After an RNR NAK every request
-    // ahead is NAKed with its own PSN, as on the loopback.
+    // ahead is NAKed with its own PSN on the loopback (whose initiator
+    // waits for each answer), and dropped unanswered over the wire.
     wire        seq_gap   = seq_drop && over_wire && !ctx_rsp_rnr;
     // the flush queue is popped at a packet boundary, before a next word
     wire        fl_go   = (state == S_HDR) && (hdr_i == 4'd0) && fl_valid && !tq_busy && !tq_wait;
@@ -921,7 +922,11 @@ module qpnic_responder #(
                 else if (seq_drop) begin
                     syn <= `QPNIC_AETH_SYNDROME_NAK_PSN_SEQ;  // nothing executed
                     resp_epsn  <= seq_gap;
-                    resp_quiet <= seq_gap && ctx_nak_sent;
+                    // (over the wire after an RNR NAK: none at all. The
+                    // initiator goes back to the refused SEND and sends
+                    // these again; a NAK each would name PSNs of the
+                    // message it sends again, and send it back again)
+                    resp_quiet <= (seq_gap && ctx_nak_sent) || (over_wire && ctx_rsp_rnr);
                 end
                 else if (dup && !is_read)
                     resp_quiet <= !ackreq;   // executed before: the ACK again (if asked), nothing else

@@ -714,7 +714,9 @@ static void two_nics_and_the_loopback_at_once(void)
 /* Both ends of a connection need one path MTU (docs/wire.md, "Segments").
  * A NIC of 256 writing 512 bytes to one of 1024: its FIRST packet is not
  * the target's MTU, which refuses it (NAK_INV_REQ) before writing a byte,
- * so the write completes with a status, not with data half down. And a
+ * so the write completes with a status, not with data half down. Its READ
+ * of 512 is answered in one packet where it counted two PSNs: the READ
+ * fails (REM_OP) rather than leave the two QPs' PSNs apart. And a
  * QPNIC_PATH_MTU the driver cannot set fails the open. */
 static void two_nics_of_other_path_mtus_fail_with_a_status(void)
 {
@@ -724,7 +726,7 @@ static void two_nics_of_other_path_mtus_fail_with_a_status(void)
     e2e_pair_open(&p, &o);
     setenv("QPNIC_PATH_MTU", "256", 1);
     bare_nic c;
-    bare_nic_open(&c, 1, 4096);
+    bare_nic_open(&c, 2, 4096);
     unsetenv("QPNIC_PATH_MTU");
     ndk_qp *aq = extra_qp(&p);
     EXPECT_STATUS(ndk_connect(aq, ndk_qp_address(c.qp[0])), NDK_STATUS_SUCCESS);
@@ -736,7 +738,16 @@ static void two_nics_of_other_path_mtus_fail_with_a_status(void)
     e2e_expect_one(c.cq, NDK_STATUS_INVALID_DEVICE_STATE, "a write from a NIC of another path MTU");
     for (uint32_t i = 0; i < 512; i++)
         EXPECT(p.a.buf[i] == 0, "byte %u written by a NIC of another path MTU", i);
+    /* its READ of 512 bytes (two packets at 256) is answered in one: the
+     * READ fails (its PSNs would no longer agree with the target's) */
+    ndk_qp *aq2 = extra_qp(&p);
+    EXPECT_STATUS(ndk_connect(aq2, ndk_qp_address(c.qp[1])), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_connect(c.qp[1], ndk_qp_address(aq2)), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_read(c.qp[1], NULL, &cg, 1, e2e_remote_addr(&p.a, 0), ndk_mr_remote_token(p.a.mr), 0),
+                  NDK_STATUS_SUCCESS);
+    e2e_expect_one(c.cq, NDK_STATUS_REMOTE_OPERATION_ERROR, "a read from a NIC of another path MTU");
     EXPECT_STATUS(ndk_destroy_qp(aq), NDK_STATUS_SUCCESS);
+    EXPECT_STATUS(ndk_destroy_qp(aq2), NDK_STATUS_SUCCESS);
     bare_nic_close(&c);
     e2e_pair_close(&p);
 
