@@ -288,7 +288,9 @@ module qpnic_completer #(
     wire        is_nak   = opcode == `QPNIC_IB_OPCODE_ACK && syn != `QPNIC_AETH_SYNDROME_ACK;
     wire [23:0] psn_in   = r_psn - psn_of_slot;
     wire [23:0] psn_span = psn_last_of_slot - psn_of_slot;
-    wire        psn_ok   = is_nak ? (e_read ? r_psn == psn_of_slot : psn_in <= psn_span) :
+    // (a build without the wire: every message one packet, its PSN the one)
+    wire        psn_ok   = (WIRE == 0) ? r_psn == psn_of_slot :
+                           is_nak ? (e_read ? r_psn == psn_of_slot : psn_in <= psn_span) :
                            e_read ? r_psn == psn_of_slot + {8'd0, rd_k} : r_psn == psn_last_of_slot;
     // a READ's response packet, and the last of them (ONLY or LAST)
     wire        rr_any = opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
@@ -298,14 +300,15 @@ module qpnic_completer #(
     wire        rr_end = opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
                          opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_LAST;
     // (FIRST and ONLY only as the first packet, MIDDLE and LAST only after)
-    wire        rr_order = (rd_k == 16'd0) == (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
+    wire        rr_order = ((WIRE == 0) || rd_k == 16'd0) == (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY ||
                                                opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST);
     // (FIRST and MIDDLE carry exactly the path MTU: another length is a
     // target of another path MTU, whose PSNs no longer agree with these:
     // the READ fails, and with it its QP)
     // ... and the last is the PSN the request reserved for it: a target of
     // a larger path MTU answers in fewer packets)
-    wire        rr_mtu_ok = rr_end ? r_psn == psn_last_of_slot : payload == (32'd1 << path_mtu);
+    wire        rr_mtu_ok = (WIRE == 0) ? rr_end :
+                            rr_end ? r_psn == psn_last_of_slot : payload == (32'd1 << path_mtu);
     // the header's words: a READ_RESPONSE_MIDDLE has no AETH (its opcode
     // is in well before its last header word)
     wire [2:0]  resp_words = (WIRE != 0 && opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE) ?
@@ -410,7 +413,8 @@ module qpnic_completer #(
     wire [31:0] rs_now   = e_read ? rd_off : nak_try ? {8'd0, psn_in} : 32'd0;
     wire        progress = (WIRE != 0) && rs_now > rs_prev;
     wire        rs_set = (state == S_RWND) && rewound && progress;
-    wire [31:0] have_now = (rd_k != 16'd0) ? rd_have : rs_hit ? rs_bytes : 32'd0;
+    wire [31:0] have_now = (WIRE == 0) ? 32'd0 : (rd_k != 16'd0) ? rd_have : rs_hit ? rs_bytes : 32'd0;
+    wire [31:0] rd_at    = (WIRE == 0) ? 32'd0 : rd_off;   // where this packet lands
     wire        rs_clr = (state == S_CQE) && (cqe_ready || !qp_live || cqe_skip);
     generate if (WIRE != 0) begin : g_resume
         localparam NQ = 1 << QW;
@@ -675,8 +679,8 @@ module qpnic_completer #(
                         // it did is looked up with the first packet, when
                         // the entry's slot surely has its PSN)
                         if (rd_k == 16'd0) rd_have <= have_now;
-                        scat_total <= (rd_off >= e_bytes || rd_off < have_now) ? 32'd0 :
-                                      (payload < e_bytes - rd_off) ? payload : e_bytes - rd_off;
+                        scat_total <= (rd_at >= e_bytes || rd_at < have_now) ? 32'd0 :
+                                      (payload < e_bytes - rd_at) ? payload : e_bytes - rd_at;
                         if (rr_end) status <= `QPNIC_CQE_STATUS_SUCCESS;
                         else        rd_mid <= 1'b1;
                     end

@@ -501,14 +501,16 @@ module qpnic_requester #(
 
     // --- the packet header, from the job and the back end's place ---
     wire [12:0] mtu_b    = 13'd1 << job_mlog;
-    wire        b_first  = (b_k == 16'd0);
+    // (a build without the wire sends every message as one packet: these
+    // fold to it, the back end's packet index and bytes left with them)
+    wire        b_first  = (WIRE == 0) || (b_k == 16'd0);
     wire [31:0] b_rem    = b_first ? job_total : b_left;   // bytes from this packet on
-    wire        b_lastp  = !job_seg || job_read || b_rem <= {19'd0, mtu_b};
+    wire        b_lastp  = (WIRE == 0) || !job_seg || job_read || b_rem <= {19'd0, mtu_b};
     wire       has_reth    = (job_write && b_first) || job_read;
     wire       has_ieth    = job_inv && b_lastp;
     wire [3:0] hdr_words   = has_reth ? HDR_RETH : has_ieth ? HDR_IETH : HDR_PLAIN;
     wire [31:0] payload    = job_read ? 32'd0 : b_lastp ? b_rem : {19'd0, mtu_b};
-    wire [23:0] cur_psn    = job_psn + {8'd0, b_k};
+    wire [23:0] cur_psn    = (WIRE == 0) ? job_psn : job_psn + {8'd0, b_k};
     // A stale WQE's message on the wire is not sent at all (its payload is
     // drained): its packets would carry PSNs the rewound requests carry
     // again, and a target could take one for theirs. (On the loopback, which
