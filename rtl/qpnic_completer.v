@@ -196,9 +196,14 @@ module qpnic_completer #(
     reg          orphan;          // S_SKIP drops a response that came with no entry
     reg          held;            // hdr holds an ACK still to evaluate for the next entry
     // a READ whose response is segmented: its packets taken so far
-    reg [15:0]   rd_k;            // packets (the next one's PSN is the first + rd_k)
-    reg [31:0]   rd_off;          // payload bytes (where the next one lands)
+    reg [31:0]   rd_off;          // payload bytes taken (where the next one lands)
     reg          rd_mid;          // this packet is not the response's last
+    // the packets taken: every one before the last carries exactly the
+    // path MTU (rr_mtu_ok), steady while requests are outstanding
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0]  rd_pkts = rd_off >> path_mtu;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [15:0]  rd_k    = rd_pkts[15:0];   // (the next one's PSN is the first + rd_k)
     reg [31:0]   rd_have;         // bytes of it an earlier copy of the READ put down
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
@@ -476,7 +481,6 @@ module qpnic_completer #(
             if (rd_mid) begin
                 // a READ's response packet before its last: wait for the next
                 rd_mid <= 1'b0;
-                rd_k   <= rd_k + 16'd1;
                 rd_off <= rd_off + payload;
                 hdr_i  <= 3'd0;
                 tmo    <= 17'd0;
@@ -518,7 +522,6 @@ module qpnic_completer #(
             tq_busy     <= 1'b0;
             orphan      <= 1'b0;
             held        <= 1'b0;
-            rd_k        <= 16'd0;
             rd_off      <= 32'd0;
             rd_mid      <= 1'b0;
             rd_have     <= 32'd0;
@@ -572,7 +575,6 @@ module qpnic_completer #(
                     tmo_try    <= 1'b0;
                     nak_try    <= 1'b0;
                     scat_total <= 32'd0;
-                    rd_k       <= 16'd0;
                     rd_off     <= 32'd0;
                     rd_mid     <= 1'b0;
                     rd_have    <= 32'd0;

@@ -289,12 +289,10 @@ module qpnic_requester #(
     reg          job_seg;       // segmented at the path MTU (on the wire)
     reg          job_stale;     // its WQE went stale under a rewind: every packet PSN - 1
     reg          nxt_stale;
-    reg [3:0]    job_mlog;      // log2 of that MTU
     // the back end's place in a segmented message
     reg [15:0]   b_k;           // the packet being sent (0: the first)
     reg [31:0]   b_left;        // the message's bytes after the packets sent
     reg [31:0]   b_plen;        // this packet's payload (qpnic_pkt_split)
-    reg          b_more;        // packets of this message follow
 
     // --- WQE fields ---
     // Whole words are taken so that each field comes out through its layout
@@ -500,7 +498,9 @@ module qpnic_requester #(
     wire [33:0] seg_max  = 34'd1 << ({30'd0, path_mtu} + 34'd16);
 
     // --- the packet header, from the job and the back end's place ---
-    wire [12:0] mtu_b    = 13'd1 << job_mlog;
+    // (PATH_MTU is steady while requests are outstanding: the front end's
+    // packet count and the back end's packets agree)
+    wire [12:0] mtu_b    = 13'd1 << path_mtu;
     // (a build without the wire sends every message as one packet: these
     // fold to it, the back end's packet index and bytes left with them)
     wire        b_first  = (WIRE == 0) || (b_k == 16'd0);
@@ -517,6 +517,8 @@ module qpnic_requester #(
     // loses nothing, it goes out as PSN - 1, a duplicate the target answers
     // again: the completer waits for that answer there.)
     wire        hdr_mute   = job_stale && job_seg;
+    // packets of this message follow the one B_DATA sends (the bytes after it)
+    wire        b_more     = (WIRE != 0) && (b_left != 32'd0);
     reg         dat_mute;   // the packet whose payload B_DATA drains is muted
     reg  [7:0]  b_opcode;
     always @* begin
@@ -779,11 +781,9 @@ module qpnic_requester #(
             job_stale  <= 1'b0;
             nxt_stale  <= 1'b0;
             dat_mute   <= 1'b0;
-            job_mlog   <= 4'd12;
             b_k        <= 16'd0;
             b_left     <= 32'd0;
             b_plen     <= 32'd0;
-            b_more     <= 1'b0;
             job_write  <= 1'b0;
             job_read   <= 1'b0;
             job_se     <= 1'b0;
@@ -941,7 +941,6 @@ module qpnic_requester #(
                 job_peer   <= ctx_peer;   // (set at connect: the READ's answer has it)
                 job_seg    <= seg_on;
                 job_stale  <= nxt_stale;
-                job_mlog   <= path_mtu;
                 job_write  <= is_write;
                 job_read   <= is_read;
                 job_se     <= (is_send || is_sinv) &&
@@ -967,7 +966,6 @@ module qpnic_requester #(
                         if (b_lastp) job_valid <= 1'b0;
                         b_plen <= payload;
                         b_left <= b_rem - payload;
-                        b_more <= !b_lastp;
                         dat_mute <= hdr_mute;
                         bstate <= (payload == 32'd0) ? B_IDLE : B_DATA;
                     end

@@ -277,7 +277,6 @@ module qpnic_responder #(
     // the response emitter: the header fields it sends, latched
     reg          r_busy;       // header words still to send
     reg [2:0]    r_i;          // next word
-    reg          r_read;       // READ_RESPONSE_* (else ACK)
     reg [7:0]    r_syn;
     reg [23:0]   r_psn;
     reg [23:0]   r_dqp;
@@ -286,9 +285,9 @@ module qpnic_responder #(
     reg [7:0]    r_op;         // its opcode: ACK, or a READ_RESPONSE_*
     // a READ's response segmented on the wire
     reg [31:0]   rr_left;      // bytes after the packet being sent
-    reg [3:0]    rr_mlog;      // log2 of its packets' payload (the path MTU)
-    reg          rr_seg;       // the response is segmented
     reg          rr_going;     // its gather runs: the next packet's data follows its header
+    wire         r_read  = (r_op != `QPNIC_IB_OPCODE_ACK);   // READ_RESPONSE_* (else ACK)
+    wire         rr_more = SEGS && (rr_left != 32'd0);      // packets of the response follow
     // what the packet does to its QP's message state (at S_RESP)
     localparam [1:0] M_KEEP = 2'd0, M_WRITE = 2'd1, M_SEND = 2'd2, M_CLEAR = 2'd3;
     reg [1:0]    m_take;
@@ -628,8 +627,8 @@ module qpnic_responder #(
     localparam integer OUT_BYTES_I = OUT_DEPTH * 4;
     localparam [15:0]  OUT_BYTES   = OUT_BYTES_I[15:0];
     localparam [15:0]  RESP_W16    = {12'd0, RESP_WORDS};
-    wire [15:0] hdr_room = (OUT_BYTES >> rr_mlog) * RESP_W16 + RESP_W16;
-    wire [15:0] g_sink = out_count + (rr_seg ? hdr_room : 16'd0);
+    wire [15:0] hdr_room = (OUT_BYTES >> path_mtu) * RESP_W16 + RESP_W16;
+    wire [15:0] g_sink = out_count + (rr_more ? hdr_room : 16'd0);
     qpnic_gather #(.SINK_WORDS(OUT_DEPTH)) u_gather (
         .clk(clk), .rst(rst),
         .start_valid(state == S_GSTART), .start_ready(g_start_ready), .start_one(1'b0), .drain(1'b0),
@@ -825,7 +824,6 @@ module qpnic_responder #(
             read_resp   <= 1'b0;
             r_busy      <= 1'b0;
             r_i         <= 3'd0;
-            r_read      <= 1'b0;
             r_syn       <= `QPNIC_AETH_SYNDROME_ACK;
             r_psn       <= 24'd0;
             r_dqp       <= 24'd0;
@@ -833,8 +831,6 @@ module qpnic_responder #(
             r_len       <= 32'd0;
             r_op        <= `QPNIC_IB_OPCODE_ACK;
             rr_left     <= 32'd0;
-            rr_mlog     <= 4'd12;
-            rr_seg      <= 1'b0;
             rr_going    <= 1'b0;
             m_take      <= M_KEEP;
         end else begin
@@ -1071,14 +1067,11 @@ module qpnic_responder #(
                 if (!r_busy) begin
                     r_busy <= 1'b1;
                     r_i    <= 3'd0;
-                    r_read <= read_resp;
                     r_syn  <= syn;
                     // a READ's response: one packet, or the first of its segments
                     r_op   <= !read_resp ? `QPNIC_IB_OPCODE_ACK :
                               rd_multi ? `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST :
                                          `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY;
-                    rr_seg   <= rd_multi;
-                    rr_mlog  <= path_mtu;
                     rr_going <= 1'b0;
                     rr_left  <= rd_multi ? reth_len - (32'd1 << path_mtu) : 32'd0;
                     r_psn  <= resp_epsn ? ctx_epsn : req_psn;   // a gap's NAK names epsn
@@ -1099,16 +1092,16 @@ module qpnic_responder #(
                 end
             S_GDATA:
                 if (gp_valid && out_ready && gp_last) begin
-                    if (rr_seg && rr_left != 32'd0) begin
+                    if (rr_more) begin
                         // the next packet of a segmented response: its
                         // header, then its data from where the gather is
                         r_busy  <= 1'b1;
                         r_i     <= 3'd0;
                         r_psn   <= r_psn + 24'd1;
-                        if (rr_left > (32'd1 << rr_mlog)) begin
+                        if (rr_left > (32'd1 << path_mtu)) begin
                             r_op    <= `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE;
-                            r_len   <= 32'd1 << rr_mlog;
-                            rr_left <= rr_left - (32'd1 << rr_mlog);
+                            r_len   <= 32'd1 << path_mtu;
+                            rr_left <= rr_left - (32'd1 << path_mtu);
                         end else begin
                             r_op    <= `QPNIC_IB_OPCODE_READ_RESPONSE_LAST;
                             r_len   <= rr_left;
