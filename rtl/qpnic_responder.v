@@ -949,11 +949,17 @@ module qpnic_responder #(
                     // the initiator's QP fails with this NAK; the requests it
                     // sent behind it must not execute here either: the QP
                     // takes nothing more (RSP_RNR with this PSN, which no
-                    // request will carry again) until it is reset
+                    // request will carry again) until it is reset. A READ
+                    // behind epsn (a duplicate, or on the loopback a stale
+                    // one's PSN - 1) only gets the NAK: the QP has taken the
+                    // requests after it, and setting epsn back to its PSN
+                    // would refuse the next request's
                     syn     <= `QPNIC_AETH_SYNDROME_NAK_REM_ACC;
-                    m_take  <= M_CLEAR;
-                    tq_busy <= 1'b1;
-                    state   <= S_RNR;
+                    if (!dup) begin
+                        m_take  <= M_CLEAR;
+                        tq_busy <= 1'b1;
+                        state   <= S_RNR;
+                    end
                 end
                 else begin
                     reth_dev <= mr_dev;

@@ -218,6 +218,16 @@ static void V8_send_without_receive_is_receiver_not_ready(void)
     e2e_pair_close(&p);
 }
 
+/* A pair whose QPs retry a SEND refused for want of a receive forever. */
+static void open_retrying_forever(e2e_pair *p)
+{
+    e2e_opts o;
+    memset(&o, 0, sizeof o);
+    o.set_rnr = 1;
+    o.rnr_retry = NDK_RNR_RETRY_FOREVER;
+    e2e_pair_open(p, &o);
+}
+
 /* V8 with retries: a SEND that meets no receive, then an INVALIDATE (right
  * behind it, so that it runs before the SEND's NAK is back), a WRITE, a READ
  * of what the WRITE wrote and an INLINE SEND, one chain. While
@@ -229,12 +239,8 @@ static void V8_send_without_receive_is_receiver_not_ready(void)
  * the token it already cleared. */
 static void V8_rnr_retry_sends_the_rest_again_in_order_each_once(void)
 {
-    e2e_opts o;
-    memset(&o, 0, sizeof o);
-    o.set_rnr = 1;
-    o.rnr_retry = NDK_RNR_RETRY_FOREVER;
     e2e_pair p;
-    e2e_pair_open(&p, &o);
+    open_retrying_forever(&p);
     ndk_mr *mr;   /* the INVALIDATE's region */
     EXPECT_STATUS(ndk_create_mr(p.pd, &mr), NDK_STATUS_SUCCESS);
     EXPECT_STATUS(ndk_register_mr(mr, p.a.buf + 32768, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE),
@@ -308,6 +314,59 @@ static void V8_rnr_retry_sends_the_rest_again_in_order_each_once(void)
     e2e_pair_close(&p);
 }
 
+/* V8 with retries, and a READ behind the refused SEND that the target must
+ * refuse (its token names no region). A READ whose WQE the requester had
+ * claimed when the rewind came goes out stale, as PSN - 1: a duplicate at
+ * the target. That duplicate is refused too, but it must not move the
+ * target's expected PSN back: the SEND sent again after the receive is
+ * posted must still be taken. (Found by the differential test with DMA
+ * reads out of order: the SEND completed REMOTE_OPERATION_ERROR.) Several
+ * READs and several refusals make it likely that one of them is stale; the
+ * outcome must be the same whether or not one was. */
+static void V8_a_stale_read_refused_does_not_refuse_the_send_sent_again(void)
+{
+    e2e_pair p;
+    open_retrying_forever(&p);
+    e2e_fill(p.a.buf, 64, 5);
+    uint64_t r0 = rnr_retries(p.ad);
+    ndk_sge s = e2e_sge(&p.a, 0, 64);
+    EXPECT_STATUS(ndk_send(p.a.qp, (void *)1, &s, 1, NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS);
+    enum { READS = 6 };
+    const uint32_t dead = ndk_mr_remote_token(p.b.mr) ^ 0x00ff0000u;   /* no region's */
+    for (uint32_t i = 0; i < READS; i++) {
+        ndk_sge rd = e2e_sge(&p.a, 4096 + 512 * i, 32);
+        EXPECT_STATUS(ndk_read(p.a.qp, (void *)(uintptr_t)(2 + i), &rd, 1, e2e_remote_addr(&p.b, 0),
+                               dead, i + 1 < READS ? NDK_OP_FLAG_DEFER : 0), NDK_STATUS_SUCCESS);
+    }
+    uint64_t t0 = e2e_now_ms();
+    while (rnr_retries(p.ad) - r0 < 6 && e2e_now_ms() - t0 < e2e_scaled_ms(10000))
+        ;
+    EXPECT(rnr_retries(p.ad) - r0 >= 6, "the send was retried %llu times in 10 s",
+           (unsigned long long)(rnr_retries(p.ad) - r0));
+    ndk_result_ex r[READS + 1];
+    EXPECT(ndk_get_cq_results_ex(p.a.icq, r, READS + 1) == 0,
+           "a request completed while the send was refused");
+    ndk_sge g = e2e_sge(&p.b, 8192, 64);
+    EXPECT_STATUS(ndk_receive(p.b.qp, (void *)11, &g, 1), NDK_STATUS_SUCCESS);
+    EXPECT(e2e_poll(p.a.icq, r, READS + 1, 10000) == READS + 1,
+           "the chain did not complete after the receive was posted");
+    EXPECT(r[0].status == NDK_STATUS_SUCCESS && r[0].request_context == (void *)1,
+           "the send sent again: %s, context %p; expected SUCCESS, context 1",
+           ndk_status_str(r[0].status), r[0].request_context);
+    EXPECT(r[1].status == NDK_STATUS_REMOTE_ACCESS_ERROR && r[1].request_context == (void *)2,
+           "the first READ: %s, context %p; expected REMOTE_ACCESS_ERROR, context 2",
+           ndk_status_str(r[1].status), r[1].request_context);
+    for (uint32_t i = 2; i <= READS; i++)
+        EXPECT(r[i].status == NDK_STATUS_CANCELLED && r[i].request_context == (void *)(uintptr_t)(i + 1),
+               "READ %u behind the failed one: %s, context %p; expected CANCELLED", i,
+               ndk_status_str(r[i].status), r[i].request_context);
+    EXPECT(e2e_poll(p.b.rcq, r, 1, 10000) == 1 && r[0].status == NDK_STATUS_SUCCESS &&
+               r[0].bytes_transferred == 64,
+           "b's receive did not complete SUCCESS with 64 bytes");
+    EXPECT(memcmp(p.b.buf + 8192, p.a.buf, 64) == 0, "the send's bytes are not in the receive");
+    e2e_pair_close(&p);
+}
+
 /* V8 when the retries run out: RNR_RETRY 2 sends the refused SEND twice
  * more, RNR_TIMER_CYCLES apart, then completes it RECEIVER_NOT_READY and the
  * WRITE behind it CANCELLED; nothing reached b. */
@@ -377,6 +436,7 @@ int main(int argc, char **argv)
         C(V3_completion_names_its_qp),
         C(V8_rnr_retry_sends_the_rest_again_in_order_each_once),
         C(V8_rnr_retries_run_out_then_receiver_not_ready),
+        C(V8_a_stale_read_refused_does_not_refuse_the_send_sent_again),
         C(V8_set_rnr_retry_checks_its_arguments),
         C(V3_shared_cq_tells_qps_apart),
         C(V7_bytes_only_on_success),
