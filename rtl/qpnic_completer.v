@@ -37,7 +37,10 @@
 // rto_en) the same rewind also follows a timeout (no answer in RTO
 // cycles) and a NAK_PSN_SEQ naming the entry's PSN (the target missed that
 // request: go-back-N at once), counted against retry_left; with none left
-// the request completes RETRY_EXC. There an ACK is also cumulative: one of
+// the request completes RETRY_EXC. A go-back that got further than the
+// last is not counted, and sets retry_left full again. A READ whose
+// response broke off is resumed from its first packet not taken (see
+// "a READ resumed" below). There an ACK is also cumulative: one of
 // a later PSN of the entry's QP, from its NIC, completes a WRITE or SEND
 // entry whose own ACK was lost, and is held for the next entry (held).
 // Each completion: an SQ CQE on the QP's send CQ (none for a success that
@@ -85,6 +88,11 @@
 //                                        unless segmented on the wire)
 //   cnt_stale                            one-cycle strobe: a response
 //                                        that was not the entry's dropped
+//   look_qpn, look_index, look_gen       the requester's WQE (its QP, SQ
+//                                        index and the QP's generation)
+//   look_hit, look_bytes                 ... is a READ to resume: its
+//                                        response's first look_bytes are
+//                                        down ("a READ resumed" below)
 //   idle                                 nothing in progress, no QP
 //                                        waiting for its RNR timer
 `default_nettype none
@@ -145,6 +153,11 @@ module qpnic_completer #(
     input  wire [23:0]          psn_of_slot,
     input  wire [23:0]          psn_last_of_slot,
     output wire                 cnt_stale,
+    input  wire [QW-1:0]        look_qpn,
+    input  wire [`QPNIC_INDEX_BITS-1:0] look_index,
+    input  wire [`QPNIC_QP_NUM_GEN_WIDTH-1:0] look_gen,
+    output wire                 look_hit,
+    output wire [31:0]          look_bytes,
     output wire                 idle
 );
     localparam MAX_SGE = `QPNIC_MAX_SGE;
@@ -204,7 +217,7 @@ module qpnic_completer #(
     wire [31:0]  rd_pkts = rd_off >> path_mtu;
     /* verilator lint_on UNUSEDSIGNAL */
     wire [15:0]  rd_k    = rd_pkts[15:0];   // (the next one's PSN is the first + rd_k)
-    reg [31:0]   rd_have;         // bytes of it an earlier copy of the READ put down
+    reg [31:0]   rd_base;         // bytes an earlier copy put down, before this copy's first
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
     wire [`QPNIC_INDEX_BITS-1:0] e_index  = ent[`QPNIC_OST_INDEX];
@@ -232,8 +245,8 @@ module qpnic_completer #(
     assign tq_req_qpn   = e_qpn;
     // COMP_FAIL: ERROR too for a NAK; REWIND: the SEND's PSN
     // REWIND: the SEND's PSN (an RNR NAK), or with bit 24 the entry's (a
-    // timeout)
-    assign tq_req_arg   = (state == S_RWND) ? (tmo_try ? {6'd0, progress, 1'b1, psn_of_slot} : {8'd0, r_psn})
+    // timeout), for a READ the PSN of its first response packet not taken
+    assign tq_req_arg   = (state == S_RWND) ? (tmo_try ? {6'd0, progress, 1'b1, psn_back} : {8'd0, r_psn})
                                             : {31'd0, raise_err};
     always @* begin
         case (state)
@@ -336,9 +349,10 @@ module qpnic_completer #(
 
     // --- scatter for READ responses ---
     wire s_start_ready, s_done, s_idle, s_in_ready;
-    // a packet after the first lands where the one before it ended (only
-    // a READ's response segmented on the wire has such)
-    wire [31:0] skip = (WIRE != 0) ? rd_off : 32'd0;
+    // a packet after the first lands where the one before it ended, the
+    // first of a resumed READ where its earlier copies ended (only a
+    // READ's response segmented on the wire has such)
+    wire [31:0] skip = (WIRE != 0) ? rd_base + rd_off : 32'd0;
     wire [MAX_SGE*64-1:0] k_seg_addr;
     wire [MAX_SGE*32-1:0] k_seg_len;
     qpnic_sge_skip u_skip (
@@ -395,36 +409,44 @@ module qpnic_completer #(
         .in_valid(rewound), .in_qpn(e_qpn),
         .due_valid(tm_due), .due_ready(state == S_IDLE), .due_qpn(tm_qpn),
         .idle(tm_idle));
-    // --- a READ sent again keeps what its response put down ---
-    // A READ whose response was cut short (a packet lost: the timer or a
-    // NAK sent the QP back to it) is sent again whole, and its response
-    // comes again from its first packet. The packets its earlier copy
-    // wrote are not written again (no DMA twice for one packet's data):
-    // each QP remembers, for the READ it went back to (its SQ index and
-    // first PSN), the bytes already down (rs_*), and the READ's new entry
-    // drains those packets (rd_have). Packets fall on the same boundaries
-    // both times (the same path MTU). Forgotten when an entry of the QP
-    // completes. A build without the wire has no such READ.
+    // --- a READ resumed ---
+    // A READ whose response was cut short (a packet lost: the timer sent
+    // the QP back to it) is resumed, as rxe does: the QP goes back to the
+    // PSN of the first response packet not taken (psn_back), and each QP
+    // remembers for that READ (its SQ index, its QP's generation, the PSN)
+    // the bytes already down (rs_*). The requester asks here (look_*) for
+    // every WQE, and sends that READ's request for the rest only: its
+    // RETH address and length moved on by those bytes, from that PSN; the
+    // target, which executed the READ before, answers it as a duplicate,
+    // from its first packet. Its new entry finds the bytes (rs_hit, with
+    // its first PSN) at its first packet, and its packets land past them
+    // (rd_base). No packet's data is asked for, nor written, twice.
+    // Forgotten when an entry of the QP completes. A build without the
+    // wire has no such READ.
     wire        rs_hit;
     wire [31:0] rs_bytes;
     // Progress: a go-back of a message after it got further than at its
-    // last go-back (a READ: more response bytes down; a WRITE or SEND: the
-    // target's NAK names a later packet of it) costs no retry (REWIND
-    // argument bit 25), as rxe restores its retries on progress: a long
-    // message on a lossy wire is not failed for losses it recovers from.
-    // A timeout of a WRITE or SEND shows no progress. Each go-back with
-    // progress reaches further into a finite message, so they end.
-    wire [31:0] rs_prev  = e_read ? rd_have : (rs_hit ? rs_bytes : 32'd0);
-    wire [31:0] rs_now   = e_read ? rd_off : nak_try ? {8'd0, psn_in} : 32'd0;
+    // last go-back (a READ: response bytes down in this copy; a WRITE or
+    // SEND: the target's NAK names a later packet of it) costs no retry
+    // (REWIND argument bit 25), as rxe restores its retries on progress: a
+    // long message on a lossy wire is not failed for losses it recovers
+    // from. A timeout of a WRITE or SEND shows no progress. Each go-back
+    // with progress reaches further into a finite message, so they end.
+    wire [31:0] rs_prev  = e_read ? rd_base : (rs_hit ? rs_bytes : 32'd0);
+    wire [31:0] rs_now   = e_read ? rd_base + rd_off : nak_try ? {8'd0, psn_in} : 32'd0;
     wire        progress = (WIRE != 0) && rs_now > rs_prev;
+    wire [23:0] psn_back = psn_of_slot + {8'd0, rd_k};   // (rd_k is 0 but for a READ)
     wire        rs_set = (state == S_RWND) && rewound && progress;
-    wire [31:0] have_now = (WIRE == 0) ? 32'd0 : (rd_k != 16'd0) ? rd_have : rs_hit ? rs_bytes : 32'd0;
-    wire [31:0] rd_at    = (WIRE == 0) ? 32'd0 : rd_off;   // where this packet lands
+    // the bytes before this copy's first packet (known from its first packet
+    // on, when the entry's slot surely has its PSN)
+    wire [31:0] base_now = (WIRE == 0) ? 32'd0 : (rd_k != 16'd0) ? rd_base : rs_hit ? rs_bytes : 32'd0;
+    wire [31:0] rd_at    = base_now + rd_off;   // where this packet lands
     wire        rs_clr = (state == S_CQE) && (cqe_ready || !qp_live || cqe_skip);
     generate if (WIRE != 0) begin : g_resume
         localparam NQ = 1 << QW;
         reg [NQ-1:0]                 rs_on;
         reg [`QPNIC_INDEX_BITS-1:0]  rs_idx [0:NQ-1];
+        reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] rs_gen [0:NQ-1];
         reg [23:0]                   rs_psn [0:NQ-1];
         reg [31:0]                   rs_len [0:NQ-1];
         always @(posedge clk) begin
@@ -436,16 +458,23 @@ module qpnic_completer #(
                 rs_on[e_qpn] <= 1'b0;
             if (rs_set) begin
                 rs_idx[e_qpn] <= e_index;
-                rs_psn[e_qpn] <= psn_of_slot;
+                rs_gen[e_qpn] <= ctx_gen;
+                rs_psn[e_qpn] <= psn_back;
                 rs_len[e_qpn] <= rs_now;
             end
         end
         assign rs_hit   = rs_on[e_qpn] && rs_idx[e_qpn] == e_index && rs_psn[e_qpn] == psn_of_slot;
         assign rs_bytes = rs_len[e_qpn];
+        // (a READ of a QP made again in its slot is another generation's)
+        assign look_hit   = rs_on[look_qpn] && rs_idx[look_qpn] == look_index &&
+                            rs_gen[look_qpn] == look_gen;
+        assign look_bytes = rs_len[look_qpn];
     end else begin : g_no_resume
-        assign rs_hit   = 1'b0;
-        assign rs_bytes = 32'd0;
-        wire unused_rs = &{1'b0, rs_set, rs_clr};
+        assign rs_hit     = 1'b0;
+        assign rs_bytes   = 32'd0;
+        assign look_hit   = 1'b0;
+        assign look_bytes = 32'd0;
+        wire unused_rs = &{1'b0, rs_set, rs_clr, look_qpn, look_index, look_gen};
     end endgenerate
 
     assign cnt_rnr  = rewound && !tmo_try;
@@ -524,7 +553,7 @@ module qpnic_completer #(
             held        <= 1'b0;
             rd_off      <= 32'd0;
             rd_mid      <= 1'b0;
-            rd_have     <= 32'd0;
+            rd_base     <= 32'd0;
             e_seg_addr  <= 0;
             e_seg_len   <= 0;
             sr_i        <= 2'd0;
@@ -577,7 +606,7 @@ module qpnic_completer #(
                     scat_total <= 32'd0;
                     rd_off     <= 32'd0;
                     rd_mid     <= 1'b0;
-                    rd_have    <= 32'd0;
+                    rd_base    <= 32'd0;
                     tq_busy    <= 1'b1;    // READ the QP's context
                     state      <= S_CTX;
                     // a READ's segments come from the segment RAM
@@ -677,11 +706,8 @@ module qpnic_completer #(
                 else if (rr_any && e_read && rr_order && rr_mtu_ok) begin
                     if (!discard) begin
                         // what fits of it after the bytes before it
-                        // (nothing where an earlier copy already wrote: what
-                        // it did is looked up with the first packet, when
-                        // the entry's slot surely has its PSN)
-                        if (rd_k == 16'd0) rd_have <= have_now;
-                        scat_total <= (rd_at >= e_bytes || rd_at < have_now) ? 32'd0 :
+                        if (rd_k == 16'd0) rd_base <= base_now;
+                        scat_total <= (rd_at >= e_bytes) ? 32'd0 :
                                       (payload < e_bytes - rd_at) ? payload : e_bytes - rd_at;
                         if (rr_end) status <= `QPNIC_CQE_STATUS_SUCCESS;
                         else        rd_mid <= 1'b1;

@@ -319,6 +319,12 @@ module qpnic_datapath #(
 
     // the requester's checks are local (lkey) ones
     assign chk_remote[0] = 1'b0;
+    // the requester asks the completer whether a READ is one to resume
+    wire [QW-1:0] look_qpn;
+    wire [`QPNIC_INDEX_BITS-1:0] look_index;
+    wire [`QPNIC_QP_NUM_GEN_WIDTH-1:0] look_gen;
+    wire          look_hit;
+    wire [31:0]   look_bytes;
     qpnic_requester #(.WIRE(WIRE), .NUM_MR(NUM_MR), .QW(QW)) u_req (
         .wire_all(rto_en), .path_mtu(path_mtu),
         .clk(clk), .rst(rst),
@@ -347,6 +353,8 @@ module qpnic_datapath #(
         .seg_wr_en(seg_wr_en), .seg_wr_addr(seg_wr_addr), .seg_wr_data(seg_wr_data),
         .psn_wr_en(psn_wr_en), .psn_wr_slot(psn_wr_slot), .psn_wr_psn(psn_wr_psn),
         .psn_wr_last(psn_wr_last),
+        .look_qpn(look_qpn), .look_index(look_index), .look_gen(look_gen),
+        .look_hit(look_hit), .look_bytes(look_bytes),
         .fence_hold(req_fence_hold), .gather_busy(req_gather_busy),
         .gather_drain(req_gather_drain),
         .idle(req_idle));
@@ -498,6 +506,8 @@ module qpnic_datapath #(
         .fence_busy(cp_fence_busy), .fence_retire(cp_fence_retire), .retire_read(cp_retire_read), .retire_remote(cp_retire_remote),
         .cnt_rnr(cnt_rnr), .psn_slot(cp_psn_slot), .psn_of_slot(cp_psn),
         .psn_last_of_slot(cp_psn_last), .cnt_stale(cnt_stale),
+        .look_qpn(look_qpn), .look_index(look_index), .look_gen(look_gen),
+        .look_hit(look_hit), .look_bytes(look_bytes),
         .rto_en(rto_en), .path_mtu(path_mtu), .cnt_retx(cnt_retx), .cnt_nak(cnt_nak),
         .idle(cp_idle));
 

@@ -28,7 +28,8 @@
 //               request), psn = req_arg[23:0], epoch flips, rnr_left - 1
 //               (not when RNR_RETRY_FOREVER; retry_left - 1, unless
 //               req_arg[25]: the request made progress, and then with
-//               retry_left 0 too), rnr_wait = 1;
+//               retry_left 0 too, and retry_left = RETRY_COUNT again),
+//               rnr_wait = 1;
 //               answered (the context before: the asker sees whether)
 //   RNR_WAKE    rnr_wait = 0, and the QP is queued if WQEs wait
 //   RSP_RNR     as a target, an RNR NAK (or a NAK failing the initiator)
@@ -572,7 +573,11 @@ module qpnic_qp_table #(
                     new_word[`QPNIC_QP_CTX_PSN_FLAT]       = c_arg[`QPNIC_QP_CTX_PSN_WIDTH-1:0];
                     new_word[`QPNIC_QP_CTX_EPOCH_FLAT]     = !epoch;
                     new_word[`QPNIC_QP_CTX_RNR_WAIT_FLAT]  = 1'b1;
-                    if (arg_tmo && !arg_prog)
+                    // (progress restores the retries, as an ACK does:
+                    // they count go-backs that got no further)
+                    if (arg_tmo && arg_prog)
+                        new_word[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] = RETRIES;
+                    else if (arg_tmo)
                         new_word[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] = retry_left - 1'b1;
                     else if (rnr_left != RNR_FOREVER)
                         new_word[`QPNIC_QP_CTX_RNR_LEFT_FLAT] = rnr_left - 1'b1;

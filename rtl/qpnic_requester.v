@@ -62,13 +62,17 @@
 // packet's final beat.
 // Segments (docs/wire.md): a message on the wire (WIRE builds; a QP whose
 // peer is another NIC, or any with wire_all) goes in packets of at most
-// the path MTU (path_mtu, latched per message): FIRST (the RETH, for a
+// the path MTU (path_mtu): FIRST (the RETH, for a
 // WRITE), MIDDLE, LAST (the IETH, for a SEND_INV; SE), or ONLY when it
 // fits one, each with the next PSN (PSN takes the count), AckReq on the
 // last only. A READ is one request whose response takes the PSNs of its
 // packets (PSN takes their count too). The outstanding entry's slot gets
 // the first PSN and the last (psn_wr_last). qpnic_pkt_split cuts the
-// staged payload at the packets' ends.
+// staged payload at the packets' ends. A READ the completer resumes
+// (look_*: its response was cut short on the wire, and the QP went back
+// to its first packet not taken) asks for the rest only: its RETH address
+// and length move on by the bytes already down, and it takes the PSNs of
+// the packets left; its entry keeps the whole length for the CQE.
 //
 // Two stages, so that a stream of messages keeps the DMA read channel busy
 // (docs/performance-analysis.md):
@@ -214,6 +218,11 @@ module qpnic_requester #(
     input  wire                 gather_drain,
     input  wire                 wire_all,
     input  wire [3:0]           path_mtu,
+    output wire [QW-1:0]        look_qpn,
+    output wire [`QPNIC_INDEX_BITS-1:0] look_index,
+    output wire [`QPNIC_QP_NUM_GEN_WIDTH-1:0] look_gen,
+    input  wire                 look_hit,
+    input  wire [31:0]          look_bytes,
     output wire                 idle
 );
     localparam MAX_SGE   = `QPNIC_MAX_SGE;
@@ -271,6 +280,7 @@ module qpnic_requester #(
     reg [`QPNIC_QP_STATE_BITS-1:0] ctx_state;
     reg [`QPNIC_PD_BITS-1:0] ctx_pd;   // its PD: every check of the WQE names it
     reg [`QPNIC_PEER_BITS-1:0] ctx_peer;   // its peer's NIC (0: this one, the packet loops back)
+    reg [`QPNIC_QP_NUM_GEN_WIDTH-1:0] ctx_gen;   // the generation of its QP's number
     reg [63:0]   ctx_sq_base;   // its SQ ring (INLINE payloads are there)
     reg [4:0]    ctx_sq_log;
     reg          ctx_have;      // ctx_state is the answer for this WQE
@@ -487,9 +497,19 @@ module qpnic_requester #(
     // --- segments: the message's packets on the wire ---
     wire        ctx_net  = ctx_peer != 0;   // the packet goes to another NIC
     wire        seg_on   = (WIRE != 0) && (ctx_net || wire_all);
+    // A READ resumed: the bytes of its response already down (less than
+    // the whole: the packet that completes it is never lost)
+    assign look_qpn   = qpn;
+    assign look_index = index;
+    assign look_gen   = ctx_gen;
+    // (held through S_JOB: its PSN request and the job take the same)
+    wire [31:0] r_skip_now = ((WIRE != 0) && is_read && look_hit && look_bytes < p_total[31:0]) ?
+                             look_bytes : 32'd0;
+    reg  [31:0] r_skip;
+    wire [31:0] q_total  = p_total[31:0] - r_skip;   // what the packets carry
     // packets less one: of a READ's response, or of the message; 16 bits
     // (a longer one completed LOC_LEN in S_CHECK: seg_max)
-    wire [31:0] p_less   = p_total[31:0] - 32'd1;
+    wire [31:0] p_less   = q_total - 32'd1;
     // (its bits above 15 are zero for every message that gets this far)
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] p_pkts   = p_less >> path_mtu;
@@ -755,6 +775,8 @@ module qpnic_requester #(
             qpn        <= {QW{1'b0}};
             ctx_state  <= `QPNIC_QP_STATE_RESET;
             ctx_pd     <= 0;
+            ctx_gen    <= 0;
+            r_skip     <= 32'd0;
             ctx_peer   <= {`QPNIC_PEER_BITS{1'b0}};
             ctx_sq_base <= 64'd0;
             ctx_sq_log <= 5'd0;
@@ -913,11 +935,13 @@ module qpnic_requester #(
                 tq_wait <= (state != S_ERR);
             end
             if (tq_answer) tq_wait <= 1'b0;
+            if (state != S_JOB) r_skip <= r_skip_now;
             // the READ's answer, in S_LOAD or S_CTX
             if (tq_answer && (state == S_LOAD || state == S_CTX)) begin
                 ctx_stale  <= !rsp_same_epoch;
                 ctx_state <= tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT];
                 ctx_peer  <= tq_rsp_ctx[`QPNIC_QP_CTX_PEER_FLAT];
+                ctx_gen   <= tq_rsp_ctx[`QPNIC_QP_CTX_GEN_FLAT];
                 ctx_pd    <= tq_rsp_ctx[`QPNIC_QP_CTX_PD_FLAT];
                 ctx_sq_base <= {tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_HI_FLAT], tq_rsp_ctx[`QPNIC_QP_CTX_SQ_BASE_LO_FLAT]};
                 ctx_sq_log  <= tq_rsp_ctx[`QPNIC_QP_CTX_SQ_LOG_FLAT];
@@ -946,10 +970,9 @@ module qpnic_requester #(
                 job_se     <= (is_send || is_sinv) &&
                               ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
                 job_inv    <= is_sinv;
-                job_total  <= p_total[31:0];
+                job_total  <= q_total;
                 job_rtoken <= rtoken;
-                job_rva_lo <= rva_lo;
-                job_rva_hi <= rva_hi;
+                {job_rva_hi, job_rva_lo} <= {rva_hi, rva_lo} + {32'd0, r_skip};
             end
 
             case (bstate)
