@@ -38,9 +38,9 @@
 // cycles) and a NAK_PSN_SEQ naming the entry's PSN (the target missed that
 // request: go-back-N at once), counted against retry_left; with none left
 // the request completes RETRY_EXC. A go-back that got further than the
-// last is not counted, and sets retry_left full again. A READ whose
-// response broke off is resumed from its first packet not taken (see
-// "a READ resumed" below). There an ACK is also cumulative: one of
+// last is not counted, and sets retry_left full again. A message cut short
+// is resumed where its target stopped taking it (see "a message resumed"
+// below). There an ACK is also cumulative: one of
 // a later PSN of the entry's QP, from its NIC, completes a WRITE or SEND
 // entry whose own ACK was lost, and is held for the next entry (held).
 // Each completion: an SQ CQE on the QP's send CQ (none for a success that
@@ -90,9 +90,9 @@
 //                                        that was not the entry's dropped
 //   look_qpn, look_index, look_gen       the requester's WQE (its QP, SQ
 //                                        index and the QP's generation)
-//   look_hit, look_bytes                 ... is a READ to resume: its
-//                                        response's first look_bytes are
-//                                        down ("a READ resumed" below)
+//   look_hit, look_bytes                 ... is a message to resume: its
+//                                        first look_bytes are taken ("a
+//                                        message resumed" below)
 //   idle                                 nothing in progress, no QP
 //                                        waiting for its RNR timer
 `default_nettype none
@@ -409,37 +409,49 @@ module qpnic_completer #(
         .in_valid(rewound), .in_qpn(e_qpn),
         .due_valid(tm_due), .due_ready(state == S_IDLE), .due_qpn(tm_qpn),
         .idle(tm_idle));
-    // --- a READ resumed ---
-    // A READ whose response was cut short (a packet lost: the timer sent
-    // the QP back to it) is resumed, as rxe does: the QP goes back to the
-    // PSN of the first response packet not taken (psn_back), and each QP
-    // remembers for that READ (its SQ index, its QP's generation, the PSN)
-    // the bytes already down (rs_*). The requester asks here (look_*) for
-    // every WQE, and sends that READ's request for the rest only: its
-    // RETH address and length moved on by those bytes, from that PSN; the
-    // target, which executed the READ before, answers it as a duplicate,
-    // from its first packet. Its new entry finds the bytes (rs_hit, with
-    // its first PSN) at its first packet, and its packets land past them
+    // --- a message resumed ---
+    // A message cut short on the wire is resumed where its target stopped
+    // taking it, as rxe does, not sent again whole:
+    //   - a READ whose response lost a packet (the timer sent the QP back
+    //     to it): from its first response packet not taken;
+    //   - a WRITE or SEND whose target NAKed a packet of it (NAK_PSN_SEQ:
+    //     the target took the packets before): from that packet.
+    // The QP goes back to that PSN (psn_back), and each QP remembers for
+    // that message (its SQ index, its QP's generation, that PSN) the bytes
+    // its target already took (rs_*). The requester asks here (look_*)
+    // for every WQE, and sends that message from those bytes on: a READ's
+    // request with its RETH address and length moved on (the target,
+    // which executed the READ before, answers the duplicate from its first
+    // packet); a WRITE's or SEND's packets from a MIDDLE or LAST, which
+    // the target's message state continues. Its new entry finds the bytes
+    // (rs_hit, with its first PSN) and a READ's packets land past them
     // (rd_base). No packet's data is asked for, nor written, twice.
-    // Forgotten when an entry of the QP completes. A build without the
-    // wire has no such READ.
+    // Forgotten when an entry of the QP completes. A timeout of a WRITE or
+    // SEND goes back to where its copy started. A build without the wire
+    // has no such message.
     wire        rs_hit;
     wire [31:0] rs_bytes;
     // Progress: a go-back of a message after it got further than at its
     // last go-back (a READ: response bytes down in this copy; a WRITE or
-    // SEND: the target's NAK names a later packet of it) costs no retry
-    // (REWIND argument bit 25), as rxe restores its retries on progress: a
-    // long message on a lossy wire is not failed for losses it recovers
-    // from. A timeout of a WRITE or SEND shows no progress. Each go-back
-    // with progress reaches further into a finite message, so they end.
-    wire [31:0] rs_prev  = e_read ? rd_base : (rs_hit ? rs_bytes : 32'd0);
-    wire [31:0] rs_now   = e_read ? rd_base + rd_off : nak_try ? {8'd0, psn_in} : 32'd0;
-    wire        progress = (WIRE != 0) && rs_now > rs_prev;
-    wire [23:0] psn_back = psn_of_slot + {8'd0, rd_k};   // (rd_k is 0 but for a READ)
-    wire        rs_set = (state == S_RWND) && rewound && progress;
-    // the bytes before this copy's first packet (known from its first packet
+    // SEND: the target's NAK names a later packet than this copy's first)
+    // costs no retry and restores them (REWIND argument bit 25), as rxe
+    // restores its retries on progress: a long message on a lossy wire is
+    // not failed for losses it recovers from. A timeout of a WRITE or SEND
+    // shows no progress. Each go-back with progress reaches further into a
+    // finite message, so they end.
+    // The bytes before this copy's first packet (known from its first packet
     // on, when the entry's slot surely has its PSN)
     wire [31:0] base_now = (WIRE == 0) ? 32'd0 : (rd_k != 16'd0) ? rd_base : rs_hit ? rs_bytes : 32'd0;
+    // (a NAK's packet is below 2^16 of the message's: its bytes fit 32 bits)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] nak_at   = {8'd0, psn_in} << path_mtu;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [31:0] rs_now   = base_now + (e_read ? rd_off : nak_try ? nak_at : 32'd0);
+    wire        progress = (WIRE != 0) && rs_now > base_now;
+    // where the copy that follows starts: a READ's first response packet
+    // not taken, the packet a NAK names, else where this copy started
+    wire [23:0] psn_back = e_read ? psn_of_slot + {8'd0, rd_k} : nak_try ? r_psn : psn_of_slot;
+    wire        rs_set = (state == S_RWND) && rewound && progress;
     wire [31:0] rd_at    = base_now + rd_off;   // where this packet lands
     wire        rs_clr = (state == S_CQE) && (cqe_ready || !qp_live || cqe_skip);
     generate if (WIRE != 0) begin : g_resume

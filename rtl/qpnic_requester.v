@@ -68,11 +68,13 @@
 // last only. A READ is one request whose response takes the PSNs of its
 // packets (PSN takes their count too). The outstanding entry's slot gets
 // the first PSN and the last (psn_wr_last). qpnic_pkt_split cuts the
-// staged payload at the packets' ends. A READ the completer resumes
-// (look_*: its response was cut short on the wire, and the QP went back
-// to its first packet not taken) asks for the rest only: its RETH address
-// and length move on by the bytes already down, and it takes the PSNs of
-// the packets left; its entry keeps the whole length for the CQE.
+// staged payload at the packets' ends. A message the completer resumes
+// (look_*: it was cut short on the wire, and the QP went back to the
+// first packet its target has not taken) goes from there on only: a
+// READ's request with its RETH address and length moved on by the bytes
+// already down; a WRITE's or SEND's packets from a MIDDLE (or LAST),
+// gathered from those bytes on (job_mid). It takes the PSNs of the
+// packets left; its entry keeps the whole length for the CQE.
 //
 // Two stages, so that a stream of messages keeps the DMA read channel busy
 // (docs/performance-analysis.md):
@@ -297,6 +299,7 @@ module qpnic_requester #(
     reg [23:0]   nxt_psn, nxt_dqp;  // the PSN's answer, until it joins the job
     reg [`QPNIC_PEER_BITS-1:0] job_peer;   // the peer QP's NIC (LRH peer)
     reg          job_seg;       // segmented at the path MTU (on the wire)
+    reg          job_mid;       // resumed: its first packet is a MIDDLE or LAST
     reg          job_stale;     // its WQE went stale under a rewind: every packet PSN - 1
     reg          nxt_stale;
     // the back end's place in a segmented message
@@ -497,14 +500,15 @@ module qpnic_requester #(
     // --- segments: the message's packets on the wire ---
     wire        ctx_net  = ctx_peer != 0;   // the packet goes to another NIC
     wire        seg_on   = (WIRE != 0) && (ctx_net || wire_all);
-    // A READ resumed: the bytes of its response already down (less than
-    // the whole: the packet that completes it is never lost)
+    // A request resumed (a READ, WRITE, SEND or SEND_INV): the bytes of
+    // its message (a READ's response) the target already took, less than
+    // the whole (the packet that completes it never needs sending again)
     assign look_qpn   = qpn;
     assign look_index = index;
     assign look_gen   = ctx_gen;
     // (held through S_JOB: its PSN request and the job take the same)
-    wire [31:0] r_skip_now = ((WIRE != 0) && is_read && look_hit && look_bytes < p_total[31:0]) ?
-                             look_bytes : 32'd0;
+    wire [31:0] r_skip_now = ((WIRE != 0) && (is_read || is_write || is_send || is_sinv) && look_hit &&
+                              look_bytes < p_total[31:0]) ? look_bytes : 32'd0;
     reg  [31:0] r_skip;
     wire [31:0] q_total  = p_total[31:0] - r_skip;   // what the packets carry
     // packets less one: of a READ's response, or of the message; 16 bits
@@ -523,8 +527,9 @@ module qpnic_requester #(
     wire [12:0] mtu_b    = 13'd1 << path_mtu;
     // (a build without the wire sends every message as one packet: these
     // fold to it, the back end's packet index and bytes left with them)
-    wire        b_first  = (WIRE == 0) || (b_k == 16'd0);
-    wire [31:0] b_rem    = b_first ? job_total : b_left;   // bytes from this packet on
+    wire        b_at0    = (WIRE == 0) || (b_k == 16'd0);   // the job's first packet
+    wire        b_first  = b_at0 && !job_mid;                // the message's
+    wire [31:0] b_rem    = b_at0 ? job_total : b_left;       // bytes from this packet on
     wire        b_lastp  = (WIRE == 0) || !job_seg || job_read || b_rem <= {19'd0, mtu_b};
     wire       has_reth    = (job_write && b_first) || job_read;
     wire       has_ieth    = job_inv && b_lastp;
@@ -676,6 +681,14 @@ module qpnic_requester #(
 
 
     // --- the gather (SEND and WRITE payloads) into the staging FIFO ---
+    // (a resumed message's from the bytes its target has not taken on;
+    // r_skip is settled before S_OST: the look-up answers as S_DECODE
+    // begins)
+    wire [MAX_SGE*64-1:0] g_seg_addr;
+    wire [MAX_SGE*32-1:0] g_seg_len;
+    qpnic_sge_skip #(.ON(WIRE != 0)) u_skip (
+        .in_addr(seg_addr), .in_len(seg_len), .skip(r_skip_now),
+        .out_addr(g_seg_addr), .out_len(g_seg_len));
     wire        g_out_valid, g_out_ready, g_out_last, g_idle;
     wire [31:0] g_out_data;
     wire [3:0]  g_out_keep;
@@ -685,7 +698,7 @@ module qpnic_requester #(
         .clk(clk), .rst(rst),
         .start_valid(ost_go && ost_ready && !is_local && has_payload),
         .start_ready(g_start_ready), .start_one(is_send || is_sinv), .drain(gather_drain),
-        .start_addr(seg_addr), .start_len(seg_len),   // (INLINE's loaded in S_INL)
+        .start_addr(g_seg_addr), .start_len(g_seg_len),   // (INLINE's loaded in S_INL)
         .sink_count({{(15-STAGE_LOG_DEPTH){1'b0}}, st_count}),
         .rd_req_valid(rd_req_valid), .rd_req_ready(rd_req_ready),
         .rd_req_addr(rd_req_addr), .rd_req_len(rd_req_len),
@@ -801,6 +814,7 @@ module qpnic_requester #(
             job_peer   <= {`QPNIC_PEER_BITS{1'b0}};
             job_seg    <= 1'b0;
             job_stale  <= 1'b0;
+            job_mid    <= 1'b0;
             nxt_stale  <= 1'b0;
             dat_mute   <= 1'b0;
             b_k        <= 16'd0;
@@ -971,6 +985,7 @@ module qpnic_requester #(
                               ((flags & `QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 16'd0);
                 job_inv    <= is_sinv;
                 job_total  <= q_total;
+                job_mid    <= (WIRE != 0) && !is_read && r_skip != 32'd0;
                 job_rtoken <= rtoken;
                 {job_rva_hi, job_rva_lo} <= {rva_hi, rva_lo} + {32'd0, r_skip};
             end

@@ -587,14 +587,9 @@ module qpnic_responder #(
     // SGEs (a build without the wire: no skip, folded away)
     wire [MAX_SGE*64-1:0] sk_addr;
     wire [MAX_SGE*32-1:0] sk_len;
-    generate if (SEGS) begin : g_skip
-        qpnic_sge_skip u_skip (
-            .in_addr(sg_addr), .in_len(sg_len), .skip(m_off),
-            .out_addr(sk_addr), .out_len(sk_len));
-    end else begin : g_no_skip
-        assign sk_addr = sg_addr;
-        assign sk_len  = sg_len;
-    end endgenerate
+    qpnic_sge_skip #(.ON(SEGS)) u_skip (
+        .in_addr(sg_addr), .in_len(sg_len), .skip(m_off),
+        .out_addr(sk_addr), .out_len(sk_len));
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
         .start_valid(w_fast || (state == S_DATA && scat_total != 32'd0 && has_payload)),

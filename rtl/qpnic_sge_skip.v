@@ -7,11 +7,14 @@
 // what is left of skip after the segments before it: wholly when that is
 // at least its length (length 0), else its first bytes (address + rest,
 // length - rest). A skip past the list's end leaves every length 0.
+// With ON = 0 (a build without the wire, where no packet lands mid-message)
+// the list passes unchanged and the logic folds away.
 `default_nettype none
 `include "qpnic_layout.vh"
 
 module qpnic_sge_skip #(
-    parameter MAX_SGE = `QPNIC_MAX_SGE
+    parameter MAX_SGE = `QPNIC_MAX_SGE,
+    parameter ON      = 1
 ) (
     input  wire [MAX_SGE*64-1:0] in_addr,
     input  wire [MAX_SGE*32-1:0] in_len,
@@ -23,7 +26,7 @@ module qpnic_sge_skip #(
     reg [31:0] rest;   // bytes still to skip at segment n
     reg [31:0] len;
     always @* begin
-        rest = skip;
+        rest = (ON != 0) ? skip : 32'd0;
         for (n = 0; n < MAX_SGE; n = n + 1) begin
             len = in_len[n*32 +: 32];
             if (rest >= len) begin
