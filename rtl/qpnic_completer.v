@@ -38,9 +38,10 @@
 // cycles) and a NAK_PSN_SEQ naming the entry's PSN (the target missed that
 // request: go-back-N at once), counted against retry_left; with none left
 // the request completes RETRY_EXC. A go-back that got further than the
-// last is not counted, and sets retry_left full again. A message cut short
-// is resumed where its target stopped taking it (see "a message resumed"
-// below). There an ACK is also cumulative: one of
+// last is not counted, and sets retry_left full again. A READ's gap (a
+// later packet of its response, or an answer to a later request) sends
+// the QP back at once too (rr_gap). A message cut short is resumed where
+// its target stopped taking it (see "a message resumed" below). There an ACK is also cumulative: one of
 // a later PSN of the entry's QP, from its NIC, completes a WRITE or SEND
 // entry whose own ACK was lost, and is held for the next entry (held).
 // Each completion: an SQ CQE on the QP's send CQ (none for a success that
@@ -336,6 +337,19 @@ module qpnic_completer #(
     // answer to an earlier copy of the request)
     wire        not_ours = !same_nic || !psn_ok || (e_read && rr_any && !rr_order) ||
                            (!same_qp && !(opcode == `QPNIC_IB_OPCODE_ACK && syn == `QPNIC_AETH_SYNDROME_NAK_INV_REQ));
+    // A gap in a READ's response on the wire: its target answers in PSN
+    // order, so a later packet of the response (a MIDDLE or LAST ahead of
+    // the next one expected), or any answer to a later request, says a
+    // packet of it was lost. The QP goes back at once, as rxe does, rather
+    // than wait for the timer; but not while a go-back of the QP has had
+    // no answer yet (rt_on, rxe's started_retry): the packets the earlier
+    // copies' answers still bring are ahead too.
+    wire        rt_busy;
+    wire        rr_gap   = on_wire && e_read && !discard && !e_failed && same_nic && same_qp && !rt_busy &&
+                           ((psn_in > {8'd0, rd_k} && psn_in <= psn_span &&
+                             (opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE ||
+                              opcode == `QPNIC_IB_OPCODE_READ_RESPONSE_LAST)) ||
+                            (!psn_fwd[23] && psn_fwd != 24'd0));
 
     reg [7:0] nak_status;
     always @* begin
@@ -475,6 +489,17 @@ module qpnic_completer #(
                 rs_len[e_qpn] <= rs_now;
             end
         end
+        // a go-back of the QP that no answer has followed yet
+        reg [NQ-1:0] rt_on;
+        always @(posedge clk) begin
+            if (rst)
+                rt_on <= {NQ{1'b0}};
+            else if (rewound)
+                rt_on[e_qpn] <= 1'b1;
+            else if (state == S_EVAL && !not_ours)
+                rt_on[e_qpn] <= 1'b0;
+        end
+        assign rt_busy  = rt_on[e_qpn];
         assign rs_hit   = rs_on[e_qpn] && rs_idx[e_qpn] == e_index && rs_psn[e_qpn] == psn_of_slot;
         assign rs_bytes = rs_len[e_qpn];
         // (a READ of a QP made again in its slot is another generation's)
@@ -484,6 +509,7 @@ module qpnic_completer #(
     end else begin : g_no_resume
         assign rs_hit     = 1'b0;
         assign rs_bytes   = 32'd0;
+        assign rt_busy    = 1'b0;
         assign look_hit   = 1'b0;
         assign look_bytes = 32'd0;
         wire unused_rs = &{1'b0, rs_set, rs_clr, look_qpn, look_index, look_gen};
@@ -502,7 +528,7 @@ module qpnic_completer #(
     // RTO cycles
     wire          timed_out = on_wire && (state == S_HDR) && (hdr_i == 3'd0) && !in_valid && (tmo == RTO);
     // a response dropped: not the entry's, or with no entry at all
-    assign cnt_stale = ((state == S_EVAL) && not_ours) ||
+    assign cnt_stale = ((state == S_EVAL) && not_ours && !rr_gap) ||
                        ((state == S_IDLE) && !tm_due && !ost_valid && in_valid);
 
     assign ost_ready       = (state == S_IDLE) && !tm_due;
@@ -528,8 +554,8 @@ module qpnic_completer #(
                 state  <= S_HDR;
             end else if (discard)
                 state <= S_CI;     // tq_busy low: no SQ_CI_INC
-            else if (rnr_try) begin
-                tq_busy <= 1'b1;   // REWIND
+            else if (rnr_try || tmo_try) begin
+                tq_busy <= 1'b1;   // REWIND (an RNR NAK; a READ's gap)
                 state   <= S_RWND;
             end else if (raise_err) begin
                 tq_busy <= 1'b1;   // COMP_FAIL with ERROR
@@ -707,6 +733,12 @@ module qpnic_completer #(
                 if (not_ours && implied && !discard && !e_failed) begin
                     status <= `QPNIC_CQE_STATUS_SUCCESS;   // acknowledged by a later ACK
                     held   <= 1'b1;
+                end else if (not_ours && rr_gap) begin
+                    // a packet of this READ's response is missing: go back
+                    // to it at once (after this one's payload), as a NAK
+                    // would, rather than wait for the timer
+                    tmo_try    <= 1'b1;
+                    scat_total <= 32'd0;
                 end else if (not_ours) begin
                     hdr_i <= 3'd0;
                     state <= has_payload ? S_SKIP : S_HDR;
