@@ -369,7 +369,7 @@ module qpnic_completer #(
     wire [31:0] skip = (WIRE != 0) ? rd_base + rd_off : 32'd0;
     wire [MAX_SGE*64-1:0] k_seg_addr;
     wire [MAX_SGE*32-1:0] k_seg_len;
-    qpnic_sge_skip u_skip (
+    qpnic_sge_skip #(.ON(WIRE != 0)) u_skip (
         .in_addr(e_seg_addr), .in_len(e_seg_len), .skip(skip),
         .out_addr(k_seg_addr), .out_len(k_seg_len));
     qpnic_scatter u_scatter (
@@ -466,7 +466,9 @@ module qpnic_completer #(
     // not taken, the packet a NAK names, else where this copy started
     wire [23:0] psn_back = e_read ? psn_of_slot + {8'd0, rd_k} : nak_try ? r_psn : psn_of_slot;
     wire        rs_set = (state == S_RWND) && rewound && progress;
-    wire [31:0] rd_at    = base_now + rd_off;   // where this packet lands
+    // where this packet lands (a build without the wire: at 0, and the
+    // READ's offset registers fold away)
+    wire [31:0] rd_at    = (WIRE == 0) ? 32'd0 : base_now + rd_off;
     wire        rs_clr = (state == S_CQE) && (cqe_ready || !qp_live || cqe_skip);
     generate if (WIRE != 0) begin : g_resume
         localparam NQ = 1 << QW;
