@@ -13,6 +13,11 @@
  *                        else a private sim; URI2 the second NIC's
  *                        (default: the same as URI, a second private sim)
  *
+ * It waits up to 10 s for the notification and for the last completion;
+ * $QPNIC_E2E_TIMEOUT_SCALE (as for the end-to-end tests) multiplies that,
+ * for a simulated board on an impaired line, where each lost frame waits
+ * out a retransmission of about a second of wall time.
+ *
  * Exit status 0 when everything checked out, 1 otherwise.
  */
 #include <qpnic/ndk.h>
@@ -176,13 +181,18 @@ int main(int argc, char **argv)
     ndk_sge s = {(uint64_t)(uintptr_t)(src + CHAIN * CHUNK), 64, ndk_mr_local_token(msrc)};
     TRY(ndk_send(qa, (void *)(uintptr_t)(CHAIN + 1), &s, 1, 0));
 
-    ndk_status wst = ndk_wait_cq(rcq, 10000);
+    const char *scale_env = getenv("QPNIC_E2E_TIMEOUT_SCALE");
+    long scale = scale_env ? strtol(scale_env, NULL, 10) : 1;
+    if (scale < 1 || scale > 1000)
+        scale = 1;
+    const uint32_t wait_ms = (uint32_t)(10000 * scale);
+    ndk_status wst = ndk_wait_cq(rcq, wait_ms);
     CHECK(wst == NDK_STATUS_SUCCESS, "waiting for the notification: %s", ndk_status_str(wst));
 
     /* The receive completion can come before the SEND's own: the SEND
      * completes once its acknowledgement is back, after the receive's CQE.
      * Polling reads host memory only; on a board's serial line the last
-     * CQE may take tens of milliseconds, so wait up to 10 s for it. */
+     * CQE may take tens of milliseconds, so wait up to 10 s (scaled) for it. */
     ndk_result_ex r[CHAIN + 1];
     uint32_t got = 0;
     struct timespec t0, t;
@@ -190,7 +200,7 @@ int main(int argc, char **argv)
     for (;;) {
         got += ndk_get_cq_results_ex(icq, r + got, CHAIN + 1 - got);
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if (got == CHAIN + 1 || (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > 10000)
+        if (got == CHAIN + 1 || (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > wait_ms)
             break;
     }
     printf("\nInitiator CQ: %u completions\n", got);

@@ -67,7 +67,7 @@ run() {   # run NAME COMMAND...: PASS/FAIL line by the command's status
     if "$@" > "$TMP/out.txt" 2>&1; then
         echo "PASS $name"
     else
-        echo "FAIL $name: $* exited $?"; tail -20 "$TMP/out.txt"; tail -5 "$TMP"/*.log; exit 1
+        echo "FAIL $name: $* exited $?"; tail -n 20 "$TMP/out.txt"; tail -n 5 "$TMP"/*.log; exit 1
     fi
 }
 
