@@ -413,9 +413,11 @@ module qpnic_completer #(
     // table's REWIND tests the same, atomically)
     wire          rsp_rnr_ok = tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
                                tq_rsp_ctx[`QPNIC_QP_CTX_RNR_LEFT_FLAT] != 0;
-    // (a timeout's REWIND counts retry_left instead)
+    wire          progress;   // (below: "a message resumed")
+    // (a timeout's REWIND counts retry_left instead, and one with progress
+    // needs none left: the table's own test, or the two would disagree)
     wire          rsp_tmo_ok = tq_rsp_ctx[`QPNIC_QP_CTX_STATE_FLAT] == `QPNIC_QP_STATE_RTS &&
-                               tq_rsp_ctx[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] != 0;
+                               (tq_rsp_ctx[`QPNIC_QP_CTX_RETRY_LEFT_FLAT] != 0 || progress);
     wire          rewound = (state == S_RWND) && !tq_busy && tq_rsp_valid &&
                             (tmo_try ? rsp_tmo_ok : rsp_rnr_ok);
     qpnic_rnr_timer #(.QW(QW)) u_rnr (
@@ -461,7 +463,7 @@ module qpnic_completer #(
     wire [31:0] nak_at   = {8'd0, psn_in} << path_mtu;
     /* verilator lint_on UNUSEDSIGNAL */
     wire [31:0] rs_now   = base_now + (e_read ? rd_off : nak_try ? nak_at : 32'd0);
-    wire        progress = (WIRE != 0) && rs_now > base_now;
+    assign      progress = (WIRE != 0) && rs_now > base_now;
     // where the copy that follows starts: a READ's first response packet
     // not taken, the packet a NAK names, else where this copy started
     wire [23:0] psn_back = e_read ? psn_of_slot + {8'd0, rd_k} : nak_try ? r_psn : psn_of_slot;

@@ -288,6 +288,13 @@ module qpnic_datapath #(
     // them in its entries' order (a loopback answer overtaking a
     // network's was never taken: docs/wire.md, "Two NICs").
     reg  [`QPNIC_PEER_BITS-1:0] out_peer;
+    // and, for packets on the wire, the one QP they belong to: a wire can
+    // lose an answer, and while the completer waits for it (its oldest
+    // entry's) it drops every other QP's answers, which then time out in
+    // turn, each going back behind the others' entries, until their
+    // retries run out. So the packets on the wire outstanding at any time
+    // are one QP's (docs/wire.md, "One QP at a time").
+    reg  [QW-1:0] out_qpn;
     // The completer's retirements count down a cycle late, from registers:
     // its retire comes at the end of the QP table's arbitration, and with
     // the counters' carry chains behind it that was the 85F's longest path
@@ -303,6 +310,7 @@ module qpnic_datapath #(
             retire_remote_r <= 1'b0;
             remotes_out     <= 0;
             out_peer        <= {`QPNIC_PEER_BITS{1'b0}};
+            out_qpn         <= {QW{1'b0}};
             reads_out       <= 0;
         end else begin
             retire_read_r   <= cp_retire_read;
@@ -312,8 +320,10 @@ module qpnic_datapath #(
                 remotes_out <= remotes_out + {{(OST_LOG_DEPTH+1){retire_remote_r}}, 1'b1};
             if (push_read != retire_read_r)
                 reads_out <= reads_out + {{(OST_LOG_DEPTH+1){retire_read_r}}, 1'b1};
-            if (push_remote)
+            if (push_remote) begin
                 out_peer <= ost_in_data[`QPNIC_OST_PEER];
+                out_qpn  <= ost_in_data[`QPNIC_OST_QPN];
+            end
         end
     end
 
@@ -338,7 +348,7 @@ module qpnic_datapath #(
         .chk_va(chk_va[0*64 +: 64]), .chk_len(chk_len[0*32 +: 32]),
         .chk_need(chk_need[0*3 +: 3]), .chk_inval(chk_inval[0]),
         .chk_pd(chk_pd[0 +: `QPNIC_PD_BITS]), .reads_idle(reads_idle), .remotes_idle(remotes_idle),
-        .out_peer(out_peer),
+        .out_peer(out_peer), .out_qpn(out_qpn),
         .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
         .res_valid(res_valid[0]), .res_ok(res_ok[0]), .res_dev(res_dev[0*64 +: 64]),
         .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),

@@ -112,6 +112,8 @@
 //   out_peer                        the NIC those outstanding went to (LRH
 //                                   peer; meaningful while !remotes_idle): a
 //                                   packet to another waits for them all
+//   out_qpn                         the QP of the last one: a packet on the
+//                                   wire of another QP waits for them all
 //   wqe_*                           WQE word pairs from qpnic_wqe_fetch,
 //                                   with each WQE's QP, index and epoch
 //   rd_req_*, rd_rsp_*              DMA read master (index 1), payload reads
@@ -214,6 +216,7 @@ module qpnic_requester #(
     input  wire                 reads_idle,
     input  wire                 remotes_idle,
     input  wire [`QPNIC_PEER_BITS-1:0] out_peer,
+    input  wire [QW-1:0]        out_qpn,
     output wire [`QPNIC_PD_BITS-1:0] chk_pd,
     output wire                 fence_hold,
     output wire                 gather_busy,
@@ -652,8 +655,11 @@ module qpnic_requester #(
     // A packet to another NIC (a peer, or this one's loopback) than the
     // outstanding packets' waits for them all to be answered: the
     // completer takes the answers in its entries' order, and one NIC's
-    // would overtake another's (docs/wire.md, "Two NICs")
-    wire class_clear = remotes_idle || (ctx_peer == out_peer);
+    // would overtake another's (docs/wire.md, "Two NICs"). On the wire, a
+    // packet of another QP than theirs waits too: while the completer
+    // waits for one QP's lost answer it drops the others' ("One QP at a
+    // time")
+    wire class_clear = remotes_idle || (ctx_peer == out_peer && (!seg_on || qpn == out_qpn));
     wire ost_go      = (state == S_OST) && (is_local || ((!has_payload || g_start_ready) && class_clear));
     assign ost_valid = ost_go;
     assign ost_data  = ost;

@@ -759,6 +759,143 @@ static void two_nics_long_messages_at_five_percent_of_each_impairment(void)
     e2e_pair_close(&p);
 }
 
+/* Several QPs between the same two NICs at once, on a wire that loses,
+ * duplicates, reorders and corrupts 5% of the frames each (docs/wire.md,
+ * "One QP at a time"): three QP pairs, each round a chain of 1 to 3
+ * WRITEs, READs and SENDs of 1 to 3000 bytes on every QP, the chains
+ * posted interleaved. Every request completes once, SUCCESS, with its
+ * data exact. (When the QPs' packets were outstanding together, the
+ * completer, waiting for one QP's lost answer, dropped the others'
+ * answers, and they timed out in turn: each QP's first request completed
+ * TIMEOUT within a few rounds, found by review.) The seed is printed;
+ * QPNIC_WIRE_SEED repeats the wire's. */
+static void two_nics_several_qps_under_loss(void)
+{
+    e2e_pair p;
+    unsigned seed = two_nics_at_mtu_256(&p, "two_nics_several_qps_under_loss",
+                                        "--wire-drop 50000 --wire-dup 50000 --wire-reorder 50000 "
+                                        "--wire-corrupt 50000");
+    enum { Q = 3, C = 3, SLOT = 3072, ROUNDS_N = 12 };
+    ndk_qp *qa[Q] = {p.a.qp}, *qb[Q] = {p.b.qp};
+    for (unsigned j = 1; j < Q; j++) {
+        ndk_qp_attr attr = {.sq_depth = 8, .rq_depth = 8, .max_sge = 1, .max_inline = 0};
+        EXPECT_STATUS(ndk_create_qp(p.pd, p.a.rcq, p.a.icq, NULL, &attr, &qa[j]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_create_qp(p.pd_b, p.b.rcq, p.b.icq, NULL, &attr, &qb[j]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_connect(qa[j], ndk_qp_address(qb[j])), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_connect(qb[j], ndk_qp_address(qa[j])), NDK_STATUS_SUCCESS);
+    }
+    soak_rng = seed;
+    ndk_counters c0, c1;
+    pair_counters(&p, &c0);
+    for (unsigned round = 0; round < ROUNDS_N; round++) {
+        unsigned n[Q], kind[Q][C], len[Q][C], total = 0, sends = 0;
+        for (unsigned j = 0; j < Q; j++) {
+            n[j] = 1 + soak_below(C);
+            for (unsigned i = 0; i < n[j]; i++) {
+                kind[j][i] = soak_below(3);
+                len[j][i] = 1 + soak_below(SLOT - 72);
+                uint32_t off = (j * C + i) * SLOT;
+                uint8_t *src = (kind[j][i] == 1 ? p.b.buf : p.a.buf) + off;
+                e2e_fill(src, len[j][i], round * Q * C + j * C + i + 1);
+                memset((kind[j][i] == 1 ? p.a.buf : p.b.buf) + off, 0, SLOT);
+                if (kind[j][i] == 2) {
+                    ndk_sge rg = e2e_sge(&p.b, off, SLOT);
+                    EXPECT_STATUS(ndk_receive(qb[j], NULL, &rg, 1), NDK_STATUS_SUCCESS);
+                    sends++;
+                }
+                total++;
+            }
+        }
+        for (unsigned i = 0; i < C; i++)   /* interleaved: every QP has packets out at once */
+            for (unsigned j = 0; j < Q; j++) {
+                if (i >= n[j])
+                    continue;
+                uint32_t off = (j * C + i) * SLOT;
+                ndk_sge g = e2e_sge(&p.a, off, len[j][i]);
+                void *ctx = (void *)(uintptr_t)(1 + j * C + i);
+                uint32_t flags = i + 1 < n[j] ? NDK_OP_FLAG_DEFER : 0;
+                ndk_status st = kind[j][i] == 0 ?
+                    ndk_write(qa[j], ctx, &g, 1, e2e_remote_addr(&p.b, off), ndk_mr_remote_token(p.b.mr), flags) :
+                    kind[j][i] == 1 ?
+                    ndk_read(qa[j], ctx, &g, 1, e2e_remote_addr(&p.b, off), ndk_mr_remote_token(p.b.mr), flags) :
+                    ndk_send(qa[j], ctx, &g, 1, flags);
+                EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
+            }
+        ndk_result_ex r[Q * C];
+        uint32_t got = e2e_poll(p.a.icq, r, total, 30000);
+        EXPECT(got == total, "round %u: %u of %u requests completed (seed %u)", round, got, total, seed);
+        for (uint32_t k = 0; k < got; k++)
+            EXPECT(r[k].status == NDK_STATUS_SUCCESS, "round %u: request %u completed %s (seed %u)", round,
+                   (unsigned)(uintptr_t)r[k].request_context, ndk_status_str(r[k].status), seed);
+        if (sends)
+            EXPECT(e2e_poll(p.b.rcq, r, sends, 30000) == sends, "round %u: not every receive completed", round);
+        for (unsigned j = 0; j < Q; j++)
+            for (unsigned i = 0; i < n[j]; i++) {
+                uint32_t off = (j * C + i) * SLOT;
+                EXPECT(memcmp(p.a.buf + off, p.b.buf + off, len[j][i]) == 0,
+                       "round %u: QP %u's %s %u of %u bytes differs (seed %u)", round, j,
+                       kind[j][i] == 0 ? "WRITE" : kind[j][i] == 1 ? "READ" : "SEND", i, len[j][i], seed);
+            }
+    }
+    pair_counters(&p, &c1);
+    printf("three QPs at 5%% of each impairment: %u rounds, %llu go-backs, %llu frames sent\n", ROUNDS_N,
+           (unsigned long long)(c1.retransmits - c0.retransmits),
+           (unsigned long long)(c1.frames_sent - c0.frames_sent));
+    for (unsigned j = 1; j < Q; j++) {
+        EXPECT_STATUS(ndk_destroy_qp(qa[j]), NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_destroy_qp(qb[j]), NDK_STATUS_SUCCESS);
+    }
+    e2e_pair_close(&p);
+}
+
+/* Half the frames lost: a READ of 8 packets and a WRITE behind it, again
+ * and again. Go-backs that get nowhere use up the retries; one that gets
+ * further restores them. The QP table and the completer must agree on
+ * such a go-back after the retries ran out: the table took it (progress
+ * needs none left) while the completer failed the READ TIMEOUT and left
+ * the QP waiting for an RNR timer it never started, so the WRITE behind
+ * was never flushed and the QP could not be destroyed (found by review).
+ * Each request completes once: SUCCESS, or TIMEOUT after which its QP is
+ * in error and what follows is CANCELLED; the QP is destroyed in time. */
+static void two_nics_half_the_frames_lost(void)
+{
+    e2e_pair p;
+    unsigned seed = two_nics_at_mtu_256(&p, "two_nics_half_the_frames_lost", "--wire-drop 500000");
+    e2e_fill(p.b.buf, 2048, 5);
+    e2e_fill(p.a.buf + 8192, 64, 6);
+    unsigned ok = 0, timeouts = 0;
+    for (unsigned it = 0; it < 20; it++) {
+        memset(p.a.buf, 0, 2048);
+        ndk_sge rg = e2e_sge(&p.a, 0, 2048), wg = e2e_sge(&p.a, 8192, 64);
+        EXPECT_STATUS(ndk_read(p.a.qp, (void *)1, &rg, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0),
+                      NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(ndk_write(p.a.qp, (void *)2, &wg, 1, e2e_remote_addr(&p.b, 8192),
+                                ndk_mr_remote_token(p.b.mr), 0), NDK_STATUS_SUCCESS);
+        ndk_result_ex r[2];
+        uint32_t got = e2e_poll(p.a.icq, r, 2, 60000);
+        EXPECT(got == 2, "iteration %u: %u of 2 requests completed (seed %u)", it, got, seed);
+        if (r[0].status == NDK_STATUS_SUCCESS)
+            EXPECT(memcmp(p.a.buf, p.b.buf, 2048) == 0, "iteration %u: the READ's data differs (seed %u)", it, seed);
+        else {
+            EXPECT(r[0].status == NDK_STATUS_TIMEOUT, "iteration %u: the READ completed %s (seed %u)", it,
+                   ndk_status_str(r[0].status), seed);
+            EXPECT(r[1].status == NDK_STATUS_CANCELLED || r[1].status == NDK_STATUS_TIMEOUT,
+                   "iteration %u: the WRITE behind a READ that timed out completed %s (seed %u)", it,
+                   ndk_status_str(r[1].status), seed);
+        }
+        if (r[0].status == NDK_STATUS_SUCCESS && r[1].status == NDK_STATUS_SUCCESS) {
+            ok++;
+            continue;
+        }
+        EXPECT(r[1].status == NDK_STATUS_TIMEOUT || r[1].status == NDK_STATUS_CANCELLED,
+               "iteration %u: the WRITE completed %s (seed %u)", it, ndk_status_str(r[1].status), seed);
+        timeouts++;
+        break;
+    }
+    printf("half the frames lost: %u iterations SUCCESS, %u ended in a TIMEOUT (seed %u)\n", ok, timeouts, seed);
+    e2e_pair_close(&p);   /* its destroys must not find the QP busy */
+}
+
 /* Between two NICs, frames lost, duplicated, reordered and corrupted at 5%
  * each: every request completes once, SUCCESS, the data exact, and the
  * NICs write exactly the bytes a clean network makes them write; the
@@ -968,6 +1105,8 @@ int main(int argc, char **argv)
         C(two_nics_under_loss_reorder_and_corruption),
         C(two_nics_resume_long_messages_under_loss),
         C(two_nics_long_messages_at_five_percent_of_each_impairment),
+        C(two_nics_several_qps_under_loss),
+        C(two_nics_half_the_frames_lost),
         C(two_nics_and_the_loopback_at_once),
         C(two_nics_of_other_path_mtus_fail_with_a_status),
         C(three_nics_a_stranger_moves_nothing),
