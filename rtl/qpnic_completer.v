@@ -218,7 +218,6 @@ module qpnic_completer #(
     wire [31:0]  rd_pkts = rd_off >> path_mtu;
     /* verilator lint_on UNUSEDSIGNAL */
     wire [15:0]  rd_k    = rd_pkts[15:0];   // (the next one's PSN is the first + rd_k)
-    reg [31:0]   rd_base;         // bytes an earlier copy put down, before this copy's first
 
     wire [QW-1:0] e_qpn  = ent[`QPNIC_OST_QPN];
     wire [`QPNIC_INDEX_BITS-1:0] e_index  = ent[`QPNIC_OST_INDEX];
@@ -365,12 +364,12 @@ module qpnic_completer #(
     wire s_start_ready, s_done, s_idle, s_in_ready;
     // a packet after the first lands where the one before it ended, the
     // first of a resumed READ where its earlier copies ended (only a
-    // READ's response segmented on the wire has such)
-    wire [31:0] skip = (WIRE != 0) ? rd_base + rd_off : 32'd0;
+    // READ's response segmented on the wire has such): rd_at, below
+    wire [31:0] rd_at;
     wire [MAX_SGE*64-1:0] k_seg_addr;
     wire [MAX_SGE*32-1:0] k_seg_len;
     qpnic_sge_skip #(.ON(WIRE != 0)) u_skip (
-        .in_addr(e_seg_addr), .in_len(e_seg_len), .skip(skip),
+        .in_addr(e_seg_addr), .in_len(e_seg_len), .skip(rd_at),
         .out_addr(k_seg_addr), .out_len(k_seg_len));
     qpnic_scatter u_scatter (
         .clk(clk), .rst(rst),
@@ -441,7 +440,7 @@ module qpnic_completer #(
     // packet); a WRITE's or SEND's packets from a MIDDLE or LAST, which
     // the target's message state continues. Its new entry finds the bytes
     // (rs_hit, with its first PSN) and a READ's packets land past them
-    // (rd_base). No packet's data is asked for, nor written, twice.
+    // (base_now). No packet's data is asked for, nor written, twice.
     // Forgotten when an entry of the QP completes. A timeout of a WRITE or
     // SEND goes back to where its copy started. A build without the wire
     // has no such message.
@@ -455,9 +454,11 @@ module qpnic_completer #(
     // not failed for losses it recovers from. A timeout of a WRITE or SEND
     // shows no progress. Each go-back with progress reaches further into a
     // finite message, so they end.
-    // The bytes before this copy's first packet (known from its first packet
-    // on, when the entry's slot surely has its PSN)
-    wire [31:0] base_now = (WIRE == 0) ? 32'd0 : (rd_k != 16'd0) ? rd_base : rs_hit ? rs_bytes : 32'd0;
+    // The bytes before this copy's first packet: the resume table's, which
+    // stays as it is while the entry is served (it is set and cleared only
+    // as an entry of the QP leaves). Read from the first packet on, when
+    // the entry's slot surely has its PSN.
+    wire [31:0] base_now = (WIRE == 0) ? 32'd0 : rs_hit ? rs_bytes : 32'd0;
     // (a NAK's packet is below 2^16 of the message's: its bytes fit 32 bits)
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] nak_at   = {8'd0, psn_in} << path_mtu;
@@ -470,7 +471,7 @@ module qpnic_completer #(
     wire        rs_set = (state == S_RWND) && rewound && progress;
     // where this packet lands (a build without the wire: at 0, and the
     // READ's offset registers fold away)
-    wire [31:0] rd_at    = (WIRE == 0) ? 32'd0 : base_now + rd_off;
+    assign      rd_at    = (WIRE == 0) ? 32'd0 : base_now + rd_off;
     wire        rs_clr = (state == S_CQE) && (cqe_ready || !qp_live || cqe_skip);
     generate if (WIRE != 0) begin : g_resume
         localparam NQ = 1 << QW;
@@ -595,7 +596,6 @@ module qpnic_completer #(
             held        <= 1'b0;
             rd_off      <= 32'd0;
             rd_mid      <= 1'b0;
-            rd_base     <= 32'd0;
             e_seg_addr  <= 0;
             e_seg_len   <= 0;
             sr_i        <= 2'd0;
@@ -648,7 +648,6 @@ module qpnic_completer #(
                     scat_total <= 32'd0;
                     rd_off     <= 32'd0;
                     rd_mid     <= 1'b0;
-                    rd_base    <= 32'd0;
                     tq_busy    <= 1'b1;    // READ the QP's context
                     state      <= S_CTX;
                     // a READ's segments come from the segment RAM
@@ -754,7 +753,6 @@ module qpnic_completer #(
                 else if (rr_any && e_read && rr_order && rr_mtu_ok) begin
                     if (!discard) begin
                         // what fits of it after the bytes before it
-                        if (rd_k == 16'd0) rd_base <= base_now;
                         scat_total <= (rd_at >= e_bytes) ? 32'd0 :
                                       (payload < e_bytes - rd_at) ? payload : e_bytes - rd_at;
                         if (rr_end) status <= `QPNIC_CQE_STATUS_SUCCESS;

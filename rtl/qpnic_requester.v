@@ -510,8 +510,8 @@ module qpnic_requester #(
     assign look_index = index;
     assign look_gen   = ctx_gen;
     // (held through S_JOB: its PSN request and the job take the same)
-    wire [31:0] r_skip_now = ((WIRE != 0) && (is_read || is_write || is_send || is_sinv) && look_hit &&
-                              look_bytes < p_total[31:0]) ? look_bytes : 32'd0;
+    // (only a WQE that sent packets has an entry: its index says it)
+    wire [31:0] r_skip_now = ((WIRE != 0) && look_hit && look_bytes < p_total[31:0]) ? look_bytes : 32'd0;
     reg  [31:0] r_skip;
     wire [31:0] q_total  = p_total[31:0] - r_skip;   // what the packets carry
     // packets less one: of a READ's response, or of the message; 16 bits

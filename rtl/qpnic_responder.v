@@ -285,9 +285,12 @@ module qpnic_responder #(
     reg [7:0]    r_op;         // its opcode: ACK, or a READ_RESPONSE_*
     // a READ's response segmented on the wire
     reg [31:0]   rr_left;      // bytes after the packet being sent
-    reg          rr_going;     // its gather runs: the next packet's data follows its header
     wire         r_read  = (r_op != `QPNIC_IB_OPCODE_ACK);   // READ_RESPONSE_* (else ACK)
     wire         rr_more = SEGS && (rr_left != 32'd0);      // packets of the response follow
+    // a packet after the response's first: its gather already runs
+    wire         rr_going = (r_op == `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE) ||
+                            (r_op == `QPNIC_IB_OPCODE_READ_RESPONSE_LAST);
+    wire [31:0]  mtu_b   = 32'd1 << path_mtu;                   // the path MTU in bytes
     // what the packet does to its QP's message state (at S_RESP)
     localparam [1:0] M_KEEP = 2'd0, M_WRITE = 2'd1, M_SEND = 2'd2, M_CLEAR = 2'd3;
     reg [1:0]    m_take;
@@ -410,7 +413,7 @@ module qpnic_responder #(
     // A FIRST or MIDDLE carries exactly the path MTU: one of another
     // length comes from a NIC with another path MTU, whose READs this one
     // would answer in more packets than it counted PSNs for.
-    wire mtu_bad = !p_last && payload != (32'd1 << path_mtu);
+    wire mtu_bad = !p_last && payload != mtu_b;
     wire seq_bad = SEGS && (is_send || is_sinv || is_write) && (mtu_bad ||
                    (p_first ? (op_w_first && (payload == 32'd0 || payload >= reth_len)) :
                     (!m_on || m_send != !is_write || m_psn != req_psn || payload == 32'd0 ||
@@ -826,7 +829,6 @@ module qpnic_responder #(
             r_len       <= 32'd0;
             r_op        <= `QPNIC_IB_OPCODE_ACK;
             rr_left     <= 32'd0;
-            rr_going    <= 1'b0;
             m_take      <= M_KEEP;
         end else begin
             // the destination QP's context: its number as its word
@@ -1073,24 +1075,20 @@ module qpnic_responder #(
                     r_op   <= !read_resp ? `QPNIC_IB_OPCODE_ACK :
                               rd_multi ? `QPNIC_IB_OPCODE_READ_RESPONSE_FIRST :
                                          `QPNIC_IB_OPCODE_READ_RESPONSE_ONLY;
-                    rr_going <= 1'b0;
-                    rr_left  <= rd_multi ? reth_len - (32'd1 << path_mtu) : 32'd0;
+                    rr_left  <= rd_multi ? reth_len - mtu_b : 32'd0;
                     r_psn  <= resp_epsn ? ctx_epsn : req_psn;   // a gap's NAK names epsn
                     resp_epsn <= 1'b0;
                     // (a request refused as not the QP's learns nothing of it)
                     r_dqp  <= dq_rts ? ctx_remote : 24'd0;
                     r_peer <= h_peer[`QPNIC_LRH_PEER];   // back where it came from
                     ctx_valid <= 1'b0;   // the next packet READs its own
-                    r_len  <= rd_multi ? (32'd1 << path_mtu) : reth_len;
+                    r_len  <= rd_multi ? mtu_b : reth_len;
                     state  <= (read_resp && reth_len != 32'd0) ? S_RWAIT : S_HDR;
                 end
             S_RWAIT:
                 if (!r_busy) state <= rr_going ? S_GDATA : S_GSTART;
             S_GSTART:
-                if (g_start_ready) begin
-                    rr_going <= 1'b1;
-                    state    <= S_GDATA;
-                end
+                if (g_start_ready) state <= S_GDATA;
             S_GDATA:
                 if (gp_valid && out_ready && gp_last) begin
                     if (rr_more) begin
@@ -1099,20 +1097,18 @@ module qpnic_responder #(
                         r_busy  <= 1'b1;
                         r_i     <= 3'd0;
                         r_psn   <= r_psn + 24'd1;
-                        if (rr_left > (32'd1 << path_mtu)) begin
+                        if (rr_left > mtu_b) begin
                             r_op    <= `QPNIC_IB_OPCODE_READ_RESPONSE_MIDDLE;
-                            r_len   <= 32'd1 << path_mtu;
-                            rr_left <= rr_left - (32'd1 << path_mtu);
+                            r_len   <= mtu_b;
+                            rr_left <= rr_left - mtu_b;
                         end else begin
                             r_op    <= `QPNIC_IB_OPCODE_READ_RESPONSE_LAST;
                             r_len   <= rr_left;
                             rr_left <= 32'd0;
                         end
                         state   <= S_RWAIT;
-                    end else begin
-                        rr_going <= 1'b0;
-                        state    <= S_HDR;
-                    end
+                    end else
+                        state <= S_HDR;
                 end
             default: state <= S_HDR;
             endcase

@@ -638,6 +638,33 @@ static unsigned two_nics_at_mtu_256(e2e_pair *p, const char *name, const char *i
     return seed;
 }
 
+/* The kinds of request the long-message cases move: a WRITE from side a to
+ * side b, a READ of side b into side a, a SEND from a to b. */
+enum { K_WRITE, K_READ, K_SEND, KINDS };
+static const char *const kind_name[KINDS] = {"WRITE", "READ", "SEND"};
+
+/* Post one request of a kind on qp (side a's end of a pair), its remote
+ * range side b's buffer from roff (a SEND's receive is the caller's). */
+static ndk_status post_kind(e2e_pair *p, unsigned kind, ndk_qp *qp, void *ctx, const ndk_sge *g, uint32_t n,
+                            uint32_t roff, uint32_t flags)
+{
+    uint64_t ra = e2e_remote_addr(&p->b, roff);
+    uint32_t rt = ndk_mr_remote_token(p->b.mr);
+    return kind == K_WRITE ? ndk_write(qp, ctx, g, n, ra, rt, flags) :
+           kind == K_READ  ? ndk_read(qp, ctx, g, n, ra, rt, flags) : ndk_send(qp, ctx, g, n, flags);
+}
+
+/* Both NICs wrote by DMA exactly a message's bytes once and its CQEs (a
+ * SEND's two, anything else's one) between c0 and c1. */
+static void expect_written_once(const ndk_counters *c0, const ndk_counters *c1, unsigned kind, uint32_t len,
+                                unsigned seed)
+{
+    uint64_t cqes = kind == K_SEND ? 2 : 1, wrote = c1->dma_write_bytes - c0->dma_write_bytes;
+    EXPECT(wrote == len + cqes * QPNIC_CQE_BYTES, "the %s: %llu bytes written by DMA, want %llu: data "
+           "written twice (seed %u)", kind_name[kind], (unsigned long long)wrote,
+           (unsigned long long)(len + cqes * QPNIC_CQE_BYTES), seed);
+}
+
 /* A long message on a lossy wire is resumed where its target stopped
  * taking it, not sent again whole (docs/wire.md, "A message resumed"):
  * 60,000 bytes at MTU 256 are 235 packets, and at 2% loss a whole copy
@@ -653,14 +680,13 @@ static void two_nics_resume_long_messages_under_loss(void)
     e2e_pair p;
     unsigned seed = two_nics_at_mtu_256(&p, "two_nics_resume_long_messages_under_loss", "--wire-drop 20000");
     enum { LEN = 60000, CUT = 20011 };
-    static const char *const names[] = {"WRITE", "READ", "SEND"};
-    for (unsigned kind = 0; kind < 3; kind++) {
+    for (unsigned kind = 0; kind < KINDS; kind++) {
         /* the initiator's side in two SGEs at 1 and CUT + 5, the target's
          * whole at 3 */
         uint8_t *a = p.a.buf, *b = p.b.buf + 3;
         memset(p.a.buf, 0, LEN + 8);
         memset(p.b.buf, 0, LEN + 8);
-        if (kind == 1)
+        if (kind == K_READ)
             e2e_fill(b, LEN, 91);
         else {
             e2e_fill(a + 1, CUT, 92 + kind);
@@ -669,37 +695,28 @@ static void two_nics_resume_long_messages_under_loss(void)
         ndk_counters c0, c1;
         pair_counters(&p, &c0);
         ndk_sge g[2] = {e2e_sge(&p.a, 1, CUT), e2e_sge(&p.a, CUT + 5, LEN - CUT)};
-        ndk_status st;
-        if (kind == 0)
-            st = ndk_write(p.a.qp, NULL, g, 2, e2e_remote_addr(&p.b, 3), ndk_mr_remote_token(p.b.mr), 0);
-        else if (kind == 1)
-            st = ndk_read(p.a.qp, NULL, g, 2, e2e_remote_addr(&p.b, 3), ndk_mr_remote_token(p.b.mr), 0);
-        else {
+        if (kind == K_SEND) {
             ndk_sge rg = e2e_sge(&p.b, 3, LEN);
             EXPECT_STATUS(ndk_receive(p.b.qp, NULL, &rg, 1), NDK_STATUS_SUCCESS);
-            st = ndk_send(p.a.qp, NULL, g, 2, 0);
         }
-        EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(post_kind(&p, kind, p.a.qp, NULL, g, 2, 3, 0), NDK_STATUS_SUCCESS);
         ndk_result_ex r = e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a %s of %u bytes at 2%% loss (seed %u)",
-                                         names[kind], LEN, seed);
-        EXPECT(r.bytes_transferred == LEN || kind == 0, "the %s completed with %u bytes, want %u", names[kind],
-               r.bytes_transferred, LEN);
-        if (kind == 2)
+                                         kind_name[kind], LEN, seed);
+        EXPECT(r.bytes_transferred == LEN || kind == K_WRITE, "the %s completed with %u bytes, want %u",
+               kind_name[kind], r.bytes_transferred, LEN);
+        if (kind == K_SEND)
             e2e_expect_one(p.b.rcq, NDK_STATUS_SUCCESS, "its receive (seed %u)", seed);
         EXPECT(memcmp(a + 1, b, CUT) == 0 && memcmp(a + CUT + 5, b + CUT, LEN - CUT) == 0,
-               "the %s's data differs (seed %u)", names[kind], seed);
+               "the %s's data differs (seed %u)", kind_name[kind], seed);
         pair_counters(&p, &c1);
-        uint64_t cqes = kind == 2 ? 2 : 1, wrote = c1.dma_write_bytes - c0.dma_write_bytes;
-        EXPECT(wrote == LEN + cqes * QPNIC_CQE_BYTES, "the %s: %llu bytes written by DMA, want %llu: data "
-               "written twice (seed %u)", names[kind], (unsigned long long)wrote,
-               (unsigned long long)(LEN + cqes * QPNIC_CQE_BYTES), seed);
+        expect_written_once(&c0, &c1, kind, LEN, seed);
         uint64_t retx = c1.retransmits - c0.retransmits, sent = c1.wire_payload_bytes - c0.wire_payload_bytes;
         printf("a %s of %u bytes at MTU 256, 2%% loss: %llu go-backs, %llu payload bytes on the wire "
-               "(%.2f copies)\n", names[kind], LEN, (unsigned long long)retx, (unsigned long long)sent,
+               "(%.2f copies)\n", kind_name[kind], LEN, (unsigned long long)retx, (unsigned long long)sent,
                (double)sent / LEN);
         if (retx > 0)
             EXPECT(sent < (retx + 1) * LEN, "the %s: %llu payload bytes on the wire for %llu go-backs: each "
-                   "sent it again whole (seed %u)", names[kind], (unsigned long long)sent,
+                   "sent it again whole (seed %u)", kind_name[kind], (unsigned long long)sent,
                    (unsigned long long)retx, seed);
     }
     e2e_pair_close(&p);
@@ -721,39 +738,29 @@ static void two_nics_long_messages_at_five_percent_of_each_impairment(void)
                                         "--wire-drop 50000 --wire-dup 50000 --wire-reorder 50000 "
                                         "--wire-corrupt 50000");
     enum { LEN = 60000 };
-    static const char *const names[] = {"WRITE", "READ", "SEND"};
-    for (unsigned kind = 0; kind < 3; kind++) {
-        uint8_t *src = kind == 1 ? p.b.buf : p.a.buf, *dst = kind == 1 ? p.a.buf : p.b.buf;
+    for (unsigned kind = 0; kind < KINDS; kind++) {
+        uint8_t *src = kind == K_READ ? p.b.buf : p.a.buf, *dst = kind == K_READ ? p.a.buf : p.b.buf;
         e2e_fill(src, LEN, 101 + kind);
         memset(dst, 0, LEN);
         ndk_counters c0, c1;
         pair_counters(&p, &c0);
         ndk_sge g = e2e_sge(&p.a, 0, LEN);
-        ndk_status st;
-        if (kind == 0)
-            st = ndk_write(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0);
-        else if (kind == 1)
-            st = ndk_read(p.a.qp, NULL, &g, 1, e2e_remote_addr(&p.b, 0), ndk_mr_remote_token(p.b.mr), 0);
-        else {
+        if (kind == K_SEND) {
             ndk_sge rg = e2e_sge(&p.b, 0, LEN);
             EXPECT_STATUS(ndk_receive(p.b.qp, NULL, &rg, 1), NDK_STATUS_SUCCESS);
-            st = ndk_send(p.a.qp, NULL, &g, 1, 0);
         }
-        EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
+        EXPECT_STATUS(post_kind(&p, kind, p.a.qp, NULL, &g, 1, 0, 0), NDK_STATUS_SUCCESS);
         e2e_expect_one(p.a.icq, NDK_STATUS_SUCCESS, "a %s of %u bytes at 5%% of each impairment (seed %u)",
-                       names[kind], LEN, seed);
-        if (kind == 2)
+                       kind_name[kind], LEN, seed);
+        if (kind == K_SEND)
             e2e_expect_one(p.b.rcq, NDK_STATUS_SUCCESS, "its receive (seed %u)", seed);
-        EXPECT(memcmp(src, dst, LEN) == 0, "the %s's data differs (seed %u)", names[kind], seed);
+        EXPECT(memcmp(src, dst, LEN) == 0, "the %s's data differs (seed %u)", kind_name[kind], seed);
         ndk_result_ex r;
-        EXPECT(e2e_settle_and_poll(&p, p.a.icq, &r, 1) == 0, "the %s completed twice", names[kind]);
+        EXPECT(e2e_settle_and_poll(&p, p.a.icq, &r, 1) == 0, "the %s completed twice", kind_name[kind]);
         pair_counters(&p, &c1);
-        uint64_t cqes = kind == 2 ? 2 : 1, wrote = c1.dma_write_bytes - c0.dma_write_bytes;
-        EXPECT(wrote == LEN + cqes * QPNIC_CQE_BYTES, "the %s: %llu bytes written by DMA, want %llu: data "
-               "written twice (seed %u)", names[kind], (unsigned long long)wrote,
-               (unsigned long long)(LEN + cqes * QPNIC_CQE_BYTES), seed);
+        expect_written_once(&c0, &c1, kind, LEN, seed);
         printf("a %s of %u bytes at MTU 256, 5%% of each impairment: %llu go-backs, %llu frames sent\n",
-               names[kind], LEN, (unsigned long long)(c1.retransmits - c0.retransmits),
+               kind_name[kind], LEN, (unsigned long long)(c1.retransmits - c0.retransmits),
                (unsigned long long)(c1.frames_sent - c0.frames_sent));
     }
     e2e_pair_close(&p);
@@ -792,13 +799,13 @@ static void two_nics_several_qps_under_loss(void)
         for (unsigned j = 0; j < Q; j++) {
             n[j] = 1 + soak_below(C);
             for (unsigned i = 0; i < n[j]; i++) {
-                kind[j][i] = soak_below(3);
+                kind[j][i] = soak_below(KINDS);
                 len[j][i] = 1 + soak_below(SLOT - 72);
                 uint32_t off = (j * C + i) * SLOT;
-                uint8_t *src = (kind[j][i] == 1 ? p.b.buf : p.a.buf) + off;
+                uint8_t *src = (kind[j][i] == K_READ ? p.b.buf : p.a.buf) + off;
                 e2e_fill(src, len[j][i], round * Q * C + j * C + i + 1);
-                memset((kind[j][i] == 1 ? p.a.buf : p.b.buf) + off, 0, SLOT);
-                if (kind[j][i] == 2) {
+                memset((kind[j][i] == K_READ ? p.a.buf : p.b.buf) + off, 0, SLOT);
+                if (kind[j][i] == K_SEND) {
                     ndk_sge rg = e2e_sge(&p.b, off, SLOT);
                     EXPECT_STATUS(ndk_receive(qb[j], NULL, &rg, 1), NDK_STATUS_SUCCESS);
                     sends++;
@@ -814,12 +821,7 @@ static void two_nics_several_qps_under_loss(void)
                 ndk_sge g = e2e_sge(&p.a, off, len[j][i]);
                 void *ctx = (void *)(uintptr_t)(1 + j * C + i);
                 uint32_t flags = i + 1 < n[j] ? NDK_OP_FLAG_DEFER : 0;
-                ndk_status st = kind[j][i] == 0 ?
-                    ndk_write(qa[j], ctx, &g, 1, e2e_remote_addr(&p.b, off), ndk_mr_remote_token(p.b.mr), flags) :
-                    kind[j][i] == 1 ?
-                    ndk_read(qa[j], ctx, &g, 1, e2e_remote_addr(&p.b, off), ndk_mr_remote_token(p.b.mr), flags) :
-                    ndk_send(qa[j], ctx, &g, 1, flags);
-                EXPECT_STATUS(st, NDK_STATUS_SUCCESS);
+                EXPECT_STATUS(post_kind(&p, kind[j][i], qa[j], ctx, &g, 1, off, flags), NDK_STATUS_SUCCESS);
             }
         ndk_result_ex r[Q * C];
         uint32_t got = e2e_poll(p.a.icq, r, total, 30000);
@@ -834,7 +836,7 @@ static void two_nics_several_qps_under_loss(void)
                 uint32_t off = (j * C + i) * SLOT;
                 EXPECT(memcmp(p.a.buf + off, p.b.buf + off, len[j][i]) == 0,
                        "round %u: QP %u's %s %u of %u bytes differs (seed %u)", round, j,
-                       kind[j][i] == 0 ? "WRITE" : kind[j][i] == 1 ? "READ" : "SEND", i, len[j][i], seed);
+                       kind_name[kind[j][i]], i, len[j][i], seed);
             }
     }
     pair_counters(&p, &c1);
