@@ -39,6 +39,7 @@ RTL_INC  := -Irtl -Irtl/gen
 LAYOUT_GEN := rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h fw/gen/qpnic_fw_hw.h docs/layout.md
 
 FW_HEX   := $(BUILD)/share/qpnic/qpnic-fw.hex
+FW_TP_HEX := $(BUILD)/share/qpnic/qpnic-fw-tp.hex
 SIM_BIN  := $(BUILD)/bin/qpnic-sim
 LIB_A    := $(BUILD)/lib/libqpnic.a
 LIB_SO   := $(BUILD)/lib/libqpnic.so
@@ -54,7 +55,7 @@ include tests/tests.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: all gen check-gen lint demo demo-wire wave test install clean
-all: $(FW_HEX) $(SIM_BIN) $(BOARD_SIM_BINS) $(LIB_A) $(LIB_SO) $(DEMO_BIN) $(INFO_BIN)
+all: $(FW_HEX) $(FW_TP_HEX) $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) $(LIB_A) $(LIB_SO) $(DEMO_BIN) $(INFO_BIN)
 
 gen:
 	python3 tools/genlayout.py
@@ -70,7 +71,7 @@ check-gen:
 # simulator's top with its PLL model (sim/models/). rtl/lint.vlt waives PicoRV32
 # (not ours), boards/lint.vlt Yosys's declarations; the few inline waivers
 # each say why.
-LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS) -GWIRE=1"
+LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS) -GWIRE=1" "-GPARTITION=1" "-GPARTITION=1 -GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1"
 lint:
 	@for p in $(LINT_BUILDS); do \
 	    echo "verilator --lint-only -Wall $$p ... --top-module qpnic_core"; \

@@ -32,8 +32,8 @@ FW_ARCH    := -march=rv32i -mabi=ilp32
 # into memset calls, and there is no libc here.
 FW_CFLAGS  := $(FW_ARCH) -O2 -flto -ffreestanding -fno-tree-loop-distribute-patterns \
               -nostdlib -nostartfiles -Wall -Wextra -Werror -Ifw -Ifw/gen
-FW_SRCS    := fw/start.S $(sort $(wildcard fw/*.c))
-FW_DEPS    := $(FW_SRCS) $(wildcard fw/*.h) fw/gen/qpnic_fw_hw.h fw/link.ld fw/bin2hex.py fw/fw.mk
+FW_SRCS    := fw/start.S fw/main.c fw/arm_policy.c
+FW_DEPS    := $(wildcard fw/*.c fw/*.h) fw/start.S fw/gen/qpnic_fw_hw.h fw/link.ld fw/bin2hex.py fw/fw.mk
 FW_ELF     := $(BUILD)/fw/qpnic-fw.elf
 FW_BIN     := $(BUILD)/fw/qpnic-fw.bin
 FW_LST     := $(BUILD)/fw/qpnic-fw.lst
@@ -43,9 +43,24 @@ $(FW_ELF): $(FW_DEPS)
 	$(FW_CC) $(FW_CFLAGS) -T fw/link.ld -Wl,--defsym=__ram_bytes=$(FW_RAM_BYTES) \
 	    -Wl,--gc-sections,--no-warn-rwx-segments -o $@ $(FW_SRCS) -lgcc
 
+# The firmware partition's image (docs/partitions.md): the same event loop
+# with the transport (fw/transport.c on the port of fw/tp_port.c), in the
+# larger RAM of the layout's FW_TP_RAM_WORDS.
+FW_TP_WORDS := $(shell sed -n 's/^\#define QPNIC_FW_TP_RAM_WORDS \([0-9][0-9]*\)u.*/\1/p' fw/gen/qpnic_fw_hw.h)
+FW_TP_RAM_BYTES := $(shell echo $$(( $(FW_TP_WORDS) * 4 )))
+FW_TP_SRCS := $(FW_SRCS) fw/transport.c fw/tp_port.c
+FW_TP_ELF  := $(BUILD)/fw/qpnic-fw-tp.elf
+FW_TP_BIN  := $(BUILD)/fw/qpnic-fw-tp.bin
+FW_TP_LST  := $(BUILD)/fw/qpnic-fw-tp.lst
+
+$(FW_TP_ELF): $(FW_DEPS)
+	@mkdir -p $(dir $@)
+	$(FW_CC) $(FW_CFLAGS) -DQPNIC_FW_TRANSPORT -T fw/link.ld -Wl,--defsym=__ram_bytes=$(FW_TP_RAM_BYTES) \
+	    -Wl,--gc-sections,--no-warn-rwx-segments -o $@ $(FW_TP_SRCS) -lgcc
+
 # The listing is checked: no M-extension instruction, and every instruction
 # 4 bytes long (a compressed one shows as 4 hex digits in objdump's column).
-$(FW_LST): $(FW_ELF)
+$(BUILD)/fw/%.lst: $(BUILD)/fw/%.elf
 	$(FW_OBJDUMP) -d $< > $@
 	@if grep -E '^ +[0-9a-f]+:\s+[0-9a-f]{8}\s+(mul|div|rem)' $@; then \
 	    echo "fw: the image holds M-extension instructions (above); PicoRV32 here is rv32i"; rm -f $@; exit 1; fi
@@ -59,6 +74,14 @@ $(FW_BIN): $(FW_ELF) $(FW_LST)
 $(FW_HEX): $(FW_BIN) fw/bin2hex.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) fw/bin2hex.py $< $(FW_WORDS) $@
+
+$(FW_TP_BIN): $(FW_TP_ELF) $(FW_TP_LST)
+	$(FW_OBJCOPY) -O binary $< $@
+	@echo "fw: transport image $$(stat -c %s $@) bytes of $(FW_TP_RAM_BYTES) (RAM $(FW_TP_WORDS) words)"
+
+$(FW_TP_HEX): $(FW_TP_BIN) fw/bin2hex.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) fw/bin2hex.py $< $(FW_TP_WORDS) $@
 
 # Host unit tests of the policy.
 FW_TEST_BIN := $(BUILD)/tests/fw/test_arm_policy
@@ -76,7 +99,7 @@ $(FW_CORE_TB): tests/fw/tb_fw_on_core.v $(PICORV32_V) fw/gen/qpnic_fw_hw.h rtl/g
 	iverilog -g2005 -Wall -Irtl/gen -o $@ -s tb_fw_on_core tests/fw/tb_fw_on_core.v $(PICORV32_V)
 
 .PHONY: fw test-fw test-fw-core
-fw: $(FW_HEX)
+fw: $(FW_HEX) $(FW_TP_HEX)
 
 test-fw: $(FW_TEST_BIN)
 	$(FW_TEST_BIN) $(FW_TEST_SEED)

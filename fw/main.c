@@ -17,6 +17,9 @@
 
 #include "arm_policy.h"
 #include "qpnic_fw_hw.h"
+#ifdef QPNIC_FW_TRANSPORT
+#include "transport.h"
+#endif
 
 /* CQs the firmware keeps state for: every CQ number an event can name
  * (layout: event.cqn, CQN_BITS wide), so no build has more. 6 bytes each:
@@ -164,5 +167,10 @@ int main(void)
 
         if (QPNIC_FIELD_IS(ev, QPNIC_EVENT_VALID, 1))
             handle_event(word);
+#ifdef QPNIC_FW_TRANSPORT
+        /* the firmware partition: the transport between events
+         * (docs/partitions.md) */
+        tp_poll();
+#endif
     }
 }

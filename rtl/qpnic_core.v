@@ -37,6 +37,12 @@
 //              another NIC goes on the wire (qpnic_port_lane; the
 //              simulator's build); 0: the loopback alone (the boards':
 //              they have no network port yet)
+//   PARTITION  0: the hardware partition (the requester, the responder and
+//              the completer in RTL); 1: the firmware partition
+//              (docs/partitions.md): they are the soft core's C
+//              (fw/transport.c) behind qpnic_fw_transport, with the
+//              firmware image built for it (FW_TP_RAM_WORDS). It has no
+//              packet port, so it needs WIRE 0
 //
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
@@ -79,7 +85,8 @@ module qpnic_core #(
     parameter NUM_PT = `QPNIC_NUM_PT,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
-    parameter WIRE = 0
+    parameter WIRE = 0,
+    parameter PARTITION = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -342,7 +349,7 @@ module qpnic_core #(
     // segmented READ response puts headers between its data, and the
     // responder's gather then still keeps two reads in flight)
     qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW), .WIRE(WIRE),
-                     .PORT_LOG_DEPTH(WIRE != 0 ? 9 : 8)) datapath (
+                     .PORT_LOG_DEPTH(WIRE != 0 ? 9 : 8), .PARTITION(PARTITION)) datapath (
         .clk(clk), .rst(rst),
         .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
@@ -377,6 +384,8 @@ module qpnic_core #(
         .txs_keep(txs_keep), .txs_last(txs_last),
         .rxs_valid(rxs_valid), .rxs_ready(rxs_ready), .rxs_data(rxs_data),
         .rxs_keep(rxs_keep), .rxs_last(rxs_last),
+        .tp_valid(io_valid && io_sel), .tp_ready(tp_ready), .tp_addr(io_addr),
+        .tp_wstrb(io_wstrb), .tp_wdata(io_wdata), .tp_rdata(tp_rdata),
         .idle(dp_idle)
     );
 
@@ -485,8 +494,8 @@ module qpnic_core #(
 
     qpnic_fw_if #(.NUM_CQ(NUM_CQ)) fw_if (
         .clk(clk), .rst(rst),
-        .bus_valid(io_valid), .bus_ready(io_ready), .bus_addr(io_addr),
-        .bus_wstrb(io_wstrb), .bus_wdata(io_wdata), .bus_rdata(io_rdata),
+        .bus_valid(io_valid && !io_sel), .bus_ready(fi_ready), .bus_addr(io_addr),
+        .bus_wstrb(io_wstrb), .bus_wdata(io_wdata), .bus_rdata(fi_rdata),
         .arm_evt_valid(arm_evt_valid), .arm_evt_ready(arm_evt_ready),
         .arm_evt_data(arm_evt_data),
         .cqe_evt_valid(cqe_evt_valid), .cqe_evt_ready(cqe_evt_ready),
@@ -501,9 +510,16 @@ module qpnic_core #(
         .fw_waiting(fw_waiting), .evt_empty(evt_empty), .ntf_empty(ntf_empty)
     );
 
+    // the soft core's two register windows: qpnic_fw_if's, and the
+    // transport port's (answered by the datapath)
+    wire        io_sel, fi_ready, tp_ready;
+    wire [31:0] fi_rdata, tp_rdata;
+    assign io_ready = io_sel ? tp_ready : fi_ready;
+    assign io_rdata = io_sel ? tp_rdata : fi_rdata;
+
     qpnic_soc #(.FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX)) soc (
         .clk(clk), .rst(rst),
-        .io_valid(io_valid), .io_ready(io_ready), .io_addr(io_addr),
+        .io_valid(io_valid), .io_ready(io_ready), .io_sel(io_sel), .io_addr(io_addr),
         .io_wstrb(io_wstrb), .io_wdata(io_wdata), .io_rdata(io_rdata),
         .trap(fw_trap)
     );

@@ -7,7 +7,10 @@
 //   0 .. FW_WORDS*4-1     RAM: reads and byte-strobed writes, answered in
 //                         the cycle they are made (the RAM acts on the
 //                         core's look-ahead announcement, one cycle early)
-//   FW_IO_BASE + 0..255   firmware registers (io_*), answered when qpnic_fw_if
+//   FW_IO_BASE + 0..511   firmware registers (io_*): 0..255 qpnic_fw_if's,
+//                         256..511 (TP_IO_OFFSET) the transport port's
+//                         (io_sel; the firmware partition's), answered when
+//                         the window's owner raises io_ready
 //                         raises io_ready (at once, but a NOTIFY write may wait)
 //   anything else         writes are ignored and reads return 0, answered in
 //                         one cycle (a stray firmware access never hangs the
@@ -27,7 +30,9 @@
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
 //   io_valid/ready                    one access to the firmware registers
-//   io_addr, io_wstrb, io_wdata       byte offset from FW_IO_BASE, byte
+//   io_sel                            0: qpnic_fw_if's window, 1: the
+//                                     transport port's
+//   io_addr, io_wstrb, io_wdata       byte offset in the window, byte
 //                                     strobes (0: read), data
 //   io_rdata                          read data, valid while io_ready is high
 //   trap                              the core stopped on an ECALL or
@@ -45,6 +50,7 @@ module qpnic_soc #(
 
     output wire        io_valid,
     input  wire        io_ready,
+    output wire        io_sel,
     output wire [7:0]  io_addr,
     output wire [3:0]  io_wstrb,
     output wire [31:0] io_wdata,
@@ -138,7 +144,7 @@ module qpnic_soc #(
 
     // ---- decode ------------------------------------------------------------
     wire is_ram = mem_addr < RAM_BYTES;
-    wire is_io  = mem_addr[31:8] == IO_BASE[31:8];
+    wire is_io  = mem_addr[31:9] == IO_BASE[31:9];
 
     reg  ram_ready;
     reg  nul_ready;
@@ -146,6 +152,7 @@ module qpnic_soc #(
     wire busy = ram_ready || nul_ready || io_ready;   // answering this cycle
 
     assign io_valid = mem_valid && is_io;
+    assign io_sel   = mem_addr[8];
     assign io_addr  = mem_addr[7:0];
     assign io_wstrb = mem_wstrb;
     assign io_wdata = mem_wdata;

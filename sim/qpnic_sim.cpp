@@ -36,7 +36,12 @@ namespace {
 constexpr uint64_t DEFAULT_MEM_MB = 64;
 constexpr uint64_t MAX_MEM_MB = 1u << 16; // 64 GiB: a typo guard, not a real limit
 constexpr const char *FW_ENV = "QPNIC_FW";
-constexpr const char *FW_INSTALLED = "/../share/qpnic/qpnic-fw.hex"; // beside bin/
+#ifdef QPNIC_SIM_PARTITION_FW
+#define QPNIC_SIM_FW_NAME "qpnic-fw-tp.hex"
+#else
+#define QPNIC_SIM_FW_NAME "qpnic-fw.hex"
+#endif
+constexpr const char *FW_INSTALLED = "/../share/qpnic/" QPNIC_SIM_FW_NAME; // beside bin/
 constexpr unsigned DEFAULT_NET_PORT = 47900;   // node n listens on UDP 47900 + n
 
 struct Options {
@@ -62,6 +67,8 @@ void usage(FILE *to) {
     fprintf(to,
             "usage: qpnic-sim --shm PATH [options]\n"
             "       qpnic-sim --board NAME [its options]   the board-level simulator of NAME (ulx3s)\n"
+            "  --partition hw|fw     hw (default): the hardware partition; fw: the firmware\n"
+            "                        partition (docs/partitions.md), qpnic-sim-fw, which has no wire\n"
             "  --shm PATH            shared file to create (must not exist)\n"
             "  --mem-mb N            DMA region size in MiB (default %llu)\n"
             "  --fw HEX              firmware image (default: $%s, else <bin>%s)\n"
@@ -169,9 +176,7 @@ void install_signals() {
 
 // qpnic-sim --board NAME ARGS...: the board-level simulator of NAME, built
 // beside this one as qpnic-sim-NAME (sim/board_sim.cpp), with ARGS.
-[[noreturn]] void exec_board(const char *name, char **args) {
-    if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name))
-        sim_fail(PROG, "--board needs a board's name, not '%s'", name);
+[[noreturn]] void exec_sibling(const char *name, char **args) {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)
@@ -181,11 +186,43 @@ void install_signals() {
     path.erase(path.rfind('/') + 1);
     path += std::string("qpnic-sim-") + name;
     if (access(path.c_str(), X_OK) != 0)
-        sim_fail(PROG, "no board-level simulator for '%s' (%s: %s; boards: ulx3s)", name, path.c_str(),
-                 strerror(errno));
+        sim_fail(PROG, "no simulator for '%s' (%s: %s; boards: ulx3s; partitions: hw, fw)", name,
+                 path.c_str(), strerror(errno));
     args[0] = const_cast<char *>(path.c_str());
     execv(path.c_str(), args);
     sim_fail(PROG, "cannot run %s: %s", path.c_str(), strerror(errno));
+}
+
+[[noreturn]] void exec_board(const char *name, char **args) {
+    if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name) ||
+        strcmp(name, "fw") == 0)
+        sim_fail(PROG, "--board needs a board's name, not '%s'", name);
+    exec_sibling(name, args);
+}
+
+// qpnic-sim ... --partition fw ...: the firmware partition's simulator,
+// qpnic-sim-fw, with the other arguments; --partition hw is this one.
+// Anywhere on the line, since the host library appends $QPNIC_SIM_ARGS to
+// its own arguments.
+void take_partition(int &argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--partition") != 0)
+            continue;
+        if (i + 1 >= argc || (strcmp(argv[i + 1], "hw") != 0 && strcmp(argv[i + 1], "fw") != 0))
+            sim_fail(PROG, "--partition needs hw or fw");
+        bool fw = strcmp(argv[i + 1], "fw") == 0;
+        for (int j = i; j + 2 <= argc; j++)
+            argv[j] = argv[j + 2];
+        argc -= 2;
+#ifdef QPNIC_SIM_PARTITION_FW
+        if (!fw)
+            sim_fail(PROG, "this is the firmware partition's simulator: run qpnic-sim for hw");
+#else
+        if (fw)
+            exec_sibling("fw", argv);
+#endif
+        i--;
+    }
 }
 
 int main(int argc, char **argv) {
@@ -194,7 +231,12 @@ int main(int argc, char **argv) {
             sim_fail(PROG, "--board needs a board's name (see --help)");
         exec_board(argv[2], argv + 2);
     }
+    take_partition(argc, argv);
     Options o = parse_args(argc, argv);
+#ifdef QPNIC_SIM_PARTITION_FW
+    if (o.wire)
+        sim_fail(PROG, "the firmware partition has no wire (docs/partitions.md): no --wire, --pcap or impairment");
+#endif
     o.fw_path = sim_find_firmware(PROG, o.fw_path);
     sim_require_firmware(PROG, o.fw_path);
     install_signals();

@@ -41,6 +41,25 @@ $(SIM_BIN): $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
 	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(SIM_CPP)) \
 	    > $(SIM_MDIR)/build.log 2>&1 || { cat $(SIM_MDIR)/build.log; exit 1; }
 
+# The firmware partition's simulator (docs/partitions.md): the same core
+# with PARTITION=1 (the requester, responder and completer in the soft
+# core's C), no wire, and the soft core's RAM and image of that partition;
+# `qpnic-sim --partition fw` starts it.
+SIM_FW_BIN  := $(BUILD)/bin/qpnic-sim-fw
+SIM_FW_MDIR := $(BUILD)/sim/obj_fw
+SIM_FW_VFLAGS = --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(SIM_PARAMS) -GWIRE=0 \
+    -GPARTITION=1 -GFW_WORDS=$(FW_TP_WORDS) \
+    --trace-fst -j $(JOBS) --top-module qpnic_core $(RTL_INC) \
+    -MAKEFLAGS "CXX=$(SIM_CXX) LINK=$(SIM_CXX) OPT_FAST=$(SIM_OPT) OPT_GLOBAL=$(SIM_OPT)" \
+    -CFLAGS "$(SIM_OPT) $(SIM_CXXFLAGS) -DQPNIC_SIM_PARTITION_FW"
+
+$(SIM_FW_BIN): $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
+            $(SIM_CPP) $(SIM_HDR) host/src/gen/qpnic_hw.h sim/sim.mk
+	@mkdir -p $(dir $@) $(SIM_FW_MDIR)
+	verilator $(SIM_FW_VFLAGS) --Mdir $(SIM_FW_MDIR) -o $(abspath $@) \
+	    rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) $(abspath $(SIM_CPP)) \
+	    > $(SIM_FW_MDIR)/build.log 2>&1 || { cat $(SIM_FW_MDIR)/build.log; exit 1; }
+
 # Board-level co-simulation (docs/boards.md): qpnic-sim-<board> runs the
 # board's whole top (boards/<board>/, its PLL the model sim/models/EHXPLLL.v,
 # its oscillator pin clocked at the PLL's output) with its serial pins on a

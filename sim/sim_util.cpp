@@ -12,7 +12,14 @@
 
 namespace {
 constexpr const char *FW_ENV = "QPNIC_FW";
-constexpr const char *FW_INSTALLED = "/../share/qpnic/qpnic-fw.hex"; // beside bin/
+// beside bin/; the firmware partition's simulator (qpnic-sim-fw) is built
+// with its own image's name (sim/sim.mk)
+#ifdef QPNIC_SIM_PARTITION_FW
+#define QPNIC_SIM_FW_NAME "qpnic-fw-tp.hex"
+#else
+#define QPNIC_SIM_FW_NAME "qpnic-fw.hex"
+#endif
+constexpr const char *FW_INSTALLED = "/../share/qpnic/" QPNIC_SIM_FW_NAME;
 } // namespace
 
 void sim_fail(const char *prog, const char *fmt, ...) {

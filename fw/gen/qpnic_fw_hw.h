@@ -65,6 +65,7 @@
 #define QPNIC_PATH_MTU_RESET_LOG 10u /* log2 of the path MTU a NIC starts with, 1024 bytes: the RoCEv2 MTU of a standard 1500-byte Ethernet (PATH_MTU) */
 #define QPNIC_RTO_CYCLES 65536u /* the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz) */
 #define QPNIC_CI_REC_BYTES 4u /* bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES */
+#define QPNIC_FW_TP_RAM_WORDS 4096u /* the soft core's RAM in the firmware partition (PARTITION 1, docs/partitions.md), in 32-bit words: its firmware also runs the transport (fw/transport.c) */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 #define QPNIC_LINK_FLAG 126u /* board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR */
 #define QPNIC_LINK_ESC 125u /* board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR */
@@ -271,6 +272,327 @@
 #define QPNIC_CQ_MARK_INDEX_WIDTH 16u
 #define QPNIC_CQ_MARK_INDEX_MASK 0xFFFFu
 
+/* struct qp_num (1 words): A QP number as peers and completions carry it: the QP table index and a generation the host bumps each time it hands that index out again, so that a packet or a completion meant for a destroyed QP never matches the QP that reuses its index (InfiniBand's QP numbers serve the same end). */
+#define QPNIC_QP_NUM_WORDS 1u
+/* index: QP table index (the QP register block's n): below the build's NUM_QP */
+#define QPNIC_QP_NUM_INDEX_WORD 0u
+#define QPNIC_QP_NUM_INDEX_SHIFT 0u
+#define QPNIC_QP_NUM_INDEX_WIDTH 8u
+#define QPNIC_QP_NUM_INDEX_MASK 0xFFu
+/* gen: generation of that index; the driver never uses 0, so no QP number is InfiniBand's QP 0 or 1 (its management QPs, which a RoCEv2 peer would take the packets for) */
+#define QPNIC_QP_NUM_GEN_WORD 0u
+#define QPNIC_QP_NUM_GEN_SHIFT 8u
+#define QPNIC_QP_NUM_GEN_WIDTH 16u
+#define QPNIC_QP_NUM_GEN_MASK 0xFFFFu
+
+/* struct tp_wqe (1 words): TP_WQE_INFO as the firmware reads it (firmware partition): the WQE in the transport port's WQE buffer. */
+#define QPNIC_TP_WQE_WORDS 1u
+/* index: its free-running SQ index */
+#define QPNIC_TP_WQE_INDEX_WORD 0u
+#define QPNIC_TP_WQE_INDEX_SHIFT 0u
+#define QPNIC_TP_WQE_INDEX_WIDTH 16u
+#define QPNIC_TP_WQE_INDEX_MASK 0xFFFFu
+/* qpn: its QP (QW bits) */
+#define QPNIC_TP_WQE_QPN_WORD 0u
+#define QPNIC_TP_WQE_QPN_SHIFT 16u
+#define QPNIC_TP_WQE_QPN_WIDTH 8u
+#define QPNIC_TP_WQE_QPN_MASK 0xFFu
+/* epoch: its QP's epoch when the fetch engine claimed it (struct qp_ctx epoch; another epoch: stale) */
+#define QPNIC_TP_WQE_EPOCH_WORD 0u
+#define QPNIC_TP_WQE_EPOCH_SHIFT 24u
+#define QPNIC_TP_WQE_EPOCH_WIDTH 1u
+#define QPNIC_TP_WQE_EPOCH_MASK 0x1u
+/* valid: a fetched WQE is in the buffer (0: the buffer holds a ring read, or nothing) */
+#define QPNIC_TP_WQE_VALID_WORD 0u
+#define QPNIC_TP_WQE_VALID_SHIFT 31u
+#define QPNIC_TP_WQE_VALID_WIDTH 1u
+#define QPNIC_TP_WQE_VALID_MASK 0x1u
+
+/* struct tp_qp_cmd (1 words): TP_QP_CMD (firmware partition): one request of the transport's port of qpnic_qp_table, with TP_QP_ARG as its arg. The write returns once the table took it and, for an operation that is answered, once the answer (TP_QP_N, TP_CTX) is in. */
+#define QPNIC_TP_QP_CMD_WORDS 1u
+/* op: enum qp_op */
+#define QPNIC_TP_QP_CMD_OP_WORD 0u
+#define QPNIC_TP_QP_CMD_OP_SHIFT 0u
+#define QPNIC_TP_QP_CMD_OP_WIDTH 4u
+#define QPNIC_TP_QP_CMD_OP_MASK 0xFu
+/* qpn: the QP (QW bits) */
+#define QPNIC_TP_QP_CMD_QPN_WORD 0u
+#define QPNIC_TP_QP_CMD_QPN_SHIFT 8u
+#define QPNIC_TP_QP_CMD_QPN_WIDTH 8u
+#define QPNIC_TP_QP_CMD_QPN_MASK 0xFFu
+
+/* struct tp_chk (1 words): TP_CHK_CMD (firmware partition): check TP_CHK_TOKEN, TP_CHK_VA_*, TP_CHK_LEN against the token table and, when it passes, open DMA window win on the range's device address and length. The write returns with the answer (TP_RESULT ok). A window is the only place the mover reads or writes: no DMA outside a checked range. */
+#define QPNIC_TP_CHK_WORDS 1u
+/* need: enum mr_access bits the range needs */
+#define QPNIC_TP_CHK_NEED_WORD 0u
+#define QPNIC_TP_CHK_NEED_SHIFT 0u
+#define QPNIC_TP_CHK_NEED_WIDTH 3u
+#define QPNIC_TP_CHK_NEED_MASK 0x7u
+/* remote: a remote check: the rkey (a peer's token), else the lkey */
+#define QPNIC_TP_CHK_REMOTE_WORD 0u
+#define QPNIC_TP_CHK_REMOTE_SHIFT 3u
+#define QPNIC_TP_CHK_REMOTE_WIDTH 1u
+#define QPNIC_TP_CHK_REMOTE_MASK 0x1u
+/* inval: invalidate the entry when the token matches (INVALIDATE, SEND_INV): no window opens */
+#define QPNIC_TP_CHK_INVAL_WORD 0u
+#define QPNIC_TP_CHK_INVAL_SHIFT 4u
+#define QPNIC_TP_CHK_INVAL_WIDTH 1u
+#define QPNIC_TP_CHK_INVAL_MASK 0x1u
+/* win: the window to open: 0 the source, 1 the sink */
+#define QPNIC_TP_CHK_WIN_WORD 0u
+#define QPNIC_TP_CHK_WIN_SHIFT 5u
+#define QPNIC_TP_CHK_WIN_WIDTH 1u
+#define QPNIC_TP_CHK_WIN_MASK 0x1u
+/* ring: no check: window win opens on TP_CHK_VA_* as a device address, TP_CHK_LEN long: the QP's own SQ ring, an INLINE request's payload (the trust the WQE fetch engine has) */
+#define QPNIC_TP_CHK_RING_WORD 0u
+#define QPNIC_TP_CHK_RING_SHIFT 6u
+#define QPNIC_TP_CHK_RING_WIDTH 1u
+#define QPNIC_TP_CHK_RING_MASK 0x1u
+/* pd: the QP's protection domain (PD_BITS) */
+#define QPNIC_TP_CHK_PD_WORD 0u
+#define QPNIC_TP_CHK_PD_SHIFT 16u
+#define QPNIC_TP_CHK_PD_WIDTH 16u
+#define QPNIC_TP_CHK_PD_MASK 0xFFFFu
+
+/* struct tp_result (1 words): TP_RESULT (firmware partition): how the last check and the last move went. */
+#define QPNIC_TP_RESULT_WORDS 1u
+/* ok: the last TP_CHK_CMD passed (its window is open) */
+#define QPNIC_TP_RESULT_OK_WORD 0u
+#define QPNIC_TP_RESULT_OK_SHIFT 0u
+#define QPNIC_TP_RESULT_OK_WIDTH 1u
+#define QPNIC_TP_RESULT_OK_MASK 0x1u
+/* refused: the last TP_MOVE was refused: longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved */
+#define QPNIC_TP_RESULT_REFUSED_WORD 0u
+#define QPNIC_TP_RESULT_REFUSED_SHIFT 1u
+#define QPNIC_TP_RESULT_REFUSED_WIDTH 1u
+#define QPNIC_TP_RESULT_REFUSED_MASK 0x1u
+/* moved: bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one) */
+#define QPNIC_TP_RESULT_MOVED_WORD 0u
+#define QPNIC_TP_RESULT_MOVED_SHIFT 16u
+#define QPNIC_TP_RESULT_MOVED_WIDTH 16u
+#define QPNIC_TP_RESULT_MOVED_MASK 0xFFFFu
+
+/* struct tp_flush (1 words): TP_FLUSH_POP (firmware partition): the head of qpnic_qp_table's receive flush queue, popped. */
+#define QPNIC_TP_FLUSH_WORDS 1u
+/* qpn: a QP in ERROR with receives posted */
+#define QPNIC_TP_FLUSH_QPN_WORD 0u
+#define QPNIC_TP_FLUSH_QPN_SHIFT 0u
+#define QPNIC_TP_FLUSH_QPN_WIDTH 8u
+#define QPNIC_TP_FLUSH_QPN_MASK 0xFFu
+/* valid: 1 when a QP was popped */
+#define QPNIC_TP_FLUSH_VALID_WORD 0u
+#define QPNIC_TP_FLUSH_VALID_SHIFT 31u
+#define QPNIC_TP_FLUSH_VALID_WIDTH 1u
+#define QPNIC_TP_FLUSH_VALID_MASK 0x1u
+
+/* struct wqe (16 words): Work queue entry, 64 bytes, in an SQ or RQ ring. The host writes it; the NIC only reads it. */
+#define QPNIC_WQE_WORDS 16u
+/* opcode: enum wqe_op */
+#define QPNIC_WQE_OPCODE_WORD 0u
+#define QPNIC_WQE_OPCODE_SHIFT 0u
+#define QPNIC_WQE_OPCODE_WIDTH 8u
+#define QPNIC_WQE_OPCODE_MASK 0xFFu
+/* nsge: SGEs used, 0..MAX_SGE */
+#define QPNIC_WQE_NSGE_WORD 0u
+#define QPNIC_WQE_NSGE_SHIFT 8u
+#define QPNIC_WQE_NSGE_WIDTH 4u
+#define QPNIC_WQE_NSGE_MASK 0xFu
+/* flags: enum op_flag bits */
+#define QPNIC_WQE_FLAGS_WORD 0u
+#define QPNIC_WQE_FLAGS_SHIFT 16u
+#define QPNIC_WQE_FLAGS_WIDTH 16u
+#define QPNIC_WQE_FLAGS_MASK 0xFFFFu
+/* rtoken: WRITE/READ: the remote token; SEND_INV: the token to invalidate */
+#define QPNIC_WQE_RTOKEN_WORD 1u
+#define QPNIC_WQE_RTOKEN_SHIFT 0u
+#define QPNIC_WQE_RTOKEN_WIDTH 32u
+#define QPNIC_WQE_RTOKEN_MASK 0xFFFFFFFFu
+/* rva_lo: WRITE/READ: remote virtual address, low word */
+#define QPNIC_WQE_RVA_LO_WORD 2u
+#define QPNIC_WQE_RVA_LO_SHIFT 0u
+#define QPNIC_WQE_RVA_LO_WIDTH 32u
+#define QPNIC_WQE_RVA_LO_MASK 0xFFFFFFFFu
+/* rva_hi: WRITE/READ: remote virtual address, high word */
+#define QPNIC_WQE_RVA_HI_WORD 3u
+#define QPNIC_WQE_RVA_HI_SHIFT 0u
+#define QPNIC_WQE_RVA_HI_WIDTH 32u
+#define QPNIC_WQE_RVA_HI_MASK 0xFFFFFFFFu
+
+/* struct wqe_freg (16 words): A FAST_REG WQE (opcode and flags in word 0 as in struct wqe): the token table entry it writes, valid, in the QP's protection domain. The entry is the lkey's low TOKEN_INDEX_BITS. */
+#define QPNIC_WQE_FREG_WORDS 16u
+/* opcode: enum wqe_op FAST_REG */
+#define QPNIC_WQE_FREG_OPCODE_WORD 0u
+#define QPNIC_WQE_FREG_OPCODE_SHIFT 0u
+#define QPNIC_WQE_FREG_OPCODE_WIDTH 8u
+#define QPNIC_WQE_FREG_OPCODE_MASK 0xFFu
+/* flags: enum op_flag bits */
+#define QPNIC_WQE_FREG_FLAGS_WORD 0u
+#define QPNIC_WQE_FREG_FLAGS_SHIFT 16u
+#define QPNIC_WQE_FREG_FLAGS_WIDTH 16u
+#define QPNIC_WQE_FREG_FLAGS_MASK 0xFFFFu
+/* lkey: the region's local token */
+#define QPNIC_WQE_FREG_LKEY_WORD 1u
+#define QPNIC_WQE_FREG_LKEY_SHIFT 0u
+#define QPNIC_WQE_FREG_LKEY_WIDTH 32u
+#define QPNIC_WQE_FREG_LKEY_MASK 0xFFFFFFFFu
+/* va_lo: its first virtual address (base_va + first_byte_offset), low word */
+#define QPNIC_WQE_FREG_VA_LO_WORD 2u
+#define QPNIC_WQE_FREG_VA_LO_SHIFT 0u
+#define QPNIC_WQE_FREG_VA_LO_WIDTH 32u
+#define QPNIC_WQE_FREG_VA_LO_MASK 0xFFFFFFFFu
+/* va_hi: high word */
+#define QPNIC_WQE_FREG_VA_HI_WORD 3u
+#define QPNIC_WQE_FREG_VA_HI_SHIFT 0u
+#define QPNIC_WQE_FREG_VA_HI_WIDTH 32u
+#define QPNIC_WQE_FREG_VA_HI_MASK 0xFFFFFFFFu
+/* dma_lo: device address of its first byte, low word: a page-table address (PT_ADDR_BIT set, its first page table entry in bits 12 and up, first_byte_offset in bits 0..11). It and len must lie inside the run granted to the lkey's entry (MR_CMD GRANT), in the QP's PD, and no bit between the entry field and PT_ADDR_BIT may be set; else BAD_WQE, nothing written */
+#define QPNIC_WQE_FREG_DMA_LO_WORD 4u
+#define QPNIC_WQE_FREG_DMA_LO_SHIFT 0u
+#define QPNIC_WQE_FREG_DMA_LO_WIDTH 32u
+#define QPNIC_WQE_FREG_DMA_LO_MASK 0xFFFFFFFFu
+/* dma_hi: high word */
+#define QPNIC_WQE_FREG_DMA_HI_WORD 5u
+#define QPNIC_WQE_FREG_DMA_HI_SHIFT 0u
+#define QPNIC_WQE_FREG_DMA_HI_WIDTH 32u
+#define QPNIC_WQE_FREG_DMA_HI_MASK 0xFFFFFFFFu
+/* len: its length in bytes */
+#define QPNIC_WQE_FREG_LEN_WORD 6u
+#define QPNIC_WQE_FREG_LEN_SHIFT 0u
+#define QPNIC_WQE_FREG_LEN_WIDTH 32u
+#define QPNIC_WQE_FREG_LEN_MASK 0xFFFFFFFFu
+/* rkey: its remote token */
+#define QPNIC_WQE_FREG_RKEY_WORD 7u
+#define QPNIC_WQE_FREG_RKEY_SHIFT 0u
+#define QPNIC_WQE_FREG_RKEY_WIDTH 32u
+#define QPNIC_WQE_FREG_RKEY_MASK 0xFFFFFFFFu
+/* access: enum mr_access bits */
+#define QPNIC_WQE_FREG_ACCESS_WORD 8u
+#define QPNIC_WQE_FREG_ACCESS_SHIFT 0u
+#define QPNIC_WQE_FREG_ACCESS_WIDTH 3u
+#define QPNIC_WQE_FREG_ACCESS_MASK 0x7u
+
+/* struct wqe_bind (16 words): A BIND WQE (opcode, nsge and flags in word 0 as in struct wqe): bind the window whose entry is the rkey's low TOKEN_INDEX_BITS to [va, va+len) of a region. SGE 0 (struct sge, at WQE_SGE_WORD) names the range and the region's local token; the requester checks it like a local SGE (LOCAL_WRITE needed when the window grants REMOTE_WRITE), and writes the window's entry from the answer: its device address, the QP's PD, no local token. */
+#define QPNIC_WQE_BIND_WORDS 16u
+/* opcode: enum wqe_op BIND */
+#define QPNIC_WQE_BIND_OPCODE_WORD 0u
+#define QPNIC_WQE_BIND_OPCODE_SHIFT 0u
+#define QPNIC_WQE_BIND_OPCODE_WIDTH 8u
+#define QPNIC_WQE_BIND_OPCODE_MASK 0xFFu
+/* nsge: 1: SGE 0 is the window's range (any other count: BAD_WQE) */
+#define QPNIC_WQE_BIND_NSGE_WORD 0u
+#define QPNIC_WQE_BIND_NSGE_SHIFT 8u
+#define QPNIC_WQE_BIND_NSGE_WIDTH 4u
+#define QPNIC_WQE_BIND_NSGE_MASK 0xFu
+/* flags: enum op_flag bits */
+#define QPNIC_WQE_BIND_FLAGS_WORD 0u
+#define QPNIC_WQE_BIND_FLAGS_SHIFT 16u
+#define QPNIC_WQE_BIND_FLAGS_WIDTH 16u
+#define QPNIC_WQE_BIND_FLAGS_MASK 0xFFFFu
+/* rkey: the window's new remote token; its entry must be granted as a window (MR_CMD GRANT_WINDOW) of the QP's PD, else BAD_WQE, nothing written */
+#define QPNIC_WQE_BIND_RKEY_WORD 1u
+#define QPNIC_WQE_BIND_RKEY_SHIFT 0u
+#define QPNIC_WQE_BIND_RKEY_WIDTH 32u
+#define QPNIC_WQE_BIND_RKEY_MASK 0xFFFFFFFFu
+/* access: enum mr_access bits the window grants (REMOTE_READ, REMOTE_WRITE; LOCAL_WRITE is ignored) */
+#define QPNIC_WQE_BIND_ACCESS_WORD 2u
+#define QPNIC_WQE_BIND_ACCESS_SHIFT 0u
+#define QPNIC_WQE_BIND_ACCESS_WIDTH 3u
+#define QPNIC_WQE_BIND_ACCESS_MASK 0x7u
+/* va_lo: SGE 0: the window's first virtual address, inside the region, low word */
+#define QPNIC_WQE_BIND_VA_LO_WORD 4u
+#define QPNIC_WQE_BIND_VA_LO_SHIFT 0u
+#define QPNIC_WQE_BIND_VA_LO_WIDTH 32u
+#define QPNIC_WQE_BIND_VA_LO_MASK 0xFFFFFFFFu
+/* va_hi: high word */
+#define QPNIC_WQE_BIND_VA_HI_WORD 5u
+#define QPNIC_WQE_BIND_VA_HI_SHIFT 0u
+#define QPNIC_WQE_BIND_VA_HI_WIDTH 32u
+#define QPNIC_WQE_BIND_VA_HI_MASK 0xFFFFFFFFu
+/* len: SGE 0: the window's length in bytes, not 0 */
+#define QPNIC_WQE_BIND_LEN_WORD 6u
+#define QPNIC_WQE_BIND_LEN_SHIFT 0u
+#define QPNIC_WQE_BIND_LEN_WIDTH 32u
+#define QPNIC_WQE_BIND_LEN_MASK 0xFFFFFFFFu
+/* mr_lkey: SGE 0: the region's local token */
+#define QPNIC_WQE_BIND_MR_LKEY_WORD 7u
+#define QPNIC_WQE_BIND_MR_LKEY_SHIFT 0u
+#define QPNIC_WQE_BIND_MR_LKEY_WIDTH 32u
+#define QPNIC_WQE_BIND_MR_LKEY_MASK 0xFFFFFFFFu
+
+/* struct wqe_inline (16 words): An INLINE SEND, SEND_INV or WRITE (op_flag INLINE; words 0..3 as in struct wqe, nsge 0): its payload is inline_len bytes, the first INLINE_HEAD_BYTES of them in this WQE from word 5, the rest in the next slots of the SQ, INLINE_SLOT_BYTES each from word 1, each slot's word 0 holding opcode INLINE_DATA. The requester gathers them from the ring (no token check: the SQ is the NIC's own) and retires the data slots with no CQE. nsge other than 0 or inline_len above MAX_INLINE_BYTES: BAD_WQE. */
+#define QPNIC_WQE_INLINE_WORDS 16u
+/* inline_len: the payload's length in bytes, 0..MAX_INLINE_BYTES */
+#define QPNIC_WQE_INLINE_INLINE_LEN_WORD 4u
+#define QPNIC_WQE_INLINE_INLINE_LEN_SHIFT 0u
+#define QPNIC_WQE_INLINE_INLINE_LEN_WIDTH 8u
+#define QPNIC_WQE_INLINE_INLINE_LEN_MASK 0xFFu
+
+/* struct sge (4 words): One scatter/gather entry, 4 words. SGE n of a WQE starts at WQE word WQE_SGE_WORD + 4 * n. */
+#define QPNIC_SGE_WORDS 4u
+/* va_lo: virtual address inside a registered region, low word */
+#define QPNIC_SGE_VA_LO_WORD 0u
+#define QPNIC_SGE_VA_LO_SHIFT 0u
+#define QPNIC_SGE_VA_LO_WIDTH 32u
+#define QPNIC_SGE_VA_LO_MASK 0xFFFFFFFFu
+/* va_hi: virtual address, high word */
+#define QPNIC_SGE_VA_HI_WORD 1u
+#define QPNIC_SGE_VA_HI_SHIFT 0u
+#define QPNIC_SGE_VA_HI_WIDTH 32u
+#define QPNIC_SGE_VA_HI_MASK 0xFFFFFFFFu
+/* len: length in bytes (0 is allowed and moves nothing) */
+#define QPNIC_SGE_LEN_WORD 2u
+#define QPNIC_SGE_LEN_SHIFT 0u
+#define QPNIC_SGE_LEN_WIDTH 32u
+#define QPNIC_SGE_LEN_MASK 0xFFFFFFFFu
+/* token: local token of the region */
+#define QPNIC_SGE_TOKEN_WORD 3u
+#define QPNIC_SGE_TOKEN_SHIFT 0u
+#define QPNIC_SGE_TOKEN_WIDTH 32u
+#define QPNIC_SGE_TOKEN_MASK 0xFFFFFFFFu
+
+/* struct cqe (4 words): Completion queue entry, 16 bytes, in a CQ ring. The NIC writes it with one DMA in address order, so word 3, which holds the phase bit, lands last: a CQE whose phase bit the host expects is whole. */
+#define QPNIC_CQE_WORDS 4u
+/* byte_count: bytes transferred; valid only when status is SUCCESS (V7) */
+#define QPNIC_CQE_BYTE_COUNT_WORD 0u
+#define QPNIC_CQE_BYTE_COUNT_SHIFT 0u
+#define QPNIC_CQE_BYTE_COUNT_WIDTH 32u
+#define QPNIC_CQE_BYTE_COUNT_MASK 0xFFFFFFFFu
+/* qpn: QP number the request belongs to (V3), QPN_BITS wide */
+#define QPNIC_CQE_QPN_WORD 1u
+#define QPNIC_CQE_QPN_SHIFT 0u
+#define QPNIC_CQE_QPN_WIDTH 24u
+#define QPNIC_CQE_QPN_MASK 0xFFFFFFu
+/* status: enum cqe_status */
+#define QPNIC_CQE_STATUS_WORD 1u
+#define QPNIC_CQE_STATUS_SHIFT 24u
+#define QPNIC_CQE_STATUS_WIDTH 8u
+#define QPNIC_CQE_STATUS_MASK 0xFFu
+/* inv_token: RECEIVE_AND_INVALIDATE: the invalidated token */
+#define QPNIC_CQE_INV_TOKEN_WORD 2u
+#define QPNIC_CQE_INV_TOKEN_SHIFT 0u
+#define QPNIC_CQE_INV_TOKEN_WIDTH 32u
+#define QPNIC_CQE_INV_TOKEN_MASK 0xFFFFFFFFu
+/* wqe_index: free-running index of the WQE in its SQ or RQ (INDEX_BITS wide) */
+#define QPNIC_CQE_WQE_INDEX_WORD 3u
+#define QPNIC_CQE_WQE_INDEX_SHIFT 0u
+#define QPNIC_CQE_WQE_INDEX_WIDTH 16u
+#define QPNIC_CQE_WQE_INDEX_MASK 0xFFFFu
+/* type: enum cqe_type; RECEIVE and RECEIVE_AND_INVALIDATE come from the RQ, the rest from the SQ */
+#define QPNIC_CQE_TYPE_WORD 3u
+#define QPNIC_CQE_TYPE_SHIFT 16u
+#define QPNIC_CQE_TYPE_WIDTH 8u
+#define QPNIC_CQE_TYPE_MASK 0xFFu
+/* solicited: a receive of a send that asked for a solicited event */
+#define QPNIC_CQE_SOLICITED_WORD 3u
+#define QPNIC_CQE_SOLICITED_SHIFT 24u
+#define QPNIC_CQE_SOLICITED_WIDTH 1u
+#define QPNIC_CQE_SOLICITED_MASK 0x1u
+/* phase: owner bit: 1 on the first pass through the ring, 0 on the second, and so on */
+#define QPNIC_CQE_PHASE_WORD 3u
+#define QPNIC_CQE_PHASE_SHIFT 31u
+#define QPNIC_CQE_PHASE_WIDTH 1u
+#define QPNIC_CQE_PHASE_MASK 0x1u
+
 /* Registers the firmware sees at FW_IO_BASE + offset. */
 #define QPNIC_FW_IO_BASE 0x10000000u
 #define QPNIC_FWREG_EVT_POP 0x00u /* ro: pops one event (struct event); valid = 0 when none waits */
@@ -284,5 +606,204 @@
 #define QPNIC_FWREG_FW_READY 0x24u /* wo: write 1 once initialised; shows in the host STATUS register */
 #define QPNIC_FWREG_CYCLES 0x28u /* ro: low word of the cycle counter */
 #define QPNIC_FWREG_NUM_CQ 0x2Cu /* ro: CQs in this build */
+
+/* The transport port (rtl/qpnic_fw_transport.v), in the firmware partition only (qpnic_core PARTITION 1, docs/partitions.md): the soft core's way to the WQE fetch engine, the QP table, the token table, the DMA mover and the CQE writer. At FW_IO_BASE + base + offset. A write that starts something (QP_CMD, CHK_CMD, MOVE, RING_RD, CQE_PUSH) returns when it is done. */
+#define QPNIC_TP_IO_BASE 0x10000100u
+#define QPNIC_TPREG_WQE_INFO 0x00u /* ro: struct tp_wqe: the fetched WQE in the WQE buffer */
+#define QPNIC_TPREG_WQE_POP 0x04u /* wo: done with the buffer: the next fetched WQE may fill it */
+#define QPNIC_TPREG_QP_ARG 0x08u /* rw: arg of the next QP_CMD */
+#define QPNIC_TPREG_QP_CMD 0x0Cu /* wo: struct tp_qp_cmd: one qpnic_qp_table request */
+#define QPNIC_TPREG_QP_N 0x10u /* ro: the last answer's n (FETCH) */
+#define QPNIC_TPREG_CHK_TOKEN 0x14u /* rw: the token of the next CHK_CMD */
+#define QPNIC_TPREG_CHK_VA_LO 0x18u /* rw: its address, low word (a device address for a ring window or RING_RD) */
+#define QPNIC_TPREG_CHK_VA_HI 0x1Cu /* rw: high word */
+#define QPNIC_TPREG_CHK_LEN 0x20u /* rw: its length in bytes */
+#define QPNIC_TPREG_CHK_CMD 0x24u /* wo: struct tp_chk: check and open a window */
+#define QPNIC_TPREG_RESULT 0x28u /* ro: struct tp_result */
+#define QPNIC_TPREG_MOVE 0x2Cu /* wo: move this many bytes (1..MAX_DMA_BYTES) from window 0 to window 1 by DMA; both windows move on by what moved (RESULT moved) */
+#define QPNIC_TPREG_RING_RD 0x30u /* wo: read the WQE_BYTES at device address CHK_VA_* (an RQ WQE: the QP's own ring) into the WQE buffer (WQE_INFO valid 0); counted as a WQE fetch */
+#define QPNIC_TPREG_CQE_PUSH 0x34u /* wo: write the CQE of CQE_W0..3 to this CQ (through qpnic_cqe_writer) */
+#define QPNIC_TPREG_COUNT 0x38u /* wo: pulse counters: bit 0 a request refused unexecuted (CNT_PKTS_DROPPED), bit 1 an RNR rewind (CNT_RNR_RETRIES) */
+#define QPNIC_TPREG_IDLE 0x3Cu /* wo: 1: the transport holds no work (no RNR timer running); 0: it does */
+#define QPNIC_TPREG_FLUSH_POP 0x40u /* ro: struct tp_flush: pop the receive flush queue */
+#define QPNIC_TPREG_WIN_CLOSE 0x44u /* wo: close both windows (a WQE is done with them: an INVALIDATE of the host's waits for that) */
+#define QPNIC_TPREG_CQE_W0 0x50u /* rw: CQE word 0 (struct cqe; the phase bit is the writer's) */
+#define QPNIC_TPREG_CQE_W1 0x54u /* rw: CQE word 1 */
+#define QPNIC_TPREG_CQE_W2 0x58u /* rw: CQE word 2 */
+#define QPNIC_TPREG_CQE_W3 0x5Cu /* rw: CQE word 3 */
+#define QPNIC_TPREG_CTX 0x80u /* ro: the last answered context, struct qp_ctx word w at CTX + 4w (w < QP_CTX_WORDS) */
+#define QPNIC_TPREG_WQE 0xC0u /* ro: the WQE buffer, word w at WQE + 4w (w < 16) */
+
+/* enum qp_op (inside the NIC; the transport asks for it): Operations on qpnic_qp_table's request ports. Each is one atomic read-modify-write of one QP's context word (struct qp_ctx); the answer carries the word as it was before the operation. */
+#define QPNIC_QP_OP_READ 0x0u /* answer the context, change nothing */
+#define QPNIC_QP_OP_HOST_READ 0x1u /* the host reads register arg_off of the QP block: the answer's rdata */
+#define QPNIC_QP_OP_HOST_WRITE 0x2u /* the host writes arg to register arg_off (RESET zeroes indices, PSN and marks; SQ_PI queues a doorbell) */
+#define QPNIC_QP_OP_FETCH 0x3u /* claim n = min(SQ_PI - fetch_ptr, arg, WQEs to the ring's end) WQEs (0 in RESET or while rnr_wait, which also dequeues the QP) and advance fetch_ptr; the QP stays queued while more wait */
+#define QPNIC_QP_OP_PSN 0x4u /* take a message's PSNs: answer the context, psn + n (n - 1 in arg bits 15:0: its packets, or a READ's response packets) when arg bit 16 is the context's epoch (else unchanged: the WQE went stale under a rewind) */
+#define QPNIC_QP_OP_SET_ERR 0x5u /* state to ERROR, unless RESET, when arg bit 16 is the context's epoch (a WQE gone stale under a rewind fails nothing) */
+#define QPNIC_QP_OP_COMP_FAIL 0x6u /* the completer saw an error: comp_err = 1; with arg bit 0 also state to ERROR, unless RESET */
+#define QPNIC_QP_OP_RQ_CI_INC 0x7u /* one RQ WQE consumed: rq_ci + 1, rsp_rnr = 0, epsn + 1 (the SEND executed) */
+#define QPNIC_QP_OP_SQ_CI_INC 0x8u /* one SQ WQE completed: sq_ci + 1, rnr_left = rnr_retry, retry_left = RETRY_COUNT (progress restores the retries) */
+#define QPNIC_QP_OP_RQ_FLUSH 0x9u /* the responder flushes one posted receive: in ERROR with rq_ci != rq_pi, rq_ci + 1 (the answer's rq_ci is the receive to complete FLUSHED); otherwise nothing to flush, and the QP leaves the flush queue (rq_flush = 0) */
+#define QPNIC_QP_OP_RQ_CI_ERR 0xAu /* one RQ WQE consumed and completed in error: rq_ci + 1, rsp_rnr = 0, state to ERROR (as the transitions allow) */
+#define QPNIC_QP_OP_REWIND 0xBu /* the completer got an RNR NAK (arg bits 23:0 its PSN), or (arg bit 24) timed out waiting for the answer to the QP's oldest request (arg bits 23:0 the PSN to go back to: where that request's last copy started, its first response packet not taken for a READ, the packet a NAK named for a WRITE or SEND): in RTS with retries left (rnr_left, or retry_left for a timeout; with arg bit 25, a timeout's request that made progress since its last go-back, retry_left need not be left and is set to RETRY_COUNT again, as an ACK sets it), go back to that request (fetch_ptr = sq_ci, psn = arg), flip epoch, one retry fewer (rnr_left unless RNR_RETRY_FOREVER; retry_left), rnr_wait = 1; else nothing; answer the context before */
+#define QPNIC_QP_OP_RNR_WAKE 0xCu /* the RNR timer ran out: rnr_wait = 0, and the QP joins the doorbell queue if WQEs wait */
+#define QPNIC_QP_OP_RSP_RNR 0xDu /* the responder sent an RNR NAK (arg = the SEND's PSN), or a NAK that fails the initiator (arg = the request's PSN): rsp_rnr = 1, epsn = arg (the requests behind it are ahead of epsn: refused) */
+#define QPNIC_QP_OP_RSP_SEQ 0xEu /* the responder takes a request (arg bits 23:0 its PSN, bit 24 set for a WRITE or READ, bit 25 set when it came over the wire, bits 27:26 the NIC it came from): answer the context; only for a QP in RTS whose peer that NIC is: when the PSN is epsn and bit 24 is set, epsn + 1 and nak_sent = 0 (a SEND's advance waits for its receive, RQ_CI_INC, except for a SEND_FIRST or SEND_MIDDLE, which set bit 24 too: an RNR NAK's RSP_RNR sets epsn back); when bit 25 is set, the PSN is ahead of epsn and rsp_rnr is 0, nak_sent = 1 (the answer still shows it as it was: the first such request sends the NAK) */
+#define QPNIC_QP_OP_RSP_READ 0xFu /* the responder took a READ_REQUEST (RSP_SEQ moved epsn past it) whose response is n > 1 packets: epsn = arg bits 23:0, its PSN + n, for a QP in RTS (the request used the PSNs of its response packets) */
+
+/* struct qp_ctx (12 words, 382 bits stored): One QP's context, owned by qpnic_qp_table: what the host configured, the state, the ring indices, and the per-QP state of the engines (the fetch engine's pointer and doorbell mark, the requester's PSN, the completer's error mark). */
+#define QPNIC_QP_CTX_WORDS 12u
+#define QPNIC_QP_CTX_BITS 382u
+/* sq_base_lo: device address of the SQ ring, low word */
+#define QPNIC_QP_CTX_SQ_BASE_LO_WORD 0u
+#define QPNIC_QP_CTX_SQ_BASE_LO_SHIFT 0u
+#define QPNIC_QP_CTX_SQ_BASE_LO_WIDTH 32u
+#define QPNIC_QP_CTX_SQ_BASE_LO_MASK 0xFFFFFFFFu
+/* sq_base_hi: device address of the SQ ring, high word */
+#define QPNIC_QP_CTX_SQ_BASE_HI_WORD 1u
+#define QPNIC_QP_CTX_SQ_BASE_HI_SHIFT 0u
+#define QPNIC_QP_CTX_SQ_BASE_HI_WIDTH 32u
+#define QPNIC_QP_CTX_SQ_BASE_HI_MASK 0xFFFFFFFFu
+/* rq_base_lo: device address of the RQ ring, low word */
+#define QPNIC_QP_CTX_RQ_BASE_LO_WORD 2u
+#define QPNIC_QP_CTX_RQ_BASE_LO_SHIFT 0u
+#define QPNIC_QP_CTX_RQ_BASE_LO_WIDTH 32u
+#define QPNIC_QP_CTX_RQ_BASE_LO_MASK 0xFFFFFFFFu
+/* rq_base_hi: device address of the RQ ring, high word */
+#define QPNIC_QP_CTX_RQ_BASE_HI_WORD 3u
+#define QPNIC_QP_CTX_RQ_BASE_HI_SHIFT 0u
+#define QPNIC_QP_CTX_RQ_BASE_HI_WIDTH 32u
+#define QPNIC_QP_CTX_RQ_BASE_HI_MASK 0xFFFFFFFFu
+/* sq_log: log2 of the SQ depth */
+#define QPNIC_QP_CTX_SQ_LOG_WORD 4u
+#define QPNIC_QP_CTX_SQ_LOG_SHIFT 0u
+#define QPNIC_QP_CTX_SQ_LOG_WIDTH 5u
+#define QPNIC_QP_CTX_SQ_LOG_MASK 0x1Fu
+/* rq_log: log2 of the RQ depth */
+#define QPNIC_QP_CTX_RQ_LOG_WORD 4u
+#define QPNIC_QP_CTX_RQ_LOG_SHIFT 8u
+#define QPNIC_QP_CTX_RQ_LOG_WIDTH 5u
+#define QPNIC_QP_CTX_RQ_LOG_MASK 0x1Fu
+/* state: enum qp_state */
+#define QPNIC_QP_CTX_STATE_WORD 4u
+#define QPNIC_QP_CTX_STATE_SHIFT 16u
+#define QPNIC_QP_CTX_STATE_WIDTH 2u
+#define QPNIC_QP_CTX_STATE_MASK 0x3u
+/* sched: the QP is in the doorbell queue (or being fetched): a doorbell does not queue it again */
+#define QPNIC_QP_CTX_SCHED_WORD 4u
+#define QPNIC_QP_CTX_SCHED_SHIFT 24u
+#define QPNIC_QP_CTX_SCHED_WIDTH 1u
+#define QPNIC_QP_CTX_SCHED_MASK 0x1u
+/* comp_err: the completer completed one of its requests in error: later ones complete FLUSHED */
+#define QPNIC_QP_CTX_COMP_ERR_WORD 4u
+#define QPNIC_QP_CTX_COMP_ERR_SHIFT 25u
+#define QPNIC_QP_CTX_COMP_ERR_WIDTH 1u
+#define QPNIC_QP_CTX_COMP_ERR_MASK 0x1u
+/* rq_flush: the QP is in the receive flush queue (in ERROR with receives posted): the responder completes each FLUSHED */
+#define QPNIC_QP_CTX_RQ_FLUSH_WORD 4u
+#define QPNIC_QP_CTX_RQ_FLUSH_SHIFT 26u
+#define QPNIC_QP_CTX_RQ_FLUSH_WIDTH 1u
+#define QPNIC_QP_CTX_RQ_FLUSH_MASK 0x1u
+/* send_cq: CQ of SQ completions */
+#define QPNIC_QP_CTX_SEND_CQ_WORD 5u
+#define QPNIC_QP_CTX_SEND_CQ_SHIFT 0u
+#define QPNIC_QP_CTX_SEND_CQ_WIDTH 8u
+#define QPNIC_QP_CTX_SEND_CQ_MASK 0xFFu
+/* recv_cq: CQ of RQ completions */
+#define QPNIC_QP_CTX_RECV_CQ_WORD 5u
+#define QPNIC_QP_CTX_RECV_CQ_SHIFT 8u
+#define QPNIC_QP_CTX_RECV_CQ_WIDTH 8u
+#define QPNIC_QP_CTX_RECV_CQ_MASK 0xFFu
+/* pd: its protection domain (QP register PD): every token check of the QP, local or as a target, requires the entry's PD to be this one */
+#define QPNIC_QP_CTX_PD_WORD 5u
+#define QPNIC_QP_CTX_PD_SHIFT 16u
+#define QPNIC_QP_CTX_PD_WIDTH 16u
+#define QPNIC_QP_CTX_PD_MASK 0xFFFFu
+/* remote_qpn: the connected QP's number (BTH dest_qp of its packets) */
+#define QPNIC_QP_CTX_REMOTE_QPN_WORD 6u
+#define QPNIC_QP_CTX_REMOTE_QPN_SHIFT 0u
+#define QPNIC_QP_CTX_REMOTE_QPN_WIDTH 24u
+#define QPNIC_QP_CTX_REMOTE_QPN_MASK 0xFFFFFFu
+/* peer: the connected QP's NIC: an index into the peer table (struct lrh peer of its packets; 0 this NIC) */
+#define QPNIC_QP_CTX_PEER_WORD 6u
+#define QPNIC_QP_CTX_PEER_SHIFT 24u
+#define QPNIC_QP_CTX_PEER_WIDTH 2u
+#define QPNIC_QP_CTX_PEER_MASK 0x3u
+/* sq_pi: SQ producer index (the doorbell) */
+#define QPNIC_QP_CTX_SQ_PI_WORD 7u
+#define QPNIC_QP_CTX_SQ_PI_SHIFT 0u
+#define QPNIC_QP_CTX_SQ_PI_WIDTH 16u
+#define QPNIC_QP_CTX_SQ_PI_MASK 0xFFFFu
+/* rq_pi: RQ producer index (the doorbell) */
+#define QPNIC_QP_CTX_RQ_PI_WORD 7u
+#define QPNIC_QP_CTX_RQ_PI_SHIFT 16u
+#define QPNIC_QP_CTX_RQ_PI_WIDTH 16u
+#define QPNIC_QP_CTX_RQ_PI_MASK 0xFFFFu
+/* sq_ci: SQ WQEs completed */
+#define QPNIC_QP_CTX_SQ_CI_WORD 8u
+#define QPNIC_QP_CTX_SQ_CI_SHIFT 0u
+#define QPNIC_QP_CTX_SQ_CI_WIDTH 16u
+#define QPNIC_QP_CTX_SQ_CI_MASK 0xFFFFu
+/* rq_ci: RQ WQEs consumed */
+#define QPNIC_QP_CTX_RQ_CI_WORD 8u
+#define QPNIC_QP_CTX_RQ_CI_SHIFT 16u
+#define QPNIC_QP_CTX_RQ_CI_WIDTH 16u
+#define QPNIC_QP_CTX_RQ_CI_MASK 0xFFFFu
+/* fetch_ptr: next SQ index the fetch engine reads */
+#define QPNIC_QP_CTX_FETCH_PTR_WORD 9u
+#define QPNIC_QP_CTX_FETCH_PTR_SHIFT 0u
+#define QPNIC_QP_CTX_FETCH_PTR_WIDTH 16u
+#define QPNIC_QP_CTX_FETCH_PTR_MASK 0xFFFFu
+/* gen: the generation of this QP's number (struct qp_num gen): a packet whose dest_qp carries another is dropped */
+#define QPNIC_QP_CTX_GEN_WORD 9u
+#define QPNIC_QP_CTX_GEN_SHIFT 16u
+#define QPNIC_QP_CTX_GEN_WIDTH 16u
+#define QPNIC_QP_CTX_GEN_MASK 0xFFFFu
+/* psn: next packet sequence number the requester sends */
+#define QPNIC_QP_CTX_PSN_WORD 10u
+#define QPNIC_QP_CTX_PSN_SHIFT 0u
+#define QPNIC_QP_CTX_PSN_WIDTH 24u
+#define QPNIC_QP_CTX_PSN_MASK 0xFFFFFFu
+/* epoch: flips at each RNR rewind; every fetched WQE and outstanding entry carries the epoch it was claimed in, and one of another epoch is stale: dropped by the requester, discarded by the completer */
+#define QPNIC_QP_CTX_EPOCH_WORD 10u
+#define QPNIC_QP_CTX_EPOCH_SHIFT 24u
+#define QPNIC_QP_CTX_EPOCH_WIDTH 1u
+#define QPNIC_QP_CTX_EPOCH_MASK 0x1u
+/* rnr_wait: rewound after an RNR NAK, waiting for the RNR timer: FETCH claims nothing */
+#define QPNIC_QP_CTX_RNR_WAIT_WORD 10u
+#define QPNIC_QP_CTX_RNR_WAIT_SHIFT 25u
+#define QPNIC_QP_CTX_RNR_WAIT_WIDTH 1u
+#define QPNIC_QP_CTX_RNR_WAIT_MASK 0x1u
+/* rnr_left: RNR retries left for the oldest SEND (rnr_retry again at every SQ completion; RNR_RETRY_FOREVER never counts down) */
+#define QPNIC_QP_CTX_RNR_LEFT_WORD 10u
+#define QPNIC_QP_CTX_RNR_LEFT_SHIFT 26u
+#define QPNIC_QP_CTX_RNR_LEFT_WIDTH 3u
+#define QPNIC_QP_CTX_RNR_LEFT_MASK 0x7u
+/* rsp_rnr: as a target: this QP sent an RNR NAK for the SEND of PSN epsn (or a NAK that fails its initiator); cleared when a receive is consumed */
+#define QPNIC_QP_CTX_RSP_RNR_WORD 10u
+#define QPNIC_QP_CTX_RSP_RNR_SHIFT 29u
+#define QPNIC_QP_CTX_RSP_RNR_WIDTH 1u
+#define QPNIC_QP_CTX_RSP_RNR_MASK 0x1u
+/* nak_sent: as a target on the wire: a NAK_PSN_SEQ naming epsn went out for a request ahead of it (a gap: a request lost or overtaken); later requests ahead of epsn are dropped without an answer until epsn moves (rxe's sent_psn_nak) */
+#define QPNIC_QP_CTX_NAK_SENT_WORD 10u
+#define QPNIC_QP_CTX_NAK_SENT_SHIFT 30u
+#define QPNIC_QP_CTX_NAK_SENT_WIDTH 1u
+#define QPNIC_QP_CTX_NAK_SENT_MASK 0x1u
+/* epsn: as a target: the PSN this QP expects next. A request of this PSN executes (a WRITE or READ advances it as its context is read, a SEND as its receive is consumed); one behind it is a duplicate: acknowledged again, never executed again (a READ is answered again); one ahead of it is refused with NAK_PSN_SEQ */
+#define QPNIC_QP_CTX_EPSN_WORD 11u
+#define QPNIC_QP_CTX_EPSN_SHIFT 0u
+#define QPNIC_QP_CTX_EPSN_WIDTH 24u
+#define QPNIC_QP_CTX_EPSN_MASK 0xFFFFFFu
+/* rnr_retry: QP register RNR_RETRY: RNR retries of a SEND */
+#define QPNIC_QP_CTX_RNR_RETRY_WORD 11u
+#define QPNIC_QP_CTX_RNR_RETRY_SHIFT 24u
+#define QPNIC_QP_CTX_RNR_RETRY_WIDTH 3u
+#define QPNIC_QP_CTX_RNR_RETRY_MASK 0x7u
+/* retry_left: retransmissions left for the oldest request after timeouts (RETRY_COUNT again at every SQ completion and when the QP is connected) */
+#define QPNIC_QP_CTX_RETRY_LEFT_WORD 11u
+#define QPNIC_QP_CTX_RETRY_LEFT_SHIFT 27u
+#define QPNIC_QP_CTX_RETRY_LEFT_WIDTH 3u
+#define QPNIC_QP_CTX_RETRY_LEFT_MASK 0x7u
 
 #endif

@@ -49,6 +49,7 @@
 `define QPNIC_PATH_MTU_RESET_LOG 10  // log2 of the path MTU a NIC starts with, 1024 bytes: the RoCEv2 MTU of a standard 1500-byte Ethernet (PATH_MTU)
 `define QPNIC_RTO_CYCLES 65536  // the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz)
 `define QPNIC_CI_REC_BYTES 4  // bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES
+`define QPNIC_FW_TP_RAM_WORDS 4096  // the soft core's RAM in the firmware partition (PARTITION 1, docs/partitions.md), in 32-bit words: its firmware also runs the transport (fw/transport.c)
 `define QPNIC_FW_RAM_WORDS 2048  // the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk)
 `define QPNIC_LINK_FLAG 126  // board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR
 `define QPNIC_LINK_ESC 125  // board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR
@@ -496,6 +497,89 @@
 `define QPNIC_NOTIFY_GEN_WIDTH 8
 `define QPNIC_NOTIFY_GEN 23:16  // the CQ's generation (CFG.gen) as of the firmware's last RESET event of it: the host drops a notification whose CQ number now names a newer CQ
 `define QPNIC_NOTIFY_GEN_FLAT 23:16
+
+// struct tp_wqe (1 words): TP_WQE_INFO as the firmware reads it (firmware partition): the WQE in the transport port's WQE buffer.
+`define QPNIC_TP_WQE_WORDS 1
+`define QPNIC_TP_WQE_INDEX_WORD 0
+`define QPNIC_TP_WQE_INDEX_WIDTH 16
+`define QPNIC_TP_WQE_INDEX 15:0  // its free-running SQ index
+`define QPNIC_TP_WQE_INDEX_FLAT 15:0
+`define QPNIC_TP_WQE_QPN_WORD 0
+`define QPNIC_TP_WQE_QPN_WIDTH 8
+`define QPNIC_TP_WQE_QPN 23:16  // its QP (QW bits)
+`define QPNIC_TP_WQE_QPN_FLAT 23:16
+`define QPNIC_TP_WQE_EPOCH_WORD 0
+`define QPNIC_TP_WQE_EPOCH_WIDTH 1
+`define QPNIC_TP_WQE_EPOCH 24:24  // its QP's epoch when the fetch engine claimed it (struct qp_ctx epoch; another epoch: stale)
+`define QPNIC_TP_WQE_EPOCH_FLAT 24:24
+`define QPNIC_TP_WQE_VALID_WORD 0
+`define QPNIC_TP_WQE_VALID_WIDTH 1
+`define QPNIC_TP_WQE_VALID 31:31  // a fetched WQE is in the buffer (0: the buffer holds a ring read, or nothing)
+`define QPNIC_TP_WQE_VALID_FLAT 31:31
+
+// struct tp_qp_cmd (1 words): TP_QP_CMD (firmware partition): one request of the transport's port of qpnic_qp_table, with TP_QP_ARG as its arg. The write returns once the table took it and, for an operation that is answered, once the answer (TP_QP_N, TP_CTX) is in.
+`define QPNIC_TP_QP_CMD_WORDS 1
+`define QPNIC_TP_QP_CMD_OP_WORD 0
+`define QPNIC_TP_QP_CMD_OP_WIDTH 4
+`define QPNIC_TP_QP_CMD_OP 3:0  // enum qp_op
+`define QPNIC_TP_QP_CMD_OP_FLAT 3:0
+`define QPNIC_TP_QP_CMD_QPN_WORD 0
+`define QPNIC_TP_QP_CMD_QPN_WIDTH 8
+`define QPNIC_TP_QP_CMD_QPN 15:8  // the QP (QW bits)
+`define QPNIC_TP_QP_CMD_QPN_FLAT 15:8
+
+// struct tp_chk (1 words): TP_CHK_CMD (firmware partition): check TP_CHK_TOKEN, TP_CHK_VA_*, TP_CHK_LEN against the token table and, when it passes, open DMA window win on the range's device address and length. The write returns with the answer (TP_RESULT ok). A window is the only place the mover reads or writes: no DMA outside a checked range.
+`define QPNIC_TP_CHK_WORDS 1
+`define QPNIC_TP_CHK_NEED_WORD 0
+`define QPNIC_TP_CHK_NEED_WIDTH 3
+`define QPNIC_TP_CHK_NEED 2:0  // enum mr_access bits the range needs
+`define QPNIC_TP_CHK_NEED_FLAT 2:0
+`define QPNIC_TP_CHK_REMOTE_WORD 0
+`define QPNIC_TP_CHK_REMOTE_WIDTH 1
+`define QPNIC_TP_CHK_REMOTE 3:3  // a remote check: the rkey (a peer's token), else the lkey
+`define QPNIC_TP_CHK_REMOTE_FLAT 3:3
+`define QPNIC_TP_CHK_INVAL_WORD 0
+`define QPNIC_TP_CHK_INVAL_WIDTH 1
+`define QPNIC_TP_CHK_INVAL 4:4  // invalidate the entry when the token matches (INVALIDATE, SEND_INV): no window opens
+`define QPNIC_TP_CHK_INVAL_FLAT 4:4
+`define QPNIC_TP_CHK_WIN_WORD 0
+`define QPNIC_TP_CHK_WIN_WIDTH 1
+`define QPNIC_TP_CHK_WIN 5:5  // the window to open: 0 the source, 1 the sink
+`define QPNIC_TP_CHK_WIN_FLAT 5:5
+`define QPNIC_TP_CHK_RING_WORD 0
+`define QPNIC_TP_CHK_RING_WIDTH 1
+`define QPNIC_TP_CHK_RING 6:6  // no check: window win opens on TP_CHK_VA_* as a device address, TP_CHK_LEN long: the QP's own SQ ring, an INLINE request's payload (the trust the WQE fetch engine has)
+`define QPNIC_TP_CHK_RING_FLAT 6:6
+`define QPNIC_TP_CHK_PD_WORD 0
+`define QPNIC_TP_CHK_PD_WIDTH 16
+`define QPNIC_TP_CHK_PD 31:16  // the QP's protection domain (PD_BITS)
+`define QPNIC_TP_CHK_PD_FLAT 31:16
+
+// struct tp_result (1 words): TP_RESULT (firmware partition): how the last check and the last move went.
+`define QPNIC_TP_RESULT_WORDS 1
+`define QPNIC_TP_RESULT_OK_WORD 0
+`define QPNIC_TP_RESULT_OK_WIDTH 1
+`define QPNIC_TP_RESULT_OK 0:0  // the last TP_CHK_CMD passed (its window is open)
+`define QPNIC_TP_RESULT_OK_FLAT 0:0
+`define QPNIC_TP_RESULT_REFUSED_WORD 0
+`define QPNIC_TP_RESULT_REFUSED_WIDTH 1
+`define QPNIC_TP_RESULT_REFUSED 1:1  // the last TP_MOVE was refused: longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved
+`define QPNIC_TP_RESULT_REFUSED_FLAT 1:1
+`define QPNIC_TP_RESULT_MOVED_WORD 0
+`define QPNIC_TP_RESULT_MOVED_WIDTH 16
+`define QPNIC_TP_RESULT_MOVED 31:16  // bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one)
+`define QPNIC_TP_RESULT_MOVED_FLAT 31:16
+
+// struct tp_flush (1 words): TP_FLUSH_POP (firmware partition): the head of qpnic_qp_table's receive flush queue, popped.
+`define QPNIC_TP_FLUSH_WORDS 1
+`define QPNIC_TP_FLUSH_QPN_WORD 0
+`define QPNIC_TP_FLUSH_QPN_WIDTH 8
+`define QPNIC_TP_FLUSH_QPN 7:0  // a QP in ERROR with receives posted
+`define QPNIC_TP_FLUSH_QPN_FLAT 7:0
+`define QPNIC_TP_FLUSH_VALID_WORD 0
+`define QPNIC_TP_FLUSH_VALID_WIDTH 1
+`define QPNIC_TP_FLUSH_VALID 31:31  // 1 when a QP was popped
+`define QPNIC_TP_FLUSH_VALID_FLAT 31:31
 
 // struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went. Laid out for a soft core without a barrel shifter: valid a mask, index one shift by 16.
 `define QPNIC_CQ_MARK_WORDS 1
@@ -1191,5 +1275,33 @@
 `define QPNIC_FWREG_FW_READY 8'h24
 `define QPNIC_FWREG_CYCLES 8'h28
 `define QPNIC_FWREG_NUM_CQ 8'h2C
+
+// the transport port's registers (firmware partition; 8-bit byte offsets
+// from QPNIC_FW_IO_BASE + QPNIC_TP_IO_OFFSET)
+`define QPNIC_TP_IO_OFFSET 32'h00000100
+`define QPNIC_TPREG_WQE_INFO 8'h00
+`define QPNIC_TPREG_WQE_POP 8'h04
+`define QPNIC_TPREG_QP_ARG 8'h08
+`define QPNIC_TPREG_QP_CMD 8'h0C
+`define QPNIC_TPREG_QP_N 8'h10
+`define QPNIC_TPREG_CHK_TOKEN 8'h14
+`define QPNIC_TPREG_CHK_VA_LO 8'h18
+`define QPNIC_TPREG_CHK_VA_HI 8'h1C
+`define QPNIC_TPREG_CHK_LEN 8'h20
+`define QPNIC_TPREG_CHK_CMD 8'h24
+`define QPNIC_TPREG_RESULT 8'h28
+`define QPNIC_TPREG_MOVE 8'h2C
+`define QPNIC_TPREG_RING_RD 8'h30
+`define QPNIC_TPREG_CQE_PUSH 8'h34
+`define QPNIC_TPREG_COUNT 8'h38
+`define QPNIC_TPREG_IDLE 8'h3C
+`define QPNIC_TPREG_FLUSH_POP 8'h40
+`define QPNIC_TPREG_WIN_CLOSE 8'h44
+`define QPNIC_TPREG_CQE_W0 8'h50
+`define QPNIC_TPREG_CQE_W1 8'h54
+`define QPNIC_TPREG_CQE_W2 8'h58
+`define QPNIC_TPREG_CQE_W3 8'h5C
+`define QPNIC_TPREG_CTX 8'h80
+`define QPNIC_TPREG_WQE 8'hC0
 
 `endif

@@ -65,6 +65,7 @@
 #define QPNIC_PATH_MTU_RESET_LOG 10u /* log2 of the path MTU a NIC starts with, 1024 bytes: the RoCEv2 MTU of a standard 1500-byte Ethernet (PATH_MTU) */
 #define QPNIC_RTO_CYCLES 65536u /* the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz) */
 #define QPNIC_CI_REC_BYTES 4u /* bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES */
+#define QPNIC_FW_TP_RAM_WORDS 4096u /* the soft core's RAM in the firmware partition (PARTITION 1, docs/partitions.md), in 32-bit words: its firmware also runs the transport (fw/transport.c) */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 #define QPNIC_LINK_FLAG 126u /* board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR */
 #define QPNIC_LINK_ESC 125u /* board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR */
@@ -514,6 +515,106 @@
 #define QPNIC_NOTIFY_GEN_SHIFT 16u
 #define QPNIC_NOTIFY_GEN_WIDTH 8u
 #define QPNIC_NOTIFY_GEN_MASK 0xFFu
+
+/* struct tp_wqe (1 words): TP_WQE_INFO as the firmware reads it (firmware partition): the WQE in the transport port's WQE buffer. */
+#define QPNIC_TP_WQE_WORDS 1u
+/* index: its free-running SQ index */
+#define QPNIC_TP_WQE_INDEX_WORD 0u
+#define QPNIC_TP_WQE_INDEX_SHIFT 0u
+#define QPNIC_TP_WQE_INDEX_WIDTH 16u
+#define QPNIC_TP_WQE_INDEX_MASK 0xFFFFu
+/* qpn: its QP (QW bits) */
+#define QPNIC_TP_WQE_QPN_WORD 0u
+#define QPNIC_TP_WQE_QPN_SHIFT 16u
+#define QPNIC_TP_WQE_QPN_WIDTH 8u
+#define QPNIC_TP_WQE_QPN_MASK 0xFFu
+/* epoch: its QP's epoch when the fetch engine claimed it (struct qp_ctx epoch; another epoch: stale) */
+#define QPNIC_TP_WQE_EPOCH_WORD 0u
+#define QPNIC_TP_WQE_EPOCH_SHIFT 24u
+#define QPNIC_TP_WQE_EPOCH_WIDTH 1u
+#define QPNIC_TP_WQE_EPOCH_MASK 0x1u
+/* valid: a fetched WQE is in the buffer (0: the buffer holds a ring read, or nothing) */
+#define QPNIC_TP_WQE_VALID_WORD 0u
+#define QPNIC_TP_WQE_VALID_SHIFT 31u
+#define QPNIC_TP_WQE_VALID_WIDTH 1u
+#define QPNIC_TP_WQE_VALID_MASK 0x1u
+
+/* struct tp_qp_cmd (1 words): TP_QP_CMD (firmware partition): one request of the transport's port of qpnic_qp_table, with TP_QP_ARG as its arg. The write returns once the table took it and, for an operation that is answered, once the answer (TP_QP_N, TP_CTX) is in. */
+#define QPNIC_TP_QP_CMD_WORDS 1u
+/* op: enum qp_op */
+#define QPNIC_TP_QP_CMD_OP_WORD 0u
+#define QPNIC_TP_QP_CMD_OP_SHIFT 0u
+#define QPNIC_TP_QP_CMD_OP_WIDTH 4u
+#define QPNIC_TP_QP_CMD_OP_MASK 0xFu
+/* qpn: the QP (QW bits) */
+#define QPNIC_TP_QP_CMD_QPN_WORD 0u
+#define QPNIC_TP_QP_CMD_QPN_SHIFT 8u
+#define QPNIC_TP_QP_CMD_QPN_WIDTH 8u
+#define QPNIC_TP_QP_CMD_QPN_MASK 0xFFu
+
+/* struct tp_chk (1 words): TP_CHK_CMD (firmware partition): check TP_CHK_TOKEN, TP_CHK_VA_*, TP_CHK_LEN against the token table and, when it passes, open DMA window win on the range's device address and length. The write returns with the answer (TP_RESULT ok). A window is the only place the mover reads or writes: no DMA outside a checked range. */
+#define QPNIC_TP_CHK_WORDS 1u
+/* need: enum mr_access bits the range needs */
+#define QPNIC_TP_CHK_NEED_WORD 0u
+#define QPNIC_TP_CHK_NEED_SHIFT 0u
+#define QPNIC_TP_CHK_NEED_WIDTH 3u
+#define QPNIC_TP_CHK_NEED_MASK 0x7u
+/* remote: a remote check: the rkey (a peer's token), else the lkey */
+#define QPNIC_TP_CHK_REMOTE_WORD 0u
+#define QPNIC_TP_CHK_REMOTE_SHIFT 3u
+#define QPNIC_TP_CHK_REMOTE_WIDTH 1u
+#define QPNIC_TP_CHK_REMOTE_MASK 0x1u
+/* inval: invalidate the entry when the token matches (INVALIDATE, SEND_INV): no window opens */
+#define QPNIC_TP_CHK_INVAL_WORD 0u
+#define QPNIC_TP_CHK_INVAL_SHIFT 4u
+#define QPNIC_TP_CHK_INVAL_WIDTH 1u
+#define QPNIC_TP_CHK_INVAL_MASK 0x1u
+/* win: the window to open: 0 the source, 1 the sink */
+#define QPNIC_TP_CHK_WIN_WORD 0u
+#define QPNIC_TP_CHK_WIN_SHIFT 5u
+#define QPNIC_TP_CHK_WIN_WIDTH 1u
+#define QPNIC_TP_CHK_WIN_MASK 0x1u
+/* ring: no check: window win opens on TP_CHK_VA_* as a device address, TP_CHK_LEN long: the QP's own SQ ring, an INLINE request's payload (the trust the WQE fetch engine has) */
+#define QPNIC_TP_CHK_RING_WORD 0u
+#define QPNIC_TP_CHK_RING_SHIFT 6u
+#define QPNIC_TP_CHK_RING_WIDTH 1u
+#define QPNIC_TP_CHK_RING_MASK 0x1u
+/* pd: the QP's protection domain (PD_BITS) */
+#define QPNIC_TP_CHK_PD_WORD 0u
+#define QPNIC_TP_CHK_PD_SHIFT 16u
+#define QPNIC_TP_CHK_PD_WIDTH 16u
+#define QPNIC_TP_CHK_PD_MASK 0xFFFFu
+
+/* struct tp_result (1 words): TP_RESULT (firmware partition): how the last check and the last move went. */
+#define QPNIC_TP_RESULT_WORDS 1u
+/* ok: the last TP_CHK_CMD passed (its window is open) */
+#define QPNIC_TP_RESULT_OK_WORD 0u
+#define QPNIC_TP_RESULT_OK_SHIFT 0u
+#define QPNIC_TP_RESULT_OK_WIDTH 1u
+#define QPNIC_TP_RESULT_OK_MASK 0x1u
+/* refused: the last TP_MOVE was refused: longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved */
+#define QPNIC_TP_RESULT_REFUSED_WORD 0u
+#define QPNIC_TP_RESULT_REFUSED_SHIFT 1u
+#define QPNIC_TP_RESULT_REFUSED_WIDTH 1u
+#define QPNIC_TP_RESULT_REFUSED_MASK 0x1u
+/* moved: bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one) */
+#define QPNIC_TP_RESULT_MOVED_WORD 0u
+#define QPNIC_TP_RESULT_MOVED_SHIFT 16u
+#define QPNIC_TP_RESULT_MOVED_WIDTH 16u
+#define QPNIC_TP_RESULT_MOVED_MASK 0xFFFFu
+
+/* struct tp_flush (1 words): TP_FLUSH_POP (firmware partition): the head of qpnic_qp_table's receive flush queue, popped. */
+#define QPNIC_TP_FLUSH_WORDS 1u
+/* qpn: a QP in ERROR with receives posted */
+#define QPNIC_TP_FLUSH_QPN_WORD 0u
+#define QPNIC_TP_FLUSH_QPN_SHIFT 0u
+#define QPNIC_TP_FLUSH_QPN_WIDTH 8u
+#define QPNIC_TP_FLUSH_QPN_MASK 0xFFu
+/* valid: 1 when a QP was popped */
+#define QPNIC_TP_FLUSH_VALID_WORD 0u
+#define QPNIC_TP_FLUSH_VALID_SHIFT 31u
+#define QPNIC_TP_FLUSH_VALID_WIDTH 1u
+#define QPNIC_TP_FLUSH_VALID_MASK 0x1u
 
 /* struct cq_mark (1 words): CQ_LAST_ERR / CQ_LAST_SOL as the firmware reads them: where the newest error or solicited CQE of a CQ went. Laid out for a soft core without a barrel shifter: valid a mask, index one shift by 16. */
 #define QPNIC_CQ_MARK_WORDS 1u

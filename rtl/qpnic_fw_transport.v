@@ -1,0 +1,548 @@
+// qpnic_fw_transport: the transport port of the firmware partition
+// (qpnic_core PARTITION 1, docs/partitions.md). In that partition the
+// requester, the responder and the completer are C in the soft core
+// (fw/transport.c); this module is what they stand on: the soft core's
+// registers (layout tpregs, at FW_IO_BASE + TP_IO_OFFSET) onto
+//   - the WQE fetch engine's WQE stream: one WQE at a time in a 16-word
+//     WQE buffer, with its QP, index and epoch (WQE_INFO, WQE, WQE_POP);
+//   - a request port of qpnic_qp_table (QP_ARG, QP_CMD, QP_N, CTX): every
+//     change of a QP's context is still the table's atomic operation;
+//   - its receive flush queue (FLUSH_POP);
+//   - a check port of qpnic_mr_table, and one DMA mover behind it: a check
+//     that passes opens a window (a device address and a length; window 0
+//     the source, 1 the sink), and MOVE copies up to MAX_DMA_BYTES from
+//     window 0 to window 1, the read's data beats going straight to the
+//     write (both are packed from lane 0). The mover reads and writes only
+//     inside open windows, so firmware cannot DMA outside a range the token
+//     table approved (or, for a ring window, the QP's own SQ ring);
+//   - a ring read (RING_RD): 64 bytes into the WQE buffer (an RQ WQE);
+//   - the CQE writer (CQE_W0..3, CQE_PUSH);
+//   - counters (COUNT), the token fence and the core's idle.
+// Like the RTL engines it replaces, it holds nothing past one request: the
+// contexts stay in the tables.
+//
+// Bus: one access at a time from qpnic_soc (bus_valid held until
+// bus_ready, which pulses for one cycle). A read is answered the cycle
+// after it is seen, from a register; a write that starts something
+// (QP_CMD, CHK_CMD, MOVE, RING_RD, CQE_PUSH) is answered when it is done,
+// so the firmware never polls.
+//
+// Ports
+//   clk, rst                  clock, synchronous active-high reset
+//   bus_*                     the soft core's accesses to this window
+//   wqe_*                     WQE word pairs from qpnic_wqe_fetch
+//   tq_req_*, tq_rsp_*        a request port of qpnic_qp_table
+//   fl_*                      its receive flush queue
+//   chk_*, res_*              a check port of qpnic_mr_table
+//   rd_req_*, rd_rsp_*        a DMA read master (the mover, the ring read)
+//   wr_req_*, wr_dat_*        a DMA write master (the mover)
+//   cqe_*                     CQE requests to qpnic_cqe_writer
+//   cnt_ring_read             a ring read was issued (a WQE fetched)
+//   cnt_drop, cnt_rnr         COUNT's pulses
+//   fence_start, fence_busy   an MR_CMD INVALIDATE is taken; busy while a
+//                             window opened (or a check asked) before it
+//                             is still open
+//   idle                      no WQE in the buffer, no command running, no
+//                             flush queued, and the firmware says IDLE
+`default_nettype none
+`include "qpnic_layout.vh"
+
+module qpnic_fw_transport #(
+    parameter QW = 8
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+
+    input  wire                 bus_valid,
+    output reg                  bus_ready,
+    input  wire [7:0]           bus_addr,
+    input  wire [3:0]           bus_wstrb,
+    input  wire [31:0]          bus_wdata,
+    output reg  [31:0]          bus_rdata,
+
+    input  wire                 wqe_valid,
+    output wire                 wqe_ready,
+    input  wire [63:0]          wqe_data,
+    input  wire                 wqe_last,
+    input  wire [QW-1:0]        wqe_qpn,
+    input  wire [`QPNIC_INDEX_BITS-1:0] wqe_index,
+    input  wire                 wqe_epoch,
+
+    output reg                  tq_req_valid,
+    input  wire                 tq_req_ready,
+    output reg  [3:0]           tq_req_op,
+    output reg  [QW-1:0]        tq_req_qpn,
+    output reg  [31:0]          tq_req_arg,
+    input  wire                 tq_rsp_valid,
+    input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
+    input  wire [`QPNIC_INDEX_BITS-1:0] tq_rsp_n,
+
+    input  wire                 fl_valid,
+    output wire                 fl_ready,
+    input  wire [QW-1:0]        fl_qpn,
+
+    output reg                  chk_valid,
+    output reg  [31:0]          chk_token,
+    output reg  [63:0]          chk_va,
+    output reg  [31:0]          chk_len,
+    output reg                  chk_remote,
+    output reg  [2:0]           chk_need,
+    output reg                  chk_inval,
+    output reg  [`QPNIC_PD_BITS-1:0] chk_pd,
+    input  wire                 res_valid,
+    input  wire                 res_ok,
+    input  wire [63:0]          res_dev,
+
+    output reg                  rd_req_valid,
+    input  wire                 rd_req_ready,
+    output reg  [63:0]          rd_req_addr,
+    output reg  [15:0]          rd_req_len,
+    input  wire                 rd_rsp_valid,
+    output wire                 rd_rsp_ready,
+    input  wire [31:0]          rd_rsp_data,
+    input  wire [3:0]           rd_rsp_keep,
+    input  wire                 rd_rsp_last,
+
+    output reg                  wr_req_valid,
+    input  wire                 wr_req_ready,
+    output reg  [63:0]          wr_req_addr,
+    output reg  [15:0]          wr_req_len,
+    output wire                 wr_dat_valid,
+    input  wire                 wr_dat_ready,
+    output wire [31:0]          wr_dat_data,
+    output wire [3:0]           wr_dat_keep,
+    output wire                 wr_dat_last,
+
+    output reg                  cqe_valid,
+    input  wire                 cqe_ready,
+    output reg  [`QPNIC_CQN_BITS-1:0] cqe_cqn,
+    output wire [127:0]         cqe_data,
+
+    output reg                  cnt_ring_read,
+    output reg                  cnt_drop,
+    output reg                  cnt_rnr,
+
+    input  wire                 fence_start,
+    output wire                 fence_busy,
+    output wire                 idle
+);
+    localparam [15:0] MAX_DMA = `QPNIC_MAX_DMA_BYTES;
+    localparam [15:0] PAGE    = `QPNIC_FREG_PAGE_BYTES;
+    localparam PAGE_BITS      = $clog2(`QPNIC_FREG_PAGE_BYTES);
+    // qp_op values the table answers (READ, HOST_READ, FETCH, PSN,
+    // RQ_FLUSH, REWIND, RSP_SEQ): qpnic_qp_table's header
+    localparam [15:0] ANSWERED = (16'd1 << `QPNIC_QP_OP_READ)     | (16'd1 << `QPNIC_QP_OP_HOST_READ) |
+                                 (16'd1 << `QPNIC_QP_OP_FETCH)    | (16'd1 << `QPNIC_QP_OP_PSN) |
+                                 (16'd1 << `QPNIC_QP_OP_RQ_FLUSH) | (16'd1 << `QPNIC_QP_OP_REWIND) |
+                                 (16'd1 << `QPNIC_QP_OP_RSP_SEQ);
+
+    // ---- the WQE buffer: even and odd words apart, so that a fetched pair
+    // is one write of each (each array one write port: block or LUT RAM)
+    reg  [31:0] wb_even [0:7];
+    reg  [31:0] wb_odd  [0:7];
+    reg  [31:0] wb_q;                 // the word a read asked for
+    reg  [2:0]  fill_at;              // the pair (fetch) or word/2 (ring) next
+    reg         fill_odd;             // ring read: the next beat is odd
+    localparam B_EMPTY = 2'd0, B_FILL = 2'd1, B_WQE = 2'd2, B_RING = 2'd3;
+    reg  [1:0]  buf_st;
+    reg  [QW-1:0] info_qpn;
+    reg  [`QPNIC_INDEX_BITS-1:0] info_index;
+    reg         info_epoch;
+
+    // ---- commands
+    localparam C_NONE = 3'd0, C_QP = 3'd1, C_CHK = 3'd2, C_MOVE = 3'd3, C_RING = 3'd4, C_CQE = 3'd5;
+    reg  [2:0]  cmd;
+    reg         qp_wait_rsp;          // C_QP: the request was taken, its answer is due
+    reg         mv_rd_done, mv_wr_done;
+    reg  [31:0] qp_arg;
+    reg  [`QPNIC_QP_CTX_BITS-1:0] ctx;
+    reg  [`QPNIC_INDEX_BITS-1:0] qp_n;
+    reg  [31:0] cqe_w [0:3];
+    reg         chk_win, chk_ok;
+    reg         mv_refused;
+    reg  [15:0] mv_moved;
+    reg         fw_idle;
+
+    // the windows: device address and bytes left; open until WIN_CLOSE
+    reg  [63:0] win_addr [0:1];
+    reg  [31:0] win_left [0:1];
+    reg  [1:0]  win_open;
+    reg         fence_pend;
+
+    wire is_wr = |bus_wstrb;
+    wire [7:0] cmd_qpn = bus_wdata[`QPNIC_TP_QP_CMD_QPN];
+    // a new access: valid, not the one answered last cycle (bus_ready falls
+    // with the access), and no command running
+    // (wb_pick: a read of the WQE buffer is being answered)
+    reg  wb_pick;
+    wire take  = bus_valid && !bus_ready && !wb_pick && cmd == C_NONE;
+
+    // ---- the mover's length: what was asked, cut at either window's next
+    // page boundary
+    wire [15:0] ask    = bus_wdata[15:0];
+    wire [15:0] pg0    = PAGE - {{(16-PAGE_BITS){1'b0}}, win_addr[0][PAGE_BITS-1:0]};
+    wire [15:0] pg1    = PAGE - {{(16-PAGE_BITS){1'b0}}, win_addr[1][PAGE_BITS-1:0]};
+    wire [15:0] cut0   = ask < pg0 ? ask : pg0;
+    wire [15:0] mv_len = cut0 < pg1 ? cut0 : pg1;
+    wire        mv_bad = ask == 16'd0 || ask > MAX_DMA || bus_wdata[31:16] != 16'd0 ||
+                         {16'd0, ask} > win_left[0] || {16'd0, ask} > win_left[1] ||
+                         win_open != 2'b11;
+
+    // ---- the mover's data: the read's beats are the write's
+    assign wr_dat_valid = cmd == C_MOVE && rd_rsp_valid;
+    assign wr_dat_data  = rd_rsp_data;
+    assign wr_dat_keep  = rd_rsp_keep;
+    assign wr_dat_last  = rd_rsp_last;
+    assign rd_rsp_ready = cmd == C_RING || (cmd == C_MOVE && wr_dat_ready);
+
+    assign wqe_ready = buf_st == B_EMPTY || buf_st == B_FILL;
+    assign fl_ready  = take && !is_wr && bus_addr == `QPNIC_TPREG_FLUSH_POP && fl_valid;
+    assign cqe_data  = {cqe_w[3], cqe_w[2], cqe_w[1], cqe_w[0]};
+
+    assign fence_busy = fence_pend && (win_open != 2'b00 || cmd == C_CHK);
+    assign idle = (buf_st == B_EMPTY || buf_st == B_RING) && cmd == C_NONE && fw_idle && !fl_valid;
+
+    // the word a read of the bus asks for
+    reg  [31:0] rd_word;
+    always @(*) begin
+        rd_word = 32'd0;
+        case (bus_addr)
+        `QPNIC_TPREG_WQE_INFO: begin
+            rd_word[`QPNIC_TP_WQE_INDEX] = info_index;
+            rd_word[`QPNIC_TP_WQE_QPN]   = {{(8-QW){1'b0}}, info_qpn};
+            rd_word[`QPNIC_TP_WQE_EPOCH] = info_epoch;
+            rd_word[`QPNIC_TP_WQE_VALID] = buf_st == B_WQE;
+        end
+        `QPNIC_TPREG_QP_ARG:    rd_word = qp_arg;
+        `QPNIC_TPREG_QP_N:      rd_word[`QPNIC_INDEX_BITS-1:0] = qp_n;
+        `QPNIC_TPREG_CHK_TOKEN: rd_word = chk_token;
+        `QPNIC_TPREG_CHK_VA_LO: rd_word = chk_va[31:0];
+        `QPNIC_TPREG_CHK_VA_HI: rd_word = chk_va[63:32];
+        `QPNIC_TPREG_CHK_LEN:   rd_word = chk_len;
+        `QPNIC_TPREG_RESULT: begin
+            rd_word[`QPNIC_TP_RESULT_OK]      = chk_ok;
+            rd_word[`QPNIC_TP_RESULT_REFUSED] = mv_refused;
+            rd_word[`QPNIC_TP_RESULT_MOVED]   = mv_moved;
+        end
+        `QPNIC_TPREG_FLUSH_POP: begin
+            rd_word[`QPNIC_TP_FLUSH_QPN]   = {{(8-QW){1'b0}}, fl_qpn};
+            rd_word[`QPNIC_TP_FLUSH_VALID] = fl_valid;
+        end
+        `QPNIC_TPREG_CQE_W0: rd_word = cqe_w[0];
+        `QPNIC_TPREG_CQE_W1: rd_word = cqe_w[1];
+        `QPNIC_TPREG_CQE_W2: rd_word = cqe_w[2];
+        `QPNIC_TPREG_CQE_W3: rd_word = cqe_w[3];
+        default:
+            // CTX: 12 words from 0x80; WQE: 16 words from 0xC0 (wb_q)
+            if (bus_addr[7:6] == 2'b10 && bus_addr[5:2] < `QPNIC_QP_CTX_WORDS)
+                rd_word = ctx_word(bus_addr[5:2]);
+        endcase
+    end
+
+    function [31:0] ctx_word(input [3:0] w);
+        reg [`QPNIC_QP_CTX_WORDS*32-1:0] full;
+        begin
+            full = {{(`QPNIC_QP_CTX_WORDS*32-`QPNIC_QP_CTX_BITS){1'b0}}, ctx};
+            ctx_word = full[w*32 +: 32];
+        end
+    endfunction
+
+    // WQE buffer reads: registered (a RAM's read), the word picked a cycle
+    // after the access is seen
+    always @(posedge clk)
+        wb_q <= bus_addr[2] ? wb_odd[bus_addr[5:3]] : wb_even[bus_addr[5:3]];
+
+    // WQE buffer writes: a fetched pair, or a ring read's beat
+    wire fetch_beat = wqe_valid && wqe_ready;
+    wire ring_beat  = cmd == C_RING && rd_rsp_valid;
+    always @(posedge clk) begin
+        if (fetch_beat) begin
+            wb_even[fill_at] <= wqe_data[31:0];
+            wb_odd[fill_at]  <= wqe_data[63:32];
+        end else if (ring_beat && !fill_odd) begin
+            wb_even[fill_at] <= rd_rsp_data;
+        end else if (ring_beat) begin
+            wb_odd[fill_at]  <= rd_rsp_data;
+        end
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            bus_ready     <= 1'b0;
+            bus_rdata     <= 32'd0;
+            wb_pick       <= 1'b0;
+            buf_st        <= B_EMPTY;
+            fill_at       <= 3'd0;
+            fill_odd      <= 1'b0;
+            info_qpn      <= {QW{1'b0}};
+            info_index    <= {`QPNIC_INDEX_BITS{1'b0}};
+            info_epoch    <= 1'b0;
+            cmd           <= C_NONE;
+            qp_wait_rsp   <= 1'b0;
+            mv_rd_done    <= 1'b0;
+            mv_wr_done    <= 1'b0;
+            qp_arg        <= 32'd0;
+            ctx           <= {`QPNIC_QP_CTX_BITS{1'b0}};
+            qp_n          <= {`QPNIC_INDEX_BITS{1'b0}};
+            cqe_w[0]      <= 32'd0;
+            cqe_w[1]      <= 32'd0;
+            cqe_w[2]      <= 32'd0;
+            cqe_w[3]      <= 32'd0;
+            chk_win       <= 1'b0;
+            chk_ok        <= 1'b0;
+            mv_refused    <= 1'b0;
+            mv_moved      <= 16'd0;
+            fw_idle       <= 1'b0;
+            win_addr[0]   <= 64'd0;
+            win_addr[1]   <= 64'd0;
+            win_left[0]   <= 32'd0;
+            win_left[1]   <= 32'd0;
+            win_open      <= 2'b00;
+            fence_pend    <= 1'b0;
+            tq_req_valid  <= 1'b0;
+            tq_req_op     <= 4'd0;
+            tq_req_qpn    <= {QW{1'b0}};
+            tq_req_arg    <= 32'd0;
+            chk_valid     <= 1'b0;
+            chk_token     <= 32'd0;
+            chk_va        <= 64'd0;
+            chk_len       <= 32'd0;
+            chk_remote    <= 1'b0;
+            chk_need      <= 3'd0;
+            chk_inval     <= 1'b0;
+            chk_pd        <= {`QPNIC_PD_BITS{1'b0}};
+            rd_req_valid  <= 1'b0;
+            rd_req_addr   <= 64'd0;
+            rd_req_len    <= 16'd0;
+            wr_req_valid  <= 1'b0;
+            wr_req_addr   <= 64'd0;
+            wr_req_len    <= 16'd0;
+            cqe_valid     <= 1'b0;
+            cqe_cqn       <= {`QPNIC_CQN_BITS{1'b0}};
+            cnt_ring_read <= 1'b0;
+            cnt_drop      <= 1'b0;
+            cnt_rnr       <= 1'b0;
+        end else begin
+            bus_ready     <= 1'b0;
+            wb_pick       <= 1'b0;
+            chk_valid     <= 1'b0;
+            cnt_ring_read <= 1'b0;
+            cnt_drop      <= 1'b0;
+            cnt_rnr       <= 1'b0;
+
+            // ---- the fence: a window opened (or a check asked) before an
+            // INVALIDATE holds it until the windows close
+            if (fence_start && (win_open != 2'b00 || cmd == C_CHK))
+                fence_pend <= 1'b1;
+            else if (win_open == 2'b00 && cmd != C_CHK)
+                fence_pend <= 1'b0;
+
+            // ---- the fetch engine fills an empty buffer
+            if (fetch_beat) begin
+                if (buf_st == B_EMPTY) begin
+                    info_qpn   <= wqe_qpn;
+                    info_index <= wqe_index;
+                    info_epoch <= wqe_epoch;
+                end
+                fill_at <= wqe_last ? 3'd0 : fill_at + 3'd1;
+                buf_st  <= wqe_last ? B_WQE : B_FILL;
+            end
+
+            // ---- a read answers from a register the cycle after
+            if (wb_pick) begin
+                bus_rdata <= wb_q;
+                bus_ready <= 1'b1;
+            end
+
+            if (take && !is_wr) begin
+                if (bus_addr[7:6] == 2'b11) begin
+                    wb_pick <= 1'b1;                 // the WQE buffer's word
+                end else begin
+                    bus_rdata <= rd_word;
+                    bus_ready <= 1'b1;
+                end
+            end else if (take) begin
+                case (bus_addr)
+                `QPNIC_TPREG_WQE_POP: begin
+                    if (buf_st != B_FILL)
+                        buf_st <= B_EMPTY;
+                    bus_ready <= 1'b1;
+                end
+                `QPNIC_TPREG_QP_ARG: begin
+                    qp_arg    <= bus_wdata;
+                    bus_ready <= 1'b1;
+                end
+                `QPNIC_TPREG_QP_CMD: begin
+                    tq_req_valid <= 1'b1;
+                    tq_req_op    <= bus_wdata[`QPNIC_TP_QP_CMD_OP];
+                    tq_req_qpn   <= cmd_qpn[QW-1:0];
+                    tq_req_arg   <= qp_arg;
+                    qp_wait_rsp  <= 1'b0;
+                    cmd          <= C_QP;
+                end
+                `QPNIC_TPREG_CHK_TOKEN: begin chk_token <= bus_wdata;       bus_ready <= 1'b1; end
+                `QPNIC_TPREG_CHK_VA_LO: begin chk_va[31:0] <= bus_wdata;    bus_ready <= 1'b1; end
+                `QPNIC_TPREG_CHK_VA_HI: begin chk_va[63:32] <= bus_wdata;   bus_ready <= 1'b1; end
+                `QPNIC_TPREG_CHK_LEN:   begin chk_len <= bus_wdata;         bus_ready <= 1'b1; end
+                `QPNIC_TPREG_CHK_CMD: begin
+                    chk_win  <= bus_wdata[`QPNIC_TP_CHK_WIN];
+                    if (bus_wdata[`QPNIC_TP_CHK_RING]) begin
+                        // the QP's own ring: opens without a check
+                        win_addr[bus_wdata[`QPNIC_TP_CHK_WIN]] <= chk_va;
+                        win_left[bus_wdata[`QPNIC_TP_CHK_WIN]] <= chk_len;
+                        win_open[bus_wdata[`QPNIC_TP_CHK_WIN]] <= 1'b1;
+                        chk_ok    <= 1'b1;
+                        bus_ready <= 1'b1;
+                    end else begin
+                        chk_valid  <= 1'b1;
+                        chk_need   <= bus_wdata[`QPNIC_TP_CHK_NEED];
+                        chk_remote <= bus_wdata[`QPNIC_TP_CHK_REMOTE];
+                        chk_inval  <= bus_wdata[`QPNIC_TP_CHK_INVAL];
+                        chk_pd     <= bus_wdata[`QPNIC_TP_CHK_PD];
+                        cmd        <= C_CHK;
+                    end
+                end
+                `QPNIC_TPREG_MOVE: begin
+                    mv_refused <= mv_bad;
+                    mv_moved   <= mv_bad ? 16'd0 : mv_len;
+                    if (mv_bad) begin
+                        bus_ready <= 1'b1;
+                    end else begin
+                        rd_req_valid <= 1'b1;
+                        rd_req_addr  <= win_addr[0];
+                        rd_req_len   <= mv_len;
+                        wr_req_valid <= 1'b1;
+                        wr_req_addr  <= win_addr[1];
+                        wr_req_len   <= mv_len;
+                        win_addr[0]  <= win_addr[0] + {48'd0, mv_len};
+                        win_addr[1]  <= win_addr[1] + {48'd0, mv_len};
+                        win_left[0]  <= win_left[0] - {16'd0, mv_len};
+                        win_left[1]  <= win_left[1] - {16'd0, mv_len};
+                        mv_rd_done   <= 1'b0;
+                        mv_wr_done   <= 1'b0;
+                        cmd          <= C_MOVE;
+                    end
+                end
+                `QPNIC_TPREG_RING_RD: if (buf_st == B_EMPTY || buf_st == B_FILL) begin
+                    // only over a WQE the firmware holds (a fetched one it
+                    // took, or an earlier ring read): an empty buffer may be
+                    // filling with a WQE the firmware has not seen
+                    bus_ready <= 1'b1;
+                end else begin
+                    rd_req_valid  <= 1'b1;
+                    rd_req_addr   <= chk_va;
+                    rd_req_len    <= `QPNIC_WQE_BYTES;
+                    cnt_ring_read <= 1'b1;
+                    fill_at       <= 3'd0;
+                    fill_odd      <= 1'b0;
+                    buf_st        <= B_RING;
+                    cmd           <= C_RING;
+                end
+                `QPNIC_TPREG_CQE_PUSH: begin
+                    cqe_valid <= 1'b1;
+                    cqe_cqn   <= bus_wdata[`QPNIC_CQN_BITS-1:0];
+                    cmd       <= C_CQE;
+                end
+                `QPNIC_TPREG_COUNT: begin
+                    cnt_drop  <= bus_wdata[0];
+                    cnt_rnr   <= bus_wdata[1];
+                    bus_ready <= 1'b1;
+                end
+                `QPNIC_TPREG_IDLE: begin
+                    fw_idle   <= bus_wdata[0];
+                    bus_ready <= 1'b1;
+                end
+                `QPNIC_TPREG_WIN_CLOSE: begin
+                    win_open  <= 2'b00;
+                    win_left[0] <= 32'd0;
+                    win_left[1] <= 32'd0;
+                    bus_ready <= 1'b1;
+                end
+                `QPNIC_TPREG_CQE_W0: begin cqe_w[0] <= bus_wdata; bus_ready <= 1'b1; end
+                `QPNIC_TPREG_CQE_W1: begin cqe_w[1] <= bus_wdata; bus_ready <= 1'b1; end
+                `QPNIC_TPREG_CQE_W2: begin cqe_w[2] <= bus_wdata; bus_ready <= 1'b1; end
+                `QPNIC_TPREG_CQE_W3: begin cqe_w[3] <= bus_wdata; bus_ready <= 1'b1; end
+                default:
+                    bus_ready <= 1'b1;               // a write to nothing: ignored
+                endcase
+            end
+
+            // ---- the commands that take time
+            case (cmd)
+            C_QP:
+                if (tq_req_valid && tq_req_ready) begin
+                    tq_req_valid <= 1'b0;
+                    if (ANSWERED[tq_req_op]) begin
+                        qp_wait_rsp <= 1'b1;
+                    end else begin
+                        cmd       <= C_NONE;
+                        bus_ready <= 1'b1;
+                    end
+                end else if (qp_wait_rsp && tq_rsp_valid) begin
+                    ctx         <= tq_rsp_ctx;
+                    qp_n        <= tq_rsp_n;
+                    qp_wait_rsp <= 1'b0;
+                    cmd         <= C_NONE;
+                    bus_ready   <= 1'b1;
+                end
+            C_CHK:
+                if (res_valid) begin
+                    chk_ok <= res_ok;
+                    if (res_ok && !chk_inval) begin
+                        win_addr[chk_win] <= res_dev;
+                        win_left[chk_win] <= chk_len;
+                        win_open[chk_win] <= 1'b1;
+                    end
+                    cmd       <= C_NONE;
+                    bus_ready <= 1'b1;
+                end
+            C_MOVE: begin
+                if (rd_req_valid && rd_req_ready)
+                    rd_req_valid <= 1'b0;
+                if (wr_req_valid && wr_req_ready)
+                    wr_req_valid <= 1'b0;
+                if (wr_dat_valid && wr_dat_ready && wr_dat_last)
+                    mv_rd_done <= 1'b1;
+                if ((!wr_req_valid || wr_req_ready) && !mv_wr_done)
+                    mv_wr_done <= 1'b1;
+                if (mv_rd_done && mv_wr_done && !rd_req_valid && !wr_req_valid) begin
+                    cmd       <= C_NONE;
+                    bus_ready <= 1'b1;
+                end
+            end
+            C_RING: begin
+                if (rd_req_valid && rd_req_ready)
+                    rd_req_valid <= 1'b0;
+                if (ring_beat) begin
+                    fill_odd <= !fill_odd;
+                    if (fill_odd)
+                        fill_at <= fill_at + 3'd1;
+                    if (rd_rsp_last) begin
+                        cmd       <= C_NONE;
+                        bus_ready <= 1'b1;
+                    end
+                end
+            end
+            C_CQE:
+                if (cqe_ready) begin
+                    cqe_valid <= 1'b0;
+                    cmd       <= C_NONE;
+                    bus_ready <= 1'b1;
+                end
+            default: ;
+            endcase
+        end
+    end
+
+    // the firmware's contract with the WQE buffer
+`ifndef SYNTHESIS
+    always @(posedge clk) begin
+        if (!rst && fetch_beat && cmd == C_RING)
+            $error("qpnic_fw_transport: a fetched WQE and a ring read at once");
+        if (take && is_wr && bus_addr == `QPNIC_TPREG_RING_RD && (buf_st == B_EMPTY || buf_st == B_FILL))
+            $error("qpnic_fw_transport: RING_RD without a WQE in the buffer (firmware)");
+    end
+`endif
+endmodule
+
+`default_nettype wire
