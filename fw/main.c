@@ -146,6 +146,17 @@ static void handle_event(uint32_t word)
     }
 }
 
+#ifdef QPNIC_FW_TRANSPORT
+void tp_service_events(void)
+{
+    uint32_t word = reg_read(QPNIC_FWREG_EVT_POP);
+    const uint32_t ev[QPNIC_EVENT_WORDS] = { word };
+
+    if (QPNIC_FIELD_IS(ev, QPNIC_EVENT_VALID, 1))
+        handle_event(word);
+}
+#endif
+
 int main(void)
 {
     uint32_t i, num_cq = reg_read(QPNIC_FWREG_NUM_CQ);
@@ -162,15 +173,17 @@ int main(void)
     reg_write(QPNIC_FWREG_FW_READY, 1);
 
     for (;;) {
+#ifdef QPNIC_FW_TRANSPORT
+        /* the firmware partition: the transport between events
+         * (docs/partitions.md) */
+        tp_service_events();
+        tp_poll();
+#else
         uint32_t word = reg_read(QPNIC_FWREG_EVT_POP);
         const uint32_t ev[QPNIC_EVENT_WORDS] = { word };
 
         if (QPNIC_FIELD_IS(ev, QPNIC_EVENT_VALID, 1))
             handle_event(word);
-#ifdef QPNIC_FW_TRANSPORT
-        /* the firmware partition: the transport between events
-         * (docs/partitions.md) */
-        tp_poll();
 #endif
     }
 }

@@ -60,13 +60,47 @@ void tp_ring_read(uint32_t lo, uint32_t hi, uint32_t *wqe)
         wqe[i] = tp_rd(QPNIC_TPREG_WQE + 4 * i);
 }
 
+static bool cqe_busy(void)
+{
+    const uint32_t got[QPNIC_TP_RESULT_WORDS] = { tp_rd(QPNIC_TPREG_RESULT) };
+    return QPNIC_FIELD_IS(got, QPNIC_TP_RESULT_CQE_BUSY, 1);
+}
+
+/* The CQE writer takes a CQE only when it can queue its event, and only
+ * this core pops events: wait for it popping them, or both would wait. */
 void tp_cqe(uint32_t cqn, const uint32_t *cqe)
 {
+    while (cqe_busy())
+        tp_service_events();
     tp_wr(QPNIC_TPREG_CQE_W0, cqe[0]);
     tp_wr(QPNIC_TPREG_CQE_W1, cqe[1]);
     tp_wr(QPNIC_TPREG_CQE_W2, cqe[2]);
     tp_wr(QPNIC_TPREG_CQE_W3, cqe[3]);
     tp_wr(QPNIC_TPREG_CQE_PUSH, cqn);
+    while (cqe_busy())
+        tp_service_events();
+}
+
+void tp_grant(uint32_t idx, uint32_t *grant)
+{
+    tp_wr(QPNIC_TPREG_GRANT_SEL, idx);
+    grant[0] = tp_rd(QPNIC_TPREG_GRANT0);
+    grant[1] = tp_rd(QPNIC_TPREG_GRANT1);
+    grant[2] = tp_rd(QPNIC_TPREG_GRANT2);
+}
+
+void tp_fr(uint32_t idx, const struct tp_range *r, uint32_t dma_lo, uint32_t dma_hi, bool from_win,
+           uint32_t rkey, uint32_t w7)
+{
+    tp_wr(QPNIC_TPREG_CHK_TOKEN, r->token);
+    tp_wr(QPNIC_TPREG_CHK_VA_LO, r->va_lo);
+    tp_wr(QPNIC_TPREG_CHK_VA_HI, r->va_hi);
+    tp_wr(QPNIC_TPREG_CHK_LEN, r->len);
+    tp_wr(QPNIC_TPREG_FR_DMA_LO, dma_lo);
+    tp_wr(QPNIC_TPREG_FR_DMA_HI, dma_hi);
+    tp_wr(QPNIC_TPREG_FR_RKEY, rkey);
+    tp_wr(QPNIC_TPREG_FR_W7, w7);
+    tp_wr(QPNIC_TPREG_FR_CMD, QPNIC_FIELD(QPNIC_TP_FR_IDX, idx) | QPNIC_FIELD(QPNIC_TP_FR_FROM_WIN, from_win ? 1u : 0u));
 }
 
 void tp_count(uint32_t bits)

@@ -22,6 +22,10 @@
 #include "transport.h"
 
 #define CTX_GET(ctx, F) QPNIC_FIELD_GET(ctx, QPNIC_QP_CTX_##F)
+#if QPNIC_MR_CTX_ACCESS_WORD != 7 || QPNIC_MR_CTX_VALID_WORD != 7 || QPNIC_MR_CTX_PD_WORD != 7 || \
+    QPNIC_MR_CTX_WINDOW_WORD != 7
+#error "TP_FR_W7 is struct mr_ctx word 7: access, valid, pd and window must lie in it"
+#endif
 #define WQE_GET(w, F)   QPNIC_FIELD_GET(w, QPNIC_##F)
 
 /* how a failed request leaves its QP (the RTL's SET_ERR and COMP_FAIL) */
@@ -286,13 +290,81 @@ static uint32_t receive(const struct tp_sq_wqe *q, uint32_t tqpn, const uint32_t
         tp_qp(QPNIC_QP_OP_RQ_CI_INC, tqpn, 0, 0);
     else
         tp_qp(QPNIC_QP_OP_RQ_CI_ERR, tqpn, 0, 0);
-    cqe(CTX_GET(tctx, RECV_CQ), bytes, qp_num(tqpn, tctx), status, inv ? token : 0, rq_ci,
-        inv ? QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE : QPNIC_CQE_TYPE_RECEIVE, solicited);
+    /* C2-C4: a receive that invalidated says so, with the token; one that
+     * failed is a plain RECEIVE */
+    bool invalidated = inv && status == QPNIC_CQE_STATUS_SUCCESS;
+    cqe(CTX_GET(tctx, RECV_CQ), bytes, qp_num(tqpn, tctx), status, invalidated ? token : 0, rq_ci,
+        invalidated ? QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE : QPNIC_CQE_TYPE_RECEIVE, solicited);
     /* the initiator's status: its NAK (NAK_REM_ACC for a bad token, else
      * NAK_REM_OP) mapped by the completer */
     if (status == QPNIC_CQE_STATUS_SUCCESS)
         return status;
     return status == QPNIC_CQE_STATUS_BAD_TOKEN ? QPNIC_CQE_STATUS_REM_ACCESS : QPNIC_CQE_STATUS_REM_OP;
+}
+
+/* A FAST_REG (rtl/qpnic_requester.v freg_bad, S_FREG): its device address
+ * a page-table address (PT_ADDR_BIT set, nothing between the entry field
+ * and it), inside the run the host granted the lkey's entry for the QP's
+ * PD (MR_CMD GRANT; not a window's); then the entry of struct wqe_freg,
+ * valid, in the QP's PD. Returns the status. */
+static uint32_t fast_reg(const uint32_t *w, uint32_t pd)
+{
+    uint32_t g[QPNIC_TP_GRANT_WORDS];
+    uint32_t lkey = w[QPNIC_WQE_FREG_LKEY_WORD];
+    uint32_t dma_lo = w[QPNIC_WQE_FREG_DMA_LO_WORD], dma_hi = w[QPNIC_WQE_FREG_DMA_HI_WORD];
+    uint32_t len = w[QPNIC_WQE_FREG_LEN_WORD];
+    uint32_t idx = lkey & ((1u << QPNIC_TOKEN_INDEX_BITS) - 1u);
+    /* the page table entry: dma bits PAGE_SHIFT .. PAGE_SHIFT + 23 */
+    uint64_t dma = ((uint64_t)dma_hi << 32) | dma_lo;
+    uint32_t entry = (uint32_t)(dma >> QPNIC_FREG_PAGE_SHIFT) & QPNIC_TP_GRANT_FIRST_MASK;
+    uint64_t above = dma >> (QPNIC_FREG_PAGE_SHIFT + QPNIC_TP_GRANT_FIRST_WIDTH);
+
+    if (above != (1ull << (QPNIC_PT_ADDR_BIT - QPNIC_FREG_PAGE_SHIFT - QPNIC_TP_GRANT_FIRST_WIDTH)))
+        return QPNIC_CQE_STATUS_BAD_WQE;   /* not a page-table address, or bits above its entry */
+    tp_grant(idx, g);
+    uint32_t first = QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_FIRST);
+    uint32_t pages = QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_PAGES);
+    /* where the region ends, in bytes from the run's first page */
+    uint64_t end = ((uint64_t)((entry - first) & QPNIC_TP_GRANT_FIRST_MASK) << QPNIC_FREG_PAGE_SHIFT) +
+                   (dma_lo & (QPNIC_FREG_PAGE_BYTES - 1u)) + len;
+    if (QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_WINDOW) != 0 || QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_PD) != pd ||
+        pages == 0 || entry < first || end > ((uint64_t)pages << QPNIC_FREG_PAGE_SHIFT))
+        return QPNIC_CQE_STATUS_BAD_WQE;
+    struct tp_range r = { lkey, w[QPNIC_WQE_FREG_VA_LO_WORD], w[QPNIC_WQE_FREG_VA_HI_WORD], len };
+    /* struct mr_ctx word 7 (QPNIC_MR_CTX_ACCESS_WORD ... all 7) */
+    uint32_t w7 = QPNIC_FIELD(QPNIC_MR_CTX_ACCESS, QPNIC_FIELD_GET(w, QPNIC_WQE_FREG_ACCESS)) |
+                  QPNIC_FIELD(QPNIC_MR_CTX_VALID, 1) | QPNIC_FIELD(QPNIC_MR_CTX_PD, pd);
+    tp_fr(idx, &r, dma_lo, dma_hi, false, w[QPNIC_WQE_FREG_RKEY_WORD], w7);
+    return QPNIC_CQE_STATUS_SUCCESS;
+}
+
+/* A BIND (rtl/qpnic_requester.v bind_bad, S_FREG): SGE 0 alone names a
+ * range, the rkey's entry was granted as a window of the QP's PD (MR_CMD
+ * GRANT_WINDOW), and SGE 0 passes a local check (LOCAL_WRITE when the
+ * window grants REMOTE_WRITE); then the window's entry: the range, the
+ * device address the check translated, no lkey, remote rights only. */
+static uint32_t bind(const uint32_t *w, uint32_t nsge, uint32_t pd)
+{
+    uint32_t g[QPNIC_TP_GRANT_WORDS];
+    uint32_t rkey = w[QPNIC_WQE_BIND_RKEY_WORD];
+    uint32_t access = QPNIC_FIELD_GET(w, QPNIC_WQE_BIND_ACCESS) &
+                      (QPNIC_MR_ACCESS_REMOTE_READ | QPNIC_MR_ACCESS_REMOTE_WRITE);
+    struct segs sge;
+
+    if (nsge != 1 || w[QPNIC_WQE_BIND_LEN_WORD] == 0)
+        return QPNIC_CQE_STATUS_BAD_WQE;
+    tp_grant(rkey & ((1u << QPNIC_TOKEN_INDEX_BITS) - 1u), g);
+    if (QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_WINDOW) == 0 || QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_PD) != pd)
+        return QPNIC_CQE_STATUS_BAD_WQE;
+    sges(w, 1, (access & QPNIC_MR_ACCESS_REMOTE_WRITE) ? QPNIC_MR_ACCESS_LOCAL_WRITE : 0, 0, pd, &sge);
+    if (!check_all(&sge))
+        return QPNIC_CQE_STATUS_LOC_PROT;
+    struct tp_range r = sge.r[0];
+    r.token = 0;
+    uint32_t w7 = QPNIC_FIELD(QPNIC_MR_CTX_ACCESS, access) | QPNIC_FIELD(QPNIC_MR_CTX_VALID, 1) |
+                  QPNIC_FIELD(QPNIC_MR_CTX_PD, pd) | QPNIC_FIELD(QPNIC_MR_CTX_WINDOW, 1);
+    tp_fr(rkey & ((1u << QPNIC_TOKEN_INDEX_BITS) - 1u), &r, 0, 0, true, rkey, w7);
+    return QPNIC_CQE_STATUS_SUCCESS;
 }
 
 static uint32_t cqe_type_of(uint32_t op)
@@ -332,12 +404,17 @@ void tp_execute(const struct tp_sq_wqe *q)
         return;
     }
     uint32_t pd = CTX_GET(ctx, PD);
-    bool known = is_msg || op == QPNIC_WQE_OP_READ || op == QPNIC_WQE_OP_INVALIDATE;
+    bool known = is_msg || op == QPNIC_WQE_OP_READ || op == QPNIC_WQE_OP_INVALIDATE ||
+                 op == QPNIC_WQE_OP_FAST_REG || op == QPNIC_WQE_OP_BIND;
     bool bad_inline = is_inline && (nsge != 0 || WQE_GET(w, WQE_INLINE_INLINE_LEN) > QPNIC_MAX_INLINE_BYTES);
-    /* FAST_REG and BIND are not in this partition yet (docs/partitions.md):
-     * they complete BAD_WQE, changing no token */
     if (!known || nsge > QPNIC_MAX_SGE || bad_inline) {
         complete_sq(q, type, QPNIC_CQE_STATUS_BAD_WQE, 0, FAIL_LOCAL, false);
+        return;
+    }
+    if (op == QPNIC_WQE_OP_FAST_REG || op == QPNIC_WQE_OP_BIND) {
+        uint32_t st = op == QPNIC_WQE_OP_BIND ? bind(w, nsge, pd) : fast_reg(w, pd);
+        tp_win_close();
+        complete_sq(q, type, st, 0, st == QPNIC_CQE_STATUS_SUCCESS ? FAIL_NONE : FAIL_LOCAL, false);
         return;
     }
     if (op == QPNIC_WQE_OP_INVALIDATE) {

@@ -53,8 +53,24 @@ void tp_win_close(void);
 /* Read the WQE_BYTES at device address lo/hi (an RQ WQE) into wqe[16]. */
 void tp_ring_read(uint32_t lo, uint32_t hi, uint32_t *wqe);
 
-/* Write CQE cqe[4] (struct cqe, phase bit the writer's) to CQ cqn. */
+/* Write CQE cqe[4] (struct cqe, phase bit the writer's) to CQ cqn; returns
+ * once the CQE writer took it. Meanwhile it pops and handles firmware
+ * events (tp_service_events): the writer may be waiting for that. */
 void tp_cqe(uint32_t cqn, const uint32_t *cqe);
+
+/* Pop and handle at most one firmware event (fw/main.c): called while the
+ * transport waits for the CQE writer. */
+void tp_service_events(void);
+
+/* The grant word of token entry idx (struct tp_grant, 3 words): what a
+ * FAST_REG or BIND of that entry may write (MR_CMD GRANT, GRANT_WINDOW). */
+void tp_grant(uint32_t idx, uint32_t *grant);
+
+/* Write token table entry idx: va, len and lkey from r (va_lo/hi, len,
+ * token), rkey, struct mr_ctx word 7, and the device address dma_lo/hi, or
+ * with from_win window 0's (the address a BIND's SGE check translated). */
+void tp_fr(uint32_t idx, const struct tp_range *r, uint32_t dma_lo, uint32_t dma_hi, bool from_win,
+           uint32_t rkey, uint32_t w7);
 
 /* Pulse counters: TP_COUNT_DROP, TP_COUNT_RNR. */
 #define TP_COUNT_DROP 1u

@@ -594,8 +594,11 @@ module qpnic_datapath #(
         // another inside the firmware (the loopback), never on a wire.
         wire tp_ring_read;
         wire tp_idle;
-        qpnic_fw_transport #(.QW(QW)) u_tp (
+        qpnic_fw_transport #(.QW(QW), .NUM_MR(NUM_MR)) u_tp (
             .clk(clk), .rst(rst),
+            .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
+            .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
+            .fr_valid(fr_valid), .fr_ready(fr_ready), .fr_idx(fr_idx), .fr_entry(fr_entry),
             .bus_valid(tp_valid), .bus_ready(tp_ready), .bus_addr(tp_addr),
             .bus_wstrb(tp_wstrb), .bus_wdata(tp_wdata), .bus_rdata(tp_rdata),
             .wqe_valid(wqe_valid), .wqe_ready(wqe_ready), .wqe_data(wqe_data),
@@ -633,10 +636,6 @@ module qpnic_datapath #(
         assign chk_need[3 +: 3]    = 3'd0;
         assign chk_inval[1]   = 1'b0;
         assign chk_pd[`QPNIC_PD_BITS +: `QPNIC_PD_BITS] = {`QPNIC_PD_BITS{1'b0}};
-        // FAST_REG and BIND are not in this partition yet (docs/partitions.md)
-        assign fr_valid       = 1'b0;
-        assign fr_idx         = {`QPNIC_TOKEN_INDEX_BITS{1'b0}};
-        assign fr_entry       = {`QPNIC_MR_CTX_BITS{1'b0}};
         assign rd_req_valid[2]    = 1'b0;
         assign rd_req_addr[2*64 +: 64] = 64'd0;
         assign rd_req_len[2*16 +: 16]  = 16'd0;
@@ -665,8 +664,7 @@ module qpnic_datapath #(
         assign rxs_ready = 1'b1;
         assign idle = tq_idle && fetch_idle && tp_idle;
         // inputs only the hardware engines read
-        wire unused_fw = &{1'b0, gr_wr_en, gr_wr_window, gr_wr_idx, gr_wr_pd, gr_wr_first,
-                           gr_wr_pages, fr_ready, res_valid[1], res_ok[1], res_dev[64 +: 64],
+        wire unused_fw = &{1'b0, res_valid[1], res_ok[1], res_dev[64 +: 64],
                            rto_en, path_mtu, rxq_valid, rxq_data, rxq_keep, rxq_last,
                            rxs_valid, rxs_data, rxs_keep, rxs_last, txq_ready, txs_ready,
                            rd_req_ready[2], rd_rsp_valid[2], wr_req_ready[0], wr_dat_ready[0]};

@@ -17,6 +17,10 @@
 //     table approved (or, for a ring window, the QP's own SQ ring);
 //   - a ring read (RING_RD): 64 bytes into the WQE buffer (an RQ WQE);
 //   - the CQE writer (CQE_W0..3, CQE_PUSH);
+//   - the grant words of MR_CMD GRANT / GRANT_WINDOW (one RAM word per
+//     token entry, as the hardware partition's requester keeps them;
+//     GRANT_SEL, GRANT0..2) and the token table's fast-register port
+//     (FR_*): a FAST_REG's or BIND's entry;
 //   - counters (COUNT), the token fence and the core's idle.
 // Like the RTL engines it replaces, it holds nothing past one request: the
 // contexts stay in the tables.
@@ -24,8 +28,11 @@
 // Bus: one access at a time from qpnic_soc (bus_valid held until
 // bus_ready, which pulses for one cycle). A read is answered the cycle
 // after it is seen, from a register; a write that starts something
-// (QP_CMD, CHK_CMD, MOVE, RING_RD, CQE_PUSH) is answered when it is done,
-// so the firmware never polls.
+// (QP_CMD, CHK_CMD, MOVE, RING_RD, GRANT_SEL, FR_CMD) is answered when it is
+// done, so the firmware never polls for those. CQE_PUSH is the exception:
+// the CQE writer may wait for the firmware to pop an event (its CQE event),
+// so a push answers at once and the firmware pops events until RESULT
+// says the CQE was taken.
 //
 // Ports
 //   clk, rst                  clock, synchronous active-high reset
@@ -37,6 +44,8 @@
 //   rd_req_*, rd_rsp_*        a DMA read master (the mover, the ring read)
 //   wr_req_*, wr_dat_*        a DMA write master (the mover)
 //   cqe_*                     CQE requests to qpnic_cqe_writer
+//   gr_wr_*                   MR_CMD GRANT (qpnic_csr): the grant RAM
+//   fr_*                      a token table entry to write (qpnic_mr_table)
 //   cnt_ring_read             a ring read was issued (a WQE fetched)
 //   cnt_drop, cnt_rnr         COUNT's pulses
 //   fence_start, fence_busy   an MR_CMD INVALIDATE is taken; busy while a
@@ -48,7 +57,8 @@
 `include "qpnic_layout.vh"
 
 module qpnic_fw_transport #(
-    parameter QW = 8
+    parameter QW = 8,
+    parameter NUM_MR = 16
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -59,6 +69,19 @@ module qpnic_fw_transport #(
     input  wire [3:0]           bus_wstrb,
     input  wire [31:0]          bus_wdata,
     output reg  [31:0]          bus_rdata,
+
+    // MR_CMD GRANT from the csr
+    input  wire                 gr_wr_en,
+    input  wire                 gr_wr_window,
+    input  wire [`QPNIC_TOKEN_INDEX_BITS-1:0] gr_wr_idx,
+    input  wire [`QPNIC_PD_BITS-1:0] gr_wr_pd,
+    input  wire [`QPNIC_CAPS3_PT_ENTRIES_WIDTH-1:0] gr_wr_first,
+    input  wire [31-`QPNIC_FREG_PAGE_SHIFT:0] gr_wr_pages,
+    // a FAST_REG's or BIND's entry to qpnic_mr_table
+    output reg                  fr_valid,
+    input  wire                 fr_ready,
+    output reg  [`QPNIC_TOKEN_INDEX_BITS-1:0] fr_idx,
+    output wire [`QPNIC_MR_CTX_BITS-1:0] fr_entry,
 
     input  wire                 wqe_valid,
     output wire                 wqe_ready,
@@ -150,7 +173,8 @@ module qpnic_fw_transport #(
     reg         info_epoch;
 
     // ---- commands
-    localparam C_NONE = 3'd0, C_QP = 3'd1, C_CHK = 3'd2, C_MOVE = 3'd3, C_RING = 3'd4, C_CQE = 3'd5;
+    localparam C_NONE = 3'd0, C_QP = 3'd1, C_CHK = 3'd2, C_MOVE = 3'd3, C_RING = 3'd4,
+               C_GRANT = 3'd5, C_FR = 3'd6;
     reg  [2:0]  cmd;
     reg         qp_wait_rsp;          // C_QP: the request was taken, its answer is due
     reg         mv_rd_done, mv_wr_done;
@@ -168,6 +192,46 @@ module qpnic_fw_transport #(
     reg  [31:0] win_left [0:1];
     reg  [1:0]  win_open;
     reg         fence_pend;
+
+    // ---- the grant RAM: one word per token entry {window, pd, first, pages}
+    localparam PGW = 32 - `QPNIC_FREG_PAGE_SHIFT;
+    localparam PTW = `QPNIC_CAPS3_PT_ENTRIES_WIDTH;
+    localparam GW  = 1 + `QPNIC_PD_BITS + PTW + PGW;
+    localparam TIB = `QPNIC_TOKEN_INDEX_BITS;
+    localparam GAW = (NUM_MR > 1) ? $clog2(NUM_MR) : 1;
+    localparam [TIB:0] NUM_MR_V = NUM_MR[TIB:0];
+    wire          gr_busy;
+    wire [GW-1:0] gr_word;
+    reg           gr_rd;          // GRANT_SEL: the RAM reads this cycle
+    reg  [TIB-1:0] gr_sel;
+    wire          gr_in = {1'b0, gr_sel} < NUM_MR_V;
+    qpnic_ram_sdp #(.WIDTH(GW), .AW(GAW), .CLEAR(1)) u_grants (
+        .clk(clk), .rst(rst), .busy(gr_busy),
+        .wr_en(gr_wr_en && ({1'b0, gr_wr_idx} < NUM_MR_V)), .wr_addr(gr_wr_idx[GAW-1:0]),
+        .wr_data({gr_wr_window, gr_wr_pd, gr_wr_first, gr_wr_pages}),
+        .rd_en(gr_rd), .rd_addr(gr_sel[GAW-1:0]), .rd_data(gr_word));
+    wire [GW-1:0] gr_shown = gr_in ? gr_word : {GW{1'b0}};
+
+    // ---- FR_CMD's entry: va, len and lkey are the check's registers
+    reg  [63:0] fr_dma;
+    reg  [31:0] fr_rkey;
+    reg  [31:0] fr_w7;
+    reg         fr_from_win;
+    reg  [`QPNIC_MR_CTX_WORDS*32-1:0] fr_full;
+    always @* begin
+        fr_full = {(`QPNIC_MR_CTX_WORDS*32){1'b0}};
+        fr_full[`QPNIC_MR_CTX_VA_LO_FLAT]  = chk_va[31:0];
+        fr_full[`QPNIC_MR_CTX_VA_HI_FLAT]  = chk_va[63:32];
+        fr_full[`QPNIC_MR_CTX_LEN_FLAT]    = chk_len;
+        fr_full[`QPNIC_MR_CTX_DMA_LO_FLAT] = fr_from_win ? win_addr[0][31:0]  : fr_dma[31:0];
+        fr_full[`QPNIC_MR_CTX_DMA_HI_FLAT] = fr_from_win ? win_addr[0][63:32] : fr_dma[63:32];
+        fr_full[`QPNIC_MR_CTX_LKEY_FLAT]   = chk_token;
+        fr_full[`QPNIC_MR_CTX_RKEY_FLAT]   = fr_rkey;
+        fr_full[7*32 +: 32]                = fr_w7;
+    end
+    assign fr_entry = fr_full[`QPNIC_MR_CTX_BITS-1:0];
+    // (the words' bits above the entry's last field: the table stores none)
+    wire unused_fr = &{1'b0, fr_full[`QPNIC_MR_CTX_WORDS*32-1:`QPNIC_MR_CTX_BITS]};
 
     wire is_wr = |bus_wstrb;
     wire [7:0] cmd_qpn = bus_wdata[`QPNIC_TP_QP_CMD_QPN];
@@ -200,7 +264,11 @@ module qpnic_fw_transport #(
     assign cqe_data  = {cqe_w[3], cqe_w[2], cqe_w[1], cqe_w[0]};
 
     assign fence_busy = fence_pend && (win_open != 2'b00 || cmd == C_CHK);
-    assign idle = (buf_st == B_EMPTY || buf_st == B_RING) && cmd == C_NONE && fw_idle && !fl_valid;
+    // (fw_idle falls as work comes in: a fetched WQE, a flush popped; the
+    // firmware raises it again once it has done it all, and an IDLE write
+    // raises it only while no WQE has come since the firmware looked, so
+    // no moment between two of its accesses looks idle)
+    assign idle = buf_st == B_EMPTY && cmd == C_NONE && fw_idle && !fl_valid && !cqe_valid;
 
     // the word a read of the bus asks for
     reg  [31:0] rd_word;
@@ -222,6 +290,7 @@ module qpnic_fw_transport #(
         `QPNIC_TPREG_RESULT: begin
             rd_word[`QPNIC_TP_RESULT_OK]      = chk_ok;
             rd_word[`QPNIC_TP_RESULT_REFUSED] = mv_refused;
+            rd_word[`QPNIC_TP_RESULT_CQE_BUSY] = cqe_valid;
             rd_word[`QPNIC_TP_RESULT_MOVED]   = mv_moved;
         end
         `QPNIC_TPREG_FLUSH_POP: begin
@@ -232,6 +301,12 @@ module qpnic_fw_transport #(
         `QPNIC_TPREG_CQE_W1: rd_word = cqe_w[1];
         `QPNIC_TPREG_CQE_W2: rd_word = cqe_w[2];
         `QPNIC_TPREG_CQE_W3: rd_word = cqe_w[3];
+        `QPNIC_TPREG_GRANT0: begin
+            rd_word[`QPNIC_TP_GRANT_FIRST]  = gr_shown[PGW +: PTW];
+            rd_word[`QPNIC_TP_GRANT_WINDOW] = gr_shown[GW-1];
+        end
+        `QPNIC_TPREG_GRANT1: rd_word[`QPNIC_TP_GRANT_PAGES] = gr_shown[PGW-1:0];
+        `QPNIC_TPREG_GRANT2: rd_word[`QPNIC_TP_GRANT_PD]    = gr_shown[GW-2 -: `QPNIC_PD_BITS];
         default:
             // CTX: 12 words from 0x80; WQE: 16 words from 0xC0 (wb_q)
             if (bus_addr[7:6] == 2'b10 && bus_addr[5:2] < `QPNIC_QP_CTX_WORDS)
@@ -322,6 +397,14 @@ module qpnic_fw_transport #(
             cnt_ring_read <= 1'b0;
             cnt_drop      <= 1'b0;
             cnt_rnr       <= 1'b0;
+            gr_rd         <= 1'b0;
+            gr_sel        <= {TIB{1'b0}};
+            fr_valid      <= 1'b0;
+            fr_idx        <= {TIB{1'b0}};
+            fr_dma        <= 64'd0;
+            fr_rkey       <= 32'd0;
+            fr_w7         <= 32'd0;
+            fr_from_win   <= 1'b0;
         end else begin
             bus_ready     <= 1'b0;
             wb_pick       <= 1'b0;
@@ -329,6 +412,7 @@ module qpnic_fw_transport #(
             cnt_ring_read <= 1'b0;
             cnt_drop      <= 1'b0;
             cnt_rnr       <= 1'b0;
+            gr_rd         <= 1'b0;
 
             // ---- the fence: a window opened (or a check asked) before an
             // INVALIDATE holds it until the windows close
@@ -439,9 +523,11 @@ module qpnic_fw_transport #(
                     cmd           <= C_RING;
                 end
                 `QPNIC_TPREG_CQE_PUSH: begin
+                    // answered at once: the writer may wait for the firmware
+                    // to pop an event (RESULT cqe_busy until it is taken)
                     cqe_valid <= 1'b1;
                     cqe_cqn   <= bus_wdata[`QPNIC_CQN_BITS-1:0];
-                    cmd       <= C_CQE;
+                    bus_ready <= 1'b1;
                 end
                 `QPNIC_TPREG_COUNT: begin
                     cnt_drop  <= bus_wdata[0];
@@ -449,7 +535,10 @@ module qpnic_fw_transport #(
                     bus_ready <= 1'b1;
                 end
                 `QPNIC_TPREG_IDLE: begin
-                    fw_idle   <= bus_wdata[0];
+                    // the firmware looked at the buffer some cycles ago: a
+                    // WQE that came since is work it has not seen, so a 1
+                    // counts only while the buffer is still empty
+                    fw_idle   <= bus_wdata[0] && buf_st == B_EMPTY;
                     bus_ready <= 1'b1;
                 end
                 `QPNIC_TPREG_WIN_CLOSE: begin
@@ -458,6 +547,20 @@ module qpnic_fw_transport #(
                     win_left[1] <= 32'd0;
                     bus_ready <= 1'b1;
                 end
+                `QPNIC_TPREG_GRANT_SEL: begin
+                    gr_sel <= bus_wdata[TIB-1:0];
+                    cmd    <= C_GRANT;
+                end
+                `QPNIC_TPREG_FR_CMD: begin
+                    fr_valid    <= 1'b1;
+                    fr_idx      <= bus_wdata[`QPNIC_TP_FR_IDX];
+                    fr_from_win <= bus_wdata[`QPNIC_TP_FR_FROM_WIN];
+                    cmd         <= C_FR;
+                end
+                `QPNIC_TPREG_FR_DMA_LO: begin fr_dma[31:0]  <= bus_wdata; bus_ready <= 1'b1; end
+                `QPNIC_TPREG_FR_DMA_HI: begin fr_dma[63:32] <= bus_wdata; bus_ready <= 1'b1; end
+                `QPNIC_TPREG_FR_RKEY:   begin fr_rkey <= bus_wdata;       bus_ready <= 1'b1; end
+                `QPNIC_TPREG_FR_W7:     begin fr_w7 <= bus_wdata;         bus_ready <= 1'b1; end
                 `QPNIC_TPREG_CQE_W0: begin cqe_w[0] <= bus_wdata; bus_ready <= 1'b1; end
                 `QPNIC_TPREG_CQE_W1: begin cqe_w[1] <= bus_wdata; bus_ready <= 1'b1; end
                 `QPNIC_TPREG_CQE_W2: begin cqe_w[2] <= bus_wdata; bus_ready <= 1'b1; end
@@ -523,14 +626,30 @@ module qpnic_fw_transport #(
                     end
                 end
             end
-            C_CQE:
-                if (cqe_ready) begin
-                    cqe_valid <= 1'b0;
+            C_GRANT:
+                // the RAM reads once it has cleared itself; its word holds
+                // until the next GRANT_SEL
+                if (!gr_busy && !gr_rd && !bus_ready) begin
+                    gr_rd     <= 1'b1;
+                    bus_ready <= 1'b1;
+                    cmd       <= C_NONE;
+                end
+            C_FR:
+                if (fr_ready) begin
+                    fr_valid  <= 1'b0;
                     cmd       <= C_NONE;
                     bus_ready <= 1'b1;
                 end
             default: ;
             endcase
+
+            if (cqe_valid && cqe_ready)
+                cqe_valid <= 1'b0;
+
+            // work comes in: not idle until the firmware says so again
+            // (last, over an IDLE write of the same cycle)
+            if (fetch_beat || fl_ready)
+                fw_idle <= 1'b0;
         end
     end
 

@@ -366,6 +366,11 @@
 #define QPNIC_TP_RESULT_REFUSED_SHIFT 1u
 #define QPNIC_TP_RESULT_REFUSED_WIDTH 1u
 #define QPNIC_TP_RESULT_REFUSED_MASK 0x1u
+/* cqe_busy: the CQE of the last TP_CQE_PUSH is not yet taken by the CQE writer (CQE_W0..3 must not change meanwhile) */
+#define QPNIC_TP_RESULT_CQE_BUSY_WORD 0u
+#define QPNIC_TP_RESULT_CQE_BUSY_SHIFT 2u
+#define QPNIC_TP_RESULT_CQE_BUSY_WIDTH 1u
+#define QPNIC_TP_RESULT_CQE_BUSY_MASK 0x1u
 /* moved: bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one) */
 #define QPNIC_TP_RESULT_MOVED_WORD 0u
 #define QPNIC_TP_RESULT_MOVED_SHIFT 16u
@@ -384,6 +389,42 @@
 #define QPNIC_TP_FLUSH_VALID_SHIFT 31u
 #define QPNIC_TP_FLUSH_VALID_WIDTH 1u
 #define QPNIC_TP_FLUSH_VALID_MASK 0x1u
+
+/* struct tp_grant (3 words): TP_GRANT0..2 (firmware partition): the grant word of the token entry TP_GRANT_SEL names (MR_CMD GRANT, GRANT_WINDOW: what a FAST_REG or BIND of that entry may write; the hardware partition's requester keeps the same word). All zero for an entry the host never granted, or one at or above the build's NUM_MR. */
+#define QPNIC_TP_GRANT_WORDS 3u
+/* first: the run's first page table entry (CAPS3 pt_entries wide) */
+#define QPNIC_TP_GRANT_FIRST_WORD 0u
+#define QPNIC_TP_GRANT_FIRST_SHIFT 0u
+#define QPNIC_TP_GRANT_FIRST_WIDTH 24u
+#define QPNIC_TP_GRANT_FIRST_MASK 0xFFFFFFu
+/* window: granted as a window (GRANT_WINDOW): BINDs only */
+#define QPNIC_TP_GRANT_WINDOW_WORD 0u
+#define QPNIC_TP_GRANT_WINDOW_SHIFT 24u
+#define QPNIC_TP_GRANT_WINDOW_WIDTH 1u
+#define QPNIC_TP_GRANT_WINDOW_MASK 0x1u
+/* pages: the run's pages (0: nothing granted) */
+#define QPNIC_TP_GRANT_PAGES_WORD 1u
+#define QPNIC_TP_GRANT_PAGES_SHIFT 0u
+#define QPNIC_TP_GRANT_PAGES_WIDTH 20u
+#define QPNIC_TP_GRANT_PAGES_MASK 0xFFFFFu
+/* pd: the PD it was granted for (PD_BITS) */
+#define QPNIC_TP_GRANT_PD_WORD 2u
+#define QPNIC_TP_GRANT_PD_SHIFT 0u
+#define QPNIC_TP_GRANT_PD_WIDTH 16u
+#define QPNIC_TP_GRANT_PD_MASK 0xFFFFu
+
+/* struct tp_fr (1 words): TP_FR_CMD (firmware partition): write a token table entry, as a FAST_REG or a BIND does: va and len from TP_CHK_VA_*, TP_CHK_LEN, lkey from TP_CHK_TOKEN, rkey from TP_FR_RKEY, word 7 (struct mr_ctx access, valid, pd, window) from TP_FR_W7, the device address from TP_FR_DMA_* or window 0 (the address the check of a BIND's SGE 0 translated). The write returns once the table took it. */
+#define QPNIC_TP_FR_WORDS 1u
+/* idx: the token table entry (TOKEN_INDEX_BITS) */
+#define QPNIC_TP_FR_IDX_WORD 0u
+#define QPNIC_TP_FR_IDX_SHIFT 0u
+#define QPNIC_TP_FR_IDX_WIDTH 10u
+#define QPNIC_TP_FR_IDX_MASK 0x3FFu
+/* from_win: the device address is window 0's (a BIND), not TP_FR_DMA_* */
+#define QPNIC_TP_FR_FROM_WIN_WORD 0u
+#define QPNIC_TP_FR_FROM_WIN_SHIFT 16u
+#define QPNIC_TP_FR_FROM_WIN_WIDTH 1u
+#define QPNIC_TP_FR_FROM_WIN_MASK 0x1u
 
 /* struct wqe (16 words): Work queue entry, 64 bytes, in an SQ or RQ ring. The host writes it; the NIC only reads it. */
 #define QPNIC_WQE_WORDS 16u
@@ -607,7 +648,7 @@
 #define QPNIC_FWREG_CYCLES 0x28u /* ro: low word of the cycle counter */
 #define QPNIC_FWREG_NUM_CQ 0x2Cu /* ro: CQs in this build */
 
-/* The transport port (rtl/qpnic_fw_transport.v), in the firmware partition only (qpnic_core PARTITION 1, docs/partitions.md): the soft core's way to the WQE fetch engine, the QP table, the token table, the DMA mover and the CQE writer. At FW_IO_BASE + base + offset. A write that starts something (QP_CMD, CHK_CMD, MOVE, RING_RD, CQE_PUSH) returns when it is done. */
+/* The transport port (rtl/qpnic_fw_transport.v), in the firmware partition only (qpnic_core PARTITION 1, docs/partitions.md): the soft core's way to the WQE fetch engine, the QP table, the token table, the DMA mover and the CQE writer. At FW_IO_BASE + base + offset. A write that starts something (QP_CMD, CHK_CMD, MOVE, RING_RD, GRANT_SEL, FR_CMD) returns when it is done; CQE_PUSH returns at once. */
 #define QPNIC_TP_IO_BASE 0x10000100u
 #define QPNIC_TPREG_WQE_INFO 0x00u /* ro: struct tp_wqe: the fetched WQE in the WQE buffer */
 #define QPNIC_TPREG_WQE_POP 0x04u /* wo: done with the buffer: the next fetched WQE may fill it */
@@ -622,11 +663,20 @@
 #define QPNIC_TPREG_RESULT 0x28u /* ro: struct tp_result */
 #define QPNIC_TPREG_MOVE 0x2Cu /* wo: move this many bytes (1..MAX_DMA_BYTES) from window 0 to window 1 by DMA; both windows move on by what moved (RESULT moved) */
 #define QPNIC_TPREG_RING_RD 0x30u /* wo: read the WQE_BYTES at device address CHK_VA_* (an RQ WQE: the QP's own ring) into the WQE buffer (WQE_INFO valid 0); counted as a WQE fetch */
-#define QPNIC_TPREG_CQE_PUSH 0x34u /* wo: write the CQE of CQE_W0..3 to this CQ (through qpnic_cqe_writer) */
+#define QPNIC_TPREG_CQE_PUSH 0x34u /* wo: write the CQE of CQE_W0..3 to this CQ (through qpnic_cqe_writer); returns at once, RESULT cqe_busy until the writer took it: the CQE writer may be waiting for the firmware to pop an event, so the firmware pops events while it waits */
 #define QPNIC_TPREG_COUNT 0x38u /* wo: pulse counters: bit 0 a request refused unexecuted (CNT_PKTS_DROPPED), bit 1 an RNR rewind (CNT_RNR_RETRIES) */
 #define QPNIC_TPREG_IDLE 0x3Cu /* wo: 1: the transport holds no work (no RNR timer running); 0: it does */
 #define QPNIC_TPREG_FLUSH_POP 0x40u /* ro: struct tp_flush: pop the receive flush queue */
 #define QPNIC_TPREG_WIN_CLOSE 0x44u /* wo: close both windows (a WQE is done with them: an INVALIDATE of the host's waits for that) */
+#define QPNIC_TPREG_GRANT_SEL 0x48u /* wo: the token entry whose grant word GRANT0..2 show */
+#define QPNIC_TPREG_FR_CMD 0x4Cu /* wo: struct tp_fr: write a token table entry */
+#define QPNIC_TPREG_GRANT0 0x60u /* ro: struct tp_grant word 0 */
+#define QPNIC_TPREG_GRANT1 0x64u /* ro: struct tp_grant word 1 */
+#define QPNIC_TPREG_GRANT2 0x68u /* ro: struct tp_grant word 2 */
+#define QPNIC_TPREG_FR_DMA_LO 0x70u /* wo: FR_CMD's device address, low word (a FAST_REG's page-table address) */
+#define QPNIC_TPREG_FR_DMA_HI 0x74u /* wo: high word */
+#define QPNIC_TPREG_FR_RKEY 0x78u /* wo: FR_CMD's remote token */
+#define QPNIC_TPREG_FR_W7 0x7Cu /* wo: FR_CMD's struct mr_ctx word 7 (access, valid, pd, window) */
 #define QPNIC_TPREG_CQE_W0 0x50u /* rw: CQE word 0 (struct cqe; the phase bit is the writer's) */
 #define QPNIC_TPREG_CQE_W1 0x54u /* rw: CQE word 1 */
 #define QPNIC_TPREG_CQE_W2 0x58u /* rw: CQE word 2 */
@@ -805,5 +855,64 @@
 #define QPNIC_QP_CTX_RETRY_LEFT_SHIFT 27u
 #define QPNIC_QP_CTX_RETRY_LEFT_WIDTH 3u
 #define QPNIC_QP_CTX_RETRY_LEFT_MASK 0x7u
+
+/* struct mr_ctx (8 words, 245 bits stored): One entry of the token (memory region) table, owned by qpnic_mr_table; entry i answers tokens whose low TOKEN_INDEX_BITS are i. */
+#define QPNIC_MR_CTX_WORDS 8u
+#define QPNIC_MR_CTX_BITS 245u
+/* va_lo: first virtual address of the region, low word */
+#define QPNIC_MR_CTX_VA_LO_WORD 0u
+#define QPNIC_MR_CTX_VA_LO_SHIFT 0u
+#define QPNIC_MR_CTX_VA_LO_WIDTH 32u
+#define QPNIC_MR_CTX_VA_LO_MASK 0xFFFFFFFFu
+/* va_hi: first virtual address, high word */
+#define QPNIC_MR_CTX_VA_HI_WORD 1u
+#define QPNIC_MR_CTX_VA_HI_SHIFT 0u
+#define QPNIC_MR_CTX_VA_HI_WIDTH 32u
+#define QPNIC_MR_CTX_VA_HI_MASK 0xFFFFFFFFu
+/* len: length in bytes */
+#define QPNIC_MR_CTX_LEN_WORD 2u
+#define QPNIC_MR_CTX_LEN_SHIFT 0u
+#define QPNIC_MR_CTX_LEN_WIDTH 32u
+#define QPNIC_MR_CTX_LEN_MASK 0xFFFFFFFFu
+/* dma_lo: device address of the first byte, low word */
+#define QPNIC_MR_CTX_DMA_LO_WORD 3u
+#define QPNIC_MR_CTX_DMA_LO_SHIFT 0u
+#define QPNIC_MR_CTX_DMA_LO_WIDTH 32u
+#define QPNIC_MR_CTX_DMA_LO_MASK 0xFFFFFFFFu
+/* dma_hi: device address of the first byte, high word */
+#define QPNIC_MR_CTX_DMA_HI_WORD 4u
+#define QPNIC_MR_CTX_DMA_HI_SHIFT 0u
+#define QPNIC_MR_CTX_DMA_HI_WIDTH 32u
+#define QPNIC_MR_CTX_DMA_HI_MASK 0xFFFFFFFFu
+/* lkey: the whole local token a request must present */
+#define QPNIC_MR_CTX_LKEY_WORD 5u
+#define QPNIC_MR_CTX_LKEY_SHIFT 0u
+#define QPNIC_MR_CTX_LKEY_WIDTH 32u
+#define QPNIC_MR_CTX_LKEY_MASK 0xFFFFFFFFu
+/* rkey: the whole remote token a peer must present */
+#define QPNIC_MR_CTX_RKEY_WORD 6u
+#define QPNIC_MR_CTX_RKEY_SHIFT 0u
+#define QPNIC_MR_CTX_RKEY_WIDTH 32u
+#define QPNIC_MR_CTX_RKEY_MASK 0xFFFFFFFFu
+/* access: enum mr_access bits */
+#define QPNIC_MR_CTX_ACCESS_WORD 7u
+#define QPNIC_MR_CTX_ACCESS_SHIFT 0u
+#define QPNIC_MR_CTX_ACCESS_WIDTH 3u
+#define QPNIC_MR_CTX_ACCESS_MASK 0x7u
+/* valid: the entry is registered */
+#define QPNIC_MR_CTX_VALID_WORD 7u
+#define QPNIC_MR_CTX_VALID_SHIFT 3u
+#define QPNIC_MR_CTX_VALID_WIDTH 1u
+#define QPNIC_MR_CTX_VALID_MASK 0x1u
+/* pd: its protection domain: only a QP of the same PD passes a check (PD_BITS) */
+#define QPNIC_MR_CTX_PD_WORD 7u
+#define QPNIC_MR_CTX_PD_SHIFT 4u
+#define QPNIC_MR_CTX_PD_WIDTH 16u
+#define QPNIC_MR_CTX_PD_MASK 0xFFFFu
+/* window: a memory window (written by BIND): only remote checks pass (rkey); a local check fails whatever token it presents */
+#define QPNIC_MR_CTX_WINDOW_WORD 7u
+#define QPNIC_MR_CTX_WINDOW_SHIFT 20u
+#define QPNIC_MR_CTX_WINDOW_WIDTH 1u
+#define QPNIC_MR_CTX_WINDOW_MASK 0x1u
 
 #endif

@@ -565,10 +565,44 @@
 `define QPNIC_TP_RESULT_REFUSED_WIDTH 1
 `define QPNIC_TP_RESULT_REFUSED 1:1  // the last TP_MOVE was refused: longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved
 `define QPNIC_TP_RESULT_REFUSED_FLAT 1:1
+`define QPNIC_TP_RESULT_CQE_BUSY_WORD 0
+`define QPNIC_TP_RESULT_CQE_BUSY_WIDTH 1
+`define QPNIC_TP_RESULT_CQE_BUSY 2:2  // the CQE of the last TP_CQE_PUSH is not yet taken by the CQE writer (CQE_W0..3 must not change meanwhile)
+`define QPNIC_TP_RESULT_CQE_BUSY_FLAT 2:2
 `define QPNIC_TP_RESULT_MOVED_WORD 0
 `define QPNIC_TP_RESULT_MOVED_WIDTH 16
 `define QPNIC_TP_RESULT_MOVED 31:16  // bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one)
 `define QPNIC_TP_RESULT_MOVED_FLAT 31:16
+
+// struct tp_grant (3 words): TP_GRANT0..2 (firmware partition): the grant word of the token entry TP_GRANT_SEL names (MR_CMD GRANT, GRANT_WINDOW: what a FAST_REG or BIND of that entry may write; the hardware partition's requester keeps the same word). All zero for an entry the host never granted, or one at or above the build's NUM_MR.
+`define QPNIC_TP_GRANT_WORDS 3
+`define QPNIC_TP_GRANT_FIRST_WORD 0
+`define QPNIC_TP_GRANT_FIRST_WIDTH 24
+`define QPNIC_TP_GRANT_FIRST 23:0  // the run's first page table entry (CAPS3 pt_entries wide)
+`define QPNIC_TP_GRANT_FIRST_FLAT 23:0
+`define QPNIC_TP_GRANT_WINDOW_WORD 0
+`define QPNIC_TP_GRANT_WINDOW_WIDTH 1
+`define QPNIC_TP_GRANT_WINDOW 24:24  // granted as a window (GRANT_WINDOW): BINDs only
+`define QPNIC_TP_GRANT_WINDOW_FLAT 24:24
+`define QPNIC_TP_GRANT_PAGES_WORD 1
+`define QPNIC_TP_GRANT_PAGES_WIDTH 20
+`define QPNIC_TP_GRANT_PAGES 19:0  // the run's pages (0: nothing granted)
+`define QPNIC_TP_GRANT_PAGES_FLAT 51:32
+`define QPNIC_TP_GRANT_PD_WORD 2
+`define QPNIC_TP_GRANT_PD_WIDTH 16
+`define QPNIC_TP_GRANT_PD 15:0  // the PD it was granted for (PD_BITS)
+`define QPNIC_TP_GRANT_PD_FLAT 79:64
+
+// struct tp_fr (1 words): TP_FR_CMD (firmware partition): write a token table entry, as a FAST_REG or a BIND does: va and len from TP_CHK_VA_*, TP_CHK_LEN, lkey from TP_CHK_TOKEN, rkey from TP_FR_RKEY, word 7 (struct mr_ctx access, valid, pd, window) from TP_FR_W7, the device address from TP_FR_DMA_* or window 0 (the address the check of a BIND's SGE 0 translated). The write returns once the table took it.
+`define QPNIC_TP_FR_WORDS 1
+`define QPNIC_TP_FR_IDX_WORD 0
+`define QPNIC_TP_FR_IDX_WIDTH 10
+`define QPNIC_TP_FR_IDX 9:0  // the token table entry (TOKEN_INDEX_BITS)
+`define QPNIC_TP_FR_IDX_FLAT 9:0
+`define QPNIC_TP_FR_FROM_WIN_WORD 0
+`define QPNIC_TP_FR_FROM_WIN_WIDTH 1
+`define QPNIC_TP_FR_FROM_WIN 16:16  // the device address is window 0's (a BIND), not TP_FR_DMA_*
+`define QPNIC_TP_FR_FROM_WIN_FLAT 16:16
 
 // struct tp_flush (1 words): TP_FLUSH_POP (firmware partition): the head of qpnic_qp_table's receive flush queue, popped.
 `define QPNIC_TP_FLUSH_WORDS 1
@@ -1297,6 +1331,15 @@
 `define QPNIC_TPREG_IDLE 8'h3C
 `define QPNIC_TPREG_FLUSH_POP 8'h40
 `define QPNIC_TPREG_WIN_CLOSE 8'h44
+`define QPNIC_TPREG_GRANT_SEL 8'h48
+`define QPNIC_TPREG_FR_CMD 8'h4C
+`define QPNIC_TPREG_GRANT0 8'h60
+`define QPNIC_TPREG_GRANT1 8'h64
+`define QPNIC_TPREG_GRANT2 8'h68
+`define QPNIC_TPREG_FR_DMA_LO 8'h70
+`define QPNIC_TPREG_FR_DMA_HI 8'h74
+`define QPNIC_TPREG_FR_RKEY 8'h78
+`define QPNIC_TPREG_FR_W7 8'h7C
 `define QPNIC_TPREG_CQE_W0 8'h50
 `define QPNIC_TPREG_CQE_W1 8'h54
 `define QPNIC_TPREG_CQE_W2 8'h58

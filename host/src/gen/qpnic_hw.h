@@ -597,11 +597,52 @@
 #define QPNIC_TP_RESULT_REFUSED_SHIFT 1u
 #define QPNIC_TP_RESULT_REFUSED_WIDTH 1u
 #define QPNIC_TP_RESULT_REFUSED_MASK 0x1u
+/* cqe_busy: the CQE of the last TP_CQE_PUSH is not yet taken by the CQE writer (CQE_W0..3 must not change meanwhile) */
+#define QPNIC_TP_RESULT_CQE_BUSY_WORD 0u
+#define QPNIC_TP_RESULT_CQE_BUSY_SHIFT 2u
+#define QPNIC_TP_RESULT_CQE_BUSY_WIDTH 1u
+#define QPNIC_TP_RESULT_CQE_BUSY_MASK 0x1u
 /* moved: bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one) */
 #define QPNIC_TP_RESULT_MOVED_WORD 0u
 #define QPNIC_TP_RESULT_MOVED_SHIFT 16u
 #define QPNIC_TP_RESULT_MOVED_WIDTH 16u
 #define QPNIC_TP_RESULT_MOVED_MASK 0xFFFFu
+
+/* struct tp_grant (3 words): TP_GRANT0..2 (firmware partition): the grant word of the token entry TP_GRANT_SEL names (MR_CMD GRANT, GRANT_WINDOW: what a FAST_REG or BIND of that entry may write; the hardware partition's requester keeps the same word). All zero for an entry the host never granted, or one at or above the build's NUM_MR. */
+#define QPNIC_TP_GRANT_WORDS 3u
+/* first: the run's first page table entry (CAPS3 pt_entries wide) */
+#define QPNIC_TP_GRANT_FIRST_WORD 0u
+#define QPNIC_TP_GRANT_FIRST_SHIFT 0u
+#define QPNIC_TP_GRANT_FIRST_WIDTH 24u
+#define QPNIC_TP_GRANT_FIRST_MASK 0xFFFFFFu
+/* window: granted as a window (GRANT_WINDOW): BINDs only */
+#define QPNIC_TP_GRANT_WINDOW_WORD 0u
+#define QPNIC_TP_GRANT_WINDOW_SHIFT 24u
+#define QPNIC_TP_GRANT_WINDOW_WIDTH 1u
+#define QPNIC_TP_GRANT_WINDOW_MASK 0x1u
+/* pages: the run's pages (0: nothing granted) */
+#define QPNIC_TP_GRANT_PAGES_WORD 1u
+#define QPNIC_TP_GRANT_PAGES_SHIFT 0u
+#define QPNIC_TP_GRANT_PAGES_WIDTH 20u
+#define QPNIC_TP_GRANT_PAGES_MASK 0xFFFFFu
+/* pd: the PD it was granted for (PD_BITS) */
+#define QPNIC_TP_GRANT_PD_WORD 2u
+#define QPNIC_TP_GRANT_PD_SHIFT 0u
+#define QPNIC_TP_GRANT_PD_WIDTH 16u
+#define QPNIC_TP_GRANT_PD_MASK 0xFFFFu
+
+/* struct tp_fr (1 words): TP_FR_CMD (firmware partition): write a token table entry, as a FAST_REG or a BIND does: va and len from TP_CHK_VA_*, TP_CHK_LEN, lkey from TP_CHK_TOKEN, rkey from TP_FR_RKEY, word 7 (struct mr_ctx access, valid, pd, window) from TP_FR_W7, the device address from TP_FR_DMA_* or window 0 (the address the check of a BIND's SGE 0 translated). The write returns once the table took it. */
+#define QPNIC_TP_FR_WORDS 1u
+/* idx: the token table entry (TOKEN_INDEX_BITS) */
+#define QPNIC_TP_FR_IDX_WORD 0u
+#define QPNIC_TP_FR_IDX_SHIFT 0u
+#define QPNIC_TP_FR_IDX_WIDTH 10u
+#define QPNIC_TP_FR_IDX_MASK 0x3FFu
+/* from_win: the device address is window 0's (a BIND), not TP_FR_DMA_* */
+#define QPNIC_TP_FR_FROM_WIN_WORD 0u
+#define QPNIC_TP_FR_FROM_WIN_SHIFT 16u
+#define QPNIC_TP_FR_FROM_WIN_WIDTH 1u
+#define QPNIC_TP_FR_FROM_WIN_MASK 0x1u
 
 /* struct tp_flush (1 words): TP_FLUSH_POP (firmware partition): the head of qpnic_qp_table's receive flush queue, popped. */
 #define QPNIC_TP_FLUSH_WORDS 1u
