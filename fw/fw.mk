@@ -6,7 +6,8 @@
 #                   little-endian word each; the build fails when it does not
 #                   fit, or when the code holds a mul/div or compressed
 #                   instruction PicoRV32 (rv32i) would trap on
-#   make test-fw    the policy's unit tests, on the host, under ASan/UBSan
+#   make test-fw    the policy's and the transport's unit tests (fw/transport.c,
+#                   the firmware partition's), on the host, under ASan/UBSan
 #                   (FW_TEST_SEED=N repeats a randomized run; default: time)
 #   make test-fw-core  the image on PicoRV32 under Icarus, with a behavioural
 #                   model of the firmware registers: ARM, CQE -> NOTIFY
@@ -86,10 +87,19 @@ $(FW_TP_HEX): $(FW_TP_BIN) fw/bin2hex.py
 # Host unit tests of the policy.
 FW_TEST_BIN := $(BUILD)/tests/fw/test_arm_policy
 
-$(FW_TEST_BIN): tests/fw/test_arm_policy.c fw/arm_policy.c fw/arm_policy.h fw/gen/qpnic_fw_hw.h
+$(FW_TEST_BIN): tests/fw/test_arm_policy.c tests/fw/fw_check.h fw/arm_policy.c fw/arm_policy.h fw/gen/qpnic_fw_hw.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CSTD) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	    -Ifw -Ifw/gen -o $@ tests/fw/test_arm_policy.c fw/arm_policy.c
+	    -Ifw -Ifw/gen -Itests/fw -o $@ tests/fw/test_arm_policy.c fw/arm_policy.c
+
+# Host unit tests of the firmware partition's transport, against a model of
+# its port (docs/partitions.md).
+FW_TP_TEST_BIN := $(BUILD)/tests/fw/test_transport
+
+$(FW_TP_TEST_BIN): tests/fw/test_transport.c tests/fw/fw_check.h fw/transport.c fw/transport.h fw/gen/qpnic_fw_hw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -Ifw -Ifw/gen -Itests/fw -o $@ tests/fw/test_transport.c fw/transport.c
 
 # The firmware on PicoRV32 (Icarus Verilog).
 FW_CORE_TB := $(BUILD)/tests/fw/tb_fw_on_core.vvp
@@ -101,8 +111,9 @@ $(FW_CORE_TB): tests/fw/tb_fw_on_core.v $(PICORV32_V) fw/gen/qpnic_fw_hw.h rtl/g
 .PHONY: fw test-fw test-fw-core
 fw: $(FW_HEX) $(FW_TP_HEX)
 
-test-fw: $(FW_TEST_BIN)
+test-fw: $(FW_TEST_BIN) $(FW_TP_TEST_BIN)
 	$(FW_TEST_BIN) $(FW_TEST_SEED)
+	$(FW_TP_TEST_BIN) $(FW_TEST_SEED)
 
 # vvp exits 0 whatever happens: the closing line decides.
 test-fw-core: $(FW_CORE_TB) $(FW_HEX)

@@ -286,15 +286,17 @@ static uint32_t receive(const struct tp_sq_wqe *q, uint32_t tqpn, const uint32_t
             status = QPNIC_CQE_STATUS_BAD_TOKEN;
     }
     bool solicited = (WQE_GET(q->w, WQE_FLAGS) & QPNIC_OP_FLAG_SEND_AND_SOLICIT) != 0;
+    /* C2-C4: a receive that invalidated says so, with the token; one that
+     * failed is a plain RECEIVE. The CQE goes before the receive is
+     * counted consumed (RQ_CI), as the responder's: a host that sees RQ_CI
+     * move (ndk_destroy_qp waits for it) finds the CQE taken. */
+    bool invalidated = inv && status == QPNIC_CQE_STATUS_SUCCESS;
+    cqe(CTX_GET(tctx, RECV_CQ), bytes, qp_num(tqpn, tctx), status, invalidated ? token : 0, rq_ci,
+        invalidated ? QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE : QPNIC_CQE_TYPE_RECEIVE, solicited);
     if (status == QPNIC_CQE_STATUS_SUCCESS)
         tp_qp(QPNIC_QP_OP_RQ_CI_INC, tqpn, 0, 0);
     else
         tp_qp(QPNIC_QP_OP_RQ_CI_ERR, tqpn, 0, 0);
-    /* C2-C4: a receive that invalidated says so, with the token; one that
-     * failed is a plain RECEIVE */
-    bool invalidated = inv && status == QPNIC_CQE_STATUS_SUCCESS;
-    cqe(CTX_GET(tctx, RECV_CQ), bytes, qp_num(tqpn, tctx), status, invalidated ? token : 0, rq_ci,
-        invalidated ? QPNIC_CQE_TYPE_RECEIVE_AND_INVALIDATE : QPNIC_CQE_TYPE_RECEIVE, solicited);
     /* the initiator's status: its NAK (NAK_REM_ACC for a bad token, else
      * NAK_REM_OP) mapped by the completer */
     if (status == QPNIC_CQE_STATUS_SUCCESS)
@@ -487,16 +489,31 @@ void tp_execute(const struct tp_sq_wqe *q)
 
 /* The responder's flush (rtl/qpnic_responder.v, between packets): each
  * receive posted to a QP in ERROR completes FLUSHED, in posting order,
- * until the table answers that none is left (which dequeues the QP). */
+ * until the table answers that none is left (which dequeues the QP).
+ *
+ * RQ_FLUSH claims the receive (rq_ci + 1) as it answers, and the host's
+ * ndk_destroy_qp resets the QP once RQ_CI has caught up: the responder's
+ * CQE follows its claim within cycles, the firmware's some hundred later,
+ * after the QP was gone. So the CQE goes first, for the receive a READ
+ * shows at rq_ci (only this loop consumes a QP's receives in ERROR), and
+ * the claim after it; a receive the host posted between the two is
+ * claimed by RQ_FLUSH and completed then. */
 void tp_flush_receives(uint32_t qpn)
 {
     uint32_t ctx[QPNIC_QP_CTX_WORDS];
 
     for (;;) {
+        tp_qp(QPNIC_QP_OP_READ, qpn, 0, ctx);
+        bool pending = CTX_GET(ctx, STATE) == QPNIC_QP_STATE_ERROR && CTX_GET(ctx, RQ_CI) != CTX_GET(ctx, RQ_PI);
+        uint32_t done = CTX_GET(ctx, RQ_CI);
+        if (pending)
+            cqe(CTX_GET(ctx, RECV_CQ), 0, qp_num(qpn, ctx), QPNIC_CQE_STATUS_FLUSHED, 0, done,
+                QPNIC_CQE_TYPE_RECEIVE, false);
         tp_qp(QPNIC_QP_OP_RQ_FLUSH, qpn, 0, ctx);
         if (CTX_GET(ctx, STATE) != QPNIC_QP_STATE_ERROR || CTX_GET(ctx, RQ_CI) == CTX_GET(ctx, RQ_PI))
-            return;
-        cqe(CTX_GET(ctx, RECV_CQ), 0, qp_num(qpn, ctx), QPNIC_CQE_STATUS_FLUSHED, 0,
-            CTX_GET(ctx, RQ_CI), QPNIC_CQE_TYPE_RECEIVE, false);
+            return;   /* nothing claimed: the QP left the flush queue */
+        if (!pending || CTX_GET(ctx, RQ_CI) != done)
+            cqe(CTX_GET(ctx, RECV_CQ), 0, qp_num(qpn, ctx), QPNIC_CQE_STATUS_FLUSHED, 0, CTX_GET(ctx, RQ_CI),
+                QPNIC_CQE_TYPE_RECEIVE, false);
     }
 }

@@ -42,7 +42,8 @@ module qpnic_synth_top #(
     parameter NUM_MR = 16,
     parameter NUM_PT = `QPNIC_NUM_PT,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
-    parameter FW_HEX = "qpnic-fw.hex"
+    parameter FW_HEX = "qpnic-fw.hex",
+    parameter PARTITION = 0
 ) (
     input  wire clk,
     input  wire din,
@@ -94,7 +95,7 @@ module qpnic_synth_top #(
 
     qpnic_core #(
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
-        .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX)
+        .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION)
     ) core (
         .clk(clk), .rst(rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),

@@ -427,7 +427,13 @@ class Flow:
         self.times = {}
         self.top = tgt.get("top", TOP)
         self.params = dict(target_params(tgt, self.repo))
-        if args.fw_words is not None:
+        # the firmware partition (PARTITION 1, docs/partitions.md) runs its
+        # own image, the transport's, in its larger RAM
+        self.fw_part = int(self.params.get("PARTITION", 0)) == 1
+        self.fw_hex = args.fw_tp_hex if self.fw_part and args.fw_tp_hex else args.fw_hex
+        if self.fw_part and args.fw_tp_words is not None and args.fw_words is not None:
+            self.params["FW_WORDS"] = args.fw_tp_words
+        elif args.fw_words is not None:
             self.params["FW_WORDS"] = args.fw_words
 
     def yosys_script(self, name, commands):
@@ -443,7 +449,7 @@ class Flow:
             # boxes, so that `hierarchy -check` knows them.
             lines.append("read_verilog -lib +/ecp5/cells_bb.v")
         lines += [
-            f'chparam {sets} -set FW_HEX "{os.path.abspath(self.args.fw_hex)}" {self.top}',
+            f'chparam {sets} -set FW_HEX "{os.path.abspath(self.fw_hex)}" {self.top}',
             f"hierarchy -check -top {self.top}",
         ] + commands
         write(os.path.join(self.out, name), "\n".join(lines) + "\n")
@@ -636,6 +642,8 @@ def main():
     ap.add_argument("--fw-words", type=int,
                     help="the soft core's RAM words, set as the top's FW_WORDS "
                          "(a board top has no such parameter: not given)")
+    ap.add_argument("--fw-tp-hex", help="the firmware partition's image, for a target with PARTITION = 1")
+    ap.add_argument("--fw-tp-words", type=int, help="its RAM words (FW_TP_RAM_WORDS)")
     ap.add_argument("--venv-bin", required=True, help="where yowasp-* are")
     ap.add_argument("--check", type=int, default=1, choices=(0, 1),
                     help="1: a check -assert problem stops the run")

@@ -31,11 +31,12 @@ $(BUILD)/venv/requirements-synth.installed: tools/requirements-synth.txt $(BUILD
 	cp tools/requirements-synth.txt $@
 
 .PHONY: synth test-synth-report
-synth: $(FW_HEX) $(BUILD)/venv/requirements-synth.installed
+synth: $(FW_HEX) $(FW_TP_HEX) $(BUILD)/venv/requirements-synth.installed
 	@if [ -z "$(TARGET)" ]; then echo "synth: say which target: make synth TARGET=NAME, NAME one of:"; \
 	    sed -n 's/^\[\([^].]*\)\]$$/  \1/p' synth/targets.toml; exit 2; fi
 	$(PYTHON) synth/run_synth.py $(TARGET) --targets synth/targets.toml --repo $(CURDIR) \
 	    --out $(BUILD)/synth/$(TARGET) --fw-hex $(FW_HEX) --fw-words $(FW_WORDS) \
+	    --fw-tp-hex $(FW_TP_HEX) --fw-tp-words $(FW_TP_WORDS) \
 	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) $(SYNTH_SRCS)
 
 test-synth-report:

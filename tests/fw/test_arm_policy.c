@@ -21,45 +21,7 @@
 #include <unistd.h>
 
 #include "arm_policy.h"
-
-static int n_passed, n_failed;
-static bool case_failed;
-static char case_name[128];
-
-/* Fail the running case with a message and leave its function. */
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            printf("FAIL %s: ", case_name);                                  \
-            printf(__VA_ARGS__);                                             \
-            printf(" (%s:%d: %s)\n", __FILE__, __LINE__, #cond);             \
-            case_failed = true;                                              \
-            return;                                                          \
-        }                                                                    \
-    } while (0)
-
-static void case_begin(const char *name)
-{
-    snprintf(case_name, sizeof case_name, "%s", name);
-    case_failed = false;
-}
-
-static void case_end(void)
-{
-    if (case_failed) {
-        n_failed++;
-    } else {
-        n_passed++;
-        printf("PASS %s\n", case_name);
-    }
-}
-
-#define RUN(fn)             \
-    do {                    \
-        case_begin(#fn);    \
-        fn();               \
-        case_end();         \
-    } while (0)
+#include "fw_check.h"
 
 static const char *const trig_name[4] = { "ERRORS", "ANY", "SOLICITED", "UNKNOWN3" };
 static const char *const act_name[4] = { "NONE", "DISARM", "NOTIFY", "OVERFLOW" };
