@@ -5,6 +5,10 @@
 #   make bitstream BOARD=colorlight-i5  Colorlight i5 (LFE5U-25F), the 25F
 #                                       sizes: build/boards/colorlight-i5/
 #                                       colorlight-i5.bit
+#   make bitstream BOARD=icebreaker     1BitSquared iCEBreaker (iCE40UP5K), the
+#                                       firmware partition (docs/partitions.md;
+#                                       Debian's yosys, nextpnr-ice40, icepack):
+#                                       build/boards/icebreaker/icebreaker.bin
 #   make prog BOARD=NAME                loads that bitstream onto the board
 #                                       with openFPGALoader: into its flash
 #                                       (PROG_MEM=flash, the default) or
@@ -23,13 +27,14 @@
 # Makefile lints it with the tops (BOARD_TOPS, board:module), tests/tests.mk
 # tests it (tests/rtl).
 
-BOARD_NAMES       := ulx3s colorlight-i5
+BOARD_NAMES       := ulx3s colorlight-i5 icebreaker
 PROG_MEM          ?= flash
 BOARD_COMMON_SRCS := $(sort $(wildcard boards/common/*.v))
 # The same but qpnic_ecp5_*.v, the PLL (EHXPLLL, which only Yosys and
-# nextpnr know) and what uses it: what Verilator can lint alone and simulate.
-BOARD_LOGIC_SRCS  := $(filter-out %/qpnic_ecp5_pll.v %/qpnic_ecp5_board.v,$(BOARD_COMMON_SRCS))
-BOARD_TOPS        := ulx3s:qpnic_ulx3s colorlight-i5:qpnic_colorlight_i5
+# nextpnr know) and what uses it, and qpnic_board_nic.v (the NIC itself,
+# linted with each top): what Verilator can lint alone and simulate.
+BOARD_LOGIC_SRCS  := $(filter-out %/qpnic_ecp5_pll.v %/qpnic_ecp5_board.v %/qpnic_board_nic.v,$(BOARD_COMMON_SRCS))
+BOARD_TOPS        := ulx3s:qpnic_ulx3s colorlight-i5:qpnic_colorlight_i5 icebreaker:qpnic_icebreaker
 
 # Yosys's black-box declarations of the ECP5 primitives (EHXPLLL), from
 # Debian's yosys (tools/debian-packages.txt), for linting the tops.
@@ -40,11 +45,12 @@ board-known:
 	@case " $(BOARD_NAMES) " in *" $(BOARD) "*) ;; \
 	    *) echo "say which board: make $(MAKECMDGOALS) BOARD=NAME, NAME one of: $(BOARD_NAMES)"; exit 2 ;; esac
 
-bitstream: board-known $(FW_HEX) $(BUILD)/venv/requirements-synth.installed
+bitstream: board-known $(FW_HEX) $(FW_TP_HEX) $(BUILD)/venv/requirements-synth.installed
 	$(PYTHON) synth/run_synth.py $(BOARD) --targets boards/boards.toml --repo $(CURDIR) \
-	    --out $(BUILD)/boards/$(BOARD) --fw-hex $(FW_HEX) --label bitstream \
+	    --out $(BUILD)/boards/$(BOARD) --fw-hex $(FW_HEX) --fw-tp-hex $(FW_TP_HEX) --label bitstream \
 	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) \
 	    $(PICORV32_V) $(RTL_SRCS) $(BOARD_COMMON_SRCS) $(wildcard boards/$(BOARD)/*.v)
 
+# (an ECP5 bitstream is BOARD.bit, icepack's iCE40 one BOARD.bin)
 prog: board-known
-	bash boards/prog.sh $(BOARD) $(BUILD)/boards/$(BOARD)/$(BOARD).bit $(PROG_MEM)
+	bash boards/prog.sh $(BOARD) $(BUILD)/boards/$(BOARD)/$(BOARD).$(if $(filter icebreaker,$(BOARD)),bin,bit) $(PROG_MEM)

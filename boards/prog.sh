@@ -19,7 +19,8 @@ mem=${3:-flash}
 case "$board" in
     ulx3s) ofl_board=ulx3s; port="US1, the FT231X's USB port" ;;
     colorlight-i5) ofl_board=colorlight-i5; port="the extension board's USB port (its DAPLink)" ;;
-    *) echo "prog: no board $board; boards: ulx3s colorlight-i5" >&2; exit 2 ;;
+    icebreaker) ofl_board=ice40_generic; port="its USB port (the FT2232H, channel A programs the flash)" ;;
+    *) echo "prog: no board $board; boards: ulx3s colorlight-i5 icebreaker" >&2; exit 2 ;;
 esac
 case "$mem" in
     flash) where=(-f) ;;

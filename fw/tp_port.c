@@ -39,10 +39,23 @@ bool tp_check(const struct tp_range *r, uint32_t cmd)
     return QPNIC_FIELD_IS(got, QPNIC_TP_RESULT_OK, 1);
 }
 
+/* A move or a ring read waits for the host's DMA data, which over a board's
+ * link comes behind the host's MMIO; an ARM doorbell among those waits for
+ * this core to pop an event: pop them while the data comes. */
+static uint32_t dma_wait(void)
+{
+    for (;;) {
+        const uint32_t got[QPNIC_TP_RESULT_WORDS] = { tp_rd(QPNIC_TPREG_RESULT) };
+        if (!QPNIC_FIELD_IS(got, QPNIC_TP_RESULT_DMA_BUSY, 1))
+            return got[0];
+        tp_service_events();
+    }
+}
+
 uint32_t tp_move(uint32_t len)
 {
     tp_wr(QPNIC_TPREG_MOVE, len);
-    const uint32_t got[QPNIC_TP_RESULT_WORDS] = { tp_rd(QPNIC_TPREG_RESULT) };
+    const uint32_t got[QPNIC_TP_RESULT_WORDS] = { dma_wait() };
     return QPNIC_FIELD_GET(got, QPNIC_TP_RESULT_MOVED);
 }
 
@@ -56,6 +69,7 @@ void tp_ring_read(uint32_t lo, uint32_t hi, uint32_t *wqe)
     tp_wr(QPNIC_TPREG_CHK_VA_LO, lo);
     tp_wr(QPNIC_TPREG_CHK_VA_HI, hi);
     tp_wr(QPNIC_TPREG_RING_RD, 1);
+    (void)dma_wait();
     for (uint32_t i = 0; i < QPNIC_WQE_WORDS; i++)
         wqe[i] = tp_rd(QPNIC_TPREG_WQE + 4 * i);
 }

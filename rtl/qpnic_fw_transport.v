@@ -28,11 +28,13 @@
 // Bus: one access at a time from qpnic_soc (bus_valid held until
 // bus_ready, which pulses for one cycle). A read is answered the cycle
 // after it is seen, from a register; a write that starts something
-// (QP_CMD, CHK_CMD, MOVE, RING_RD, GRANT_SEL, FR_CMD) is answered when it is
-// done, so the firmware never polls for those. CQE_PUSH is the exception:
-// the CQE writer may wait for the firmware to pop an event (its CQE event),
-// so a push answers at once and the firmware pops events until RESULT
-// says the CQE was taken.
+// inside the NIC (QP_CMD, CHK_CMD, GRANT_SEL, FR_CMD) is answered when it is
+// done, so the firmware never polls for those. Three answer at once and
+// RESULT says when they are done, because they may wait for the firmware
+// itself: the CQE writer takes a CQE (CQE_PUSH) only once it can queue its
+// event, and over a board's link the host's DMA data (MOVE, RING_RD) comes
+// behind its MMIO, of which an ARM doorbell waits for the firmware to pop
+// an event. The firmware pops events while it waits.
 //
 // Ports
 //   clk, rst                  clock, synchronous active-high reset
@@ -239,7 +241,11 @@ module qpnic_fw_transport #(
     // with the access), and no command running
     // (wb_pick: a read of the WQE buffer is being answered)
     reg  wb_pick;
-    wire take  = bus_valid && !bus_ready && !wb_pick && cmd == C_NONE;
+    // (MOVE and RING_RD run in the background, waiting for the host's DMA:
+    // meanwhile only RESULT is read, the firmware popping events between)
+    wire bg    = cmd == C_MOVE || cmd == C_RING;
+    wire take  = bus_valid && !bus_ready && !wb_pick &&
+                 (cmd == C_NONE || (bg && !(|bus_wstrb) && bus_addr == `QPNIC_TPREG_RESULT));
 
     // ---- the mover's length: what was asked, cut at either window's next
     // page boundary
@@ -291,6 +297,7 @@ module qpnic_fw_transport #(
             rd_word[`QPNIC_TP_RESULT_OK]      = chk_ok;
             rd_word[`QPNIC_TP_RESULT_REFUSED] = mv_refused;
             rd_word[`QPNIC_TP_RESULT_CQE_BUSY] = cqe_valid;
+            rd_word[`QPNIC_TP_RESULT_DMA_BUSY] = bg;
             rd_word[`QPNIC_TP_RESULT_MOVED]   = mv_moved;
         end
         `QPNIC_TPREG_FLUSH_POP: begin
@@ -505,6 +512,7 @@ module qpnic_fw_transport #(
                         mv_rd_done   <= 1'b0;
                         mv_wr_done   <= 1'b0;
                         cmd          <= C_MOVE;
+                        bus_ready    <= 1'b1;
                     end
                 end
                 `QPNIC_TPREG_RING_RD: if (buf_st == B_EMPTY || buf_st == B_FILL) begin
@@ -521,6 +529,7 @@ module qpnic_fw_transport #(
                     fill_odd      <= 1'b0;
                     buf_st        <= B_RING;
                     cmd           <= C_RING;
+                    bus_ready     <= 1'b1;
                 end
                 `QPNIC_TPREG_CQE_PUSH: begin
                     // answered at once: the writer may wait for the firmware
@@ -608,10 +617,8 @@ module qpnic_fw_transport #(
                     mv_rd_done <= 1'b1;
                 if ((!wr_req_valid || wr_req_ready) && !mv_wr_done)
                     mv_wr_done <= 1'b1;
-                if (mv_rd_done && mv_wr_done && !rd_req_valid && !wr_req_valid) begin
-                    cmd       <= C_NONE;
-                    bus_ready <= 1'b1;
-                end
+                if (mv_rd_done && mv_wr_done && !rd_req_valid && !wr_req_valid)
+                    cmd <= C_NONE;   // (answered when it started)
             end
             C_RING: begin
                 if (rd_req_valid && rd_req_ready)
@@ -620,10 +627,8 @@ module qpnic_fw_transport #(
                     fill_odd <= !fill_odd;
                     if (fill_odd)
                         fill_at <= fill_at + 3'd1;
-                    if (rd_rsp_last) begin
-                        cmd       <= C_NONE;
-                        bus_ready <= 1'b1;
-                    end
+                    if (rd_rsp_last)
+                        cmd <= C_NONE;   // (answered when it started)
                 end
             end
             C_GRANT:

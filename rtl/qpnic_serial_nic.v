@@ -6,7 +6,7 @@
 // Parameters
 //   CLK_HZ, BAUD        clock and line rate (qpnic_uart: CLK_HZ >= 4 * BAUD)
 //   RTO_CYCLES          the link's retransmission timeout (default 20 ms)
-//   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, FW_HEX   qpnic_core's
+//   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, FW_WORDS, FW_HEX, PARTITION   qpnic_core's
 // Ports
 //   clk, rst            clock, synchronous active-high reset
 //   uart_rx             from the USB bridge's TXD, idle high, asynchronous
@@ -25,7 +25,9 @@ module qpnic_serial_nic #(
     parameter NUM_CQ = 8,
     parameter NUM_MR = 16,
     parameter NUM_PT = `QPNIC_NUM_PT,
-    parameter FW_HEX = "qpnic-fw.hex"
+    parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
+    parameter FW_HEX = "qpnic-fw.hex",
+    parameter PARTITION = 0
 ) (
     input  wire clk,
     input  wire rst,
@@ -86,7 +88,7 @@ module qpnic_serial_nic #(
     wire [3:0]  wire_ftx_keep;
     wire [4:0]  wire_cnt;
     qpnic_core #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
-                 .FW_HEX(FW_HEX)) u_core (
+                 .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION)) u_core (
         .clk(clk), .rst(core_rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),

@@ -307,9 +307,14 @@ int main(int argc, char **argv) {
         trace->open(o.wave_path);
     }
     if (!o.quiet) {
-        fprintf(stderr, "%s: the board's serial line is %s (%s), %u baud at %u Hz (the PLL's, of a %u Hz "
-                "oscillator); firmware %s\n", PROG, o.pty_link, slave.c_str(), (unsigned)BOARD_BAUD,
-                (unsigned)BOARD_CLK_HZ, (unsigned)BOARD_OSC_HZ, o.fw_path.c_str());
+        if (BOARD_CLK_HZ != BOARD_OSC_HZ)
+            fprintf(stderr, "%s: the board's serial line is %s (%s), %u baud at %u Hz (the PLL's, of a %u Hz "
+                    "oscillator); firmware %s\n", PROG, o.pty_link, slave.c_str(), (unsigned)BOARD_BAUD,
+                    (unsigned)BOARD_CLK_HZ, (unsigned)BOARD_OSC_HZ, o.fw_path.c_str());
+        else
+            fprintf(stderr, "%s: the board's serial line is %s (%s), %u baud at %u Hz (its oscillator); "
+                    "firmware %s\n", PROG, o.pty_link, slave.c_str(), (unsigned)BOARD_BAUD,
+                    (unsigned)BOARD_CLK_HZ, o.fw_path.c_str());
         if (o.fault_ppm)
             fprintf(stderr, "%s: impairing %u in a million of the line's bytes each way, seed %u\n", PROG,
                     o.fault_ppm, o.fault_seed);

@@ -25,7 +25,7 @@ inline bool led_activity(const Top &t) { return t.led >> 1 & 1; }
 inline bool led_error(const Top &t) { return t.led >> 2 & 1; }
 // the NIC's own pulse for a dropped frame (qpnic_ecp5_board's `error`,
 // public for the simulator): counted exactly, where the LED stretches it
-inline bool nic_error(const Top &t) { return t.rootp->qpnic_ulx3s__DOT__board__DOT__error; }
+inline bool nic_error(const Top &t) { return t.rootp->qpnic_ulx3s__DOT__board__DOT__nic__DOT__error; }
 
 } // namespace board
 

@@ -68,16 +68,26 @@ $(SIM_FW_BIN): $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
 # bitstream is built with: the ULX3S carries the full build at 48 MHz (its
 # PLL's, of the 25 MHz oscillator), its FT231X at 3 Mbaud (BAUD must be the
 # top's: boards/ulx3s/qpnic_ulx3s.v).
-SIM_BOARDS := ulx3s
+SIM_BOARDS := ulx3s icebreaker
 BOARD_SIM_CPP := sim/board_sim.cpp sim/sim_util.cpp
 BOARD_ulx3s_TOP    := qpnic_ulx3s
 BOARD_ulx3s_OSC_HZ := 25000000
 BOARD_ulx3s_CLK_HZ := 48000000
 BOARD_ulx3s_BAUD   := 3000000
 BOARD_ulx3s_PARAMS := $(SIM_PARAMS)
+# The iCEBreaker: the firmware partition (docs/partitions.md) at the sizes of
+# its bitstream (synth/targets.toml up5k-fw), its 12 MHz oscillator the
+# clock (no PLL), the FT2232H at 3 Mbaud (BAUD: boards/icebreaker/
+# qpnic_icebreaker.v); its default firmware the partition's image.
+BOARD_icebreaker_TOP    := qpnic_icebreaker
+BOARD_icebreaker_OSC_HZ := 12000000
+BOARD_icebreaker_CLK_HZ := 12000000
+BOARD_icebreaker_BAUD   := 3000000
+BOARD_icebreaker_PARAMS := -GNUM_QP=8 -GNUM_CQ=8 -GNUM_MR=16 -GNUM_PT=256
+BOARD_icebreaker_DEFS   := -DQPNIC_SIM_PARTITION_FW
 BOARD_SIM_BINS := $(foreach b,$(SIM_BOARDS),$(BUILD)/bin/qpnic-sim-$(b))
 board_defs = -DBOARD_NAME=$(1) -DBOARD_OSC_HZ=$(BOARD_$(1)_OSC_HZ) -DBOARD_CLK_HZ=$(BOARD_$(1)_CLK_HZ) \
-    -DBOARD_BAUD=$(BOARD_$(1)_BAUD) -DBOARD_PINS_H='\"board_$(1).h\"'
+    -DBOARD_BAUD=$(BOARD_$(1)_BAUD) -DBOARD_PINS_H='\"board_$(1).h\"' $(BOARD_$(1)_DEFS)
 # the board's Verilog: the shared board logic, the board's top, the PLL model
 board_vsrcs = $(sort $(wildcard boards/common/*.v)) $(wildcard boards/$(1)/*.v) sim/models/EHXPLLL.v
 

@@ -175,7 +175,7 @@ test-tools: $(INFO_BIN) $(SIM_BIN) $(FW_HEX)
 # demo and the D, V and N end-to-end tests over tty:, then the demo and the
 # D tests on an impaired line (tests/board/run_board_tests.sh).
 .PHONY: test-board
-test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(INFO_BIN) $(DEMO_BIN) \
+test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_HEX) $(INFO_BIN) $(DEMO_BIN) \
             $(BUILD)/tests/e2e/test_defer $(BUILD)/tests/e2e/test_ops $(BUILD)/tests/e2e/test_notify
 	@set -e; for b in $(SIM_BOARDS); do echo "== board $$b"; \
 	    PYTHON=$(PYTHON) tests/board/run_board_tests.sh $(BUILD) $$b; done

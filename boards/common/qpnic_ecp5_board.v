@@ -4,10 +4,9 @@
 // wires this to its pins (docs/boards.md).
 //
 //   clk_25 -> qpnic_ecp5_pll -> clk, 48 MHz: the one clock inside
-//   PLL not locked, or reset_btn -> qpnic_reset_sync -> rst
-//   uart_rx / uart_tx <-> qpnic_serial_nic (the core and its link,
-//                         docs/link.md) at BAUD
-//   its link_up, activity, error -> qpnic_board_status -> led_*
+//   clk, PLL not locked or reset_btn, uart_rx / uart_tx, led_* <->
+//   qpnic_board_nic (reset synchronizer, qpnic_serial_nic: the core and
+//   its link, docs/link.md, at BAUD; qpnic_board_status: the LEDs)
 //
 // `clk` keeps its name through Yosys's flattening (keep): the board's LPF
 // constrains it as "board.clk" (FREQUENCY NET), so that a build fails when
@@ -48,27 +47,15 @@ module qpnic_ecp5_board #(
     localparam CLK_HZ = 48000000;   // qpnic_ecp5_pll's output
 
     (* keep *) wire clk;
-    wire locked, rst;
+    wire locked;
     qpnic_ecp5_pll pll (.clk_25(clk_25), .clk_48(clk), .locked(locked));
-    qpnic_reset_sync reset_sync (.clk(clk), .arst(!locked || reset_btn), .rst(rst));
-
-    wire link_up, activity;
-    // public: the board-level simulator counts the NIC's dropped frames
-    // from it (sim/board_ulx3s.h); nothing for synthesis
-    wire error /* verilator public_flat_rd */;
-    qpnic_serial_nic #(
+    qpnic_board_nic #(
         .CLK_HZ(CLK_HZ), .BAUD(BAUD),
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .FW_HEX(FW_HEX)
     ) nic (
-        .clk(clk), .rst(rst),
+        .clk(clk), .arst(!locked || reset_btn),
         .uart_rx(uart_rx), .uart_tx(uart_tx),
-        .link_up(link_up), .activity(activity), .error(error)
-    );
-
-    qpnic_board_status #(.CLK_HZ(CLK_HZ)) status (
-        .clk(clk), .rst(rst),
-        .link_up(link_up), .activity(activity), .error(error),
         .led_link(led_link), .led_activity(led_activity), .led_error(led_error),
         .led_heartbeat(led_heartbeat), .led_single(led_single)
     );

@@ -371,6 +371,11 @@
 #define QPNIC_TP_RESULT_CQE_BUSY_SHIFT 2u
 #define QPNIC_TP_RESULT_CQE_BUSY_WIDTH 1u
 #define QPNIC_TP_RESULT_CQE_BUSY_MASK 0x1u
+/* dma_busy: the last TP_MOVE or TP_RING_RD is still moving data (only RESULT may be read meanwhile; the firmware pops events while it waits: over a board's link the host's DMA data comes behind its MMIO, and an ARM doorbell waits for the firmware to pop an event) */
+#define QPNIC_TP_RESULT_DMA_BUSY_WORD 0u
+#define QPNIC_TP_RESULT_DMA_BUSY_SHIFT 3u
+#define QPNIC_TP_RESULT_DMA_BUSY_WIDTH 1u
+#define QPNIC_TP_RESULT_DMA_BUSY_MASK 0x1u
 /* moved: bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one) */
 #define QPNIC_TP_RESULT_MOVED_WORD 0u
 #define QPNIC_TP_RESULT_MOVED_SHIFT 16u
@@ -648,7 +653,7 @@
 #define QPNIC_FWREG_CYCLES 0x28u /* ro: low word of the cycle counter */
 #define QPNIC_FWREG_NUM_CQ 0x2Cu /* ro: CQs in this build */
 
-/* The transport port (rtl/qpnic_fw_transport.v), in the firmware partition only (qpnic_core PARTITION 1, docs/partitions.md): the soft core's way to the WQE fetch engine, the QP table, the token table, the DMA mover and the CQE writer. At FW_IO_BASE + base + offset. A write that starts something (QP_CMD, CHK_CMD, MOVE, RING_RD, GRANT_SEL, FR_CMD) returns when it is done; CQE_PUSH returns at once. */
+/* The transport port (rtl/qpnic_fw_transport.v), in the firmware partition only (qpnic_core PARTITION 1, docs/partitions.md): the soft core's way to the WQE fetch engine, the QP table, the token table, the DMA mover and the CQE writer. At FW_IO_BASE + base + offset. A write that starts something inside the NIC (QP_CMD, CHK_CMD, GRANT_SEL, FR_CMD) returns when it is done; one that waits for the host (MOVE, RING_RD: DMA) or for the firmware itself (CQE_PUSH) returns at once, and RESULT says when it is done. */
 #define QPNIC_TP_IO_BASE 0x10000100u
 #define QPNIC_TPREG_WQE_INFO 0x00u /* ro: struct tp_wqe: the fetched WQE in the WQE buffer */
 #define QPNIC_TPREG_WQE_POP 0x04u /* wo: done with the buffer: the next fetched WQE may fill it */
@@ -661,8 +666,8 @@
 #define QPNIC_TPREG_CHK_LEN 0x20u /* rw: its length in bytes */
 #define QPNIC_TPREG_CHK_CMD 0x24u /* wo: struct tp_chk: check and open a window */
 #define QPNIC_TPREG_RESULT 0x28u /* ro: struct tp_result */
-#define QPNIC_TPREG_MOVE 0x2Cu /* wo: move this many bytes (1..MAX_DMA_BYTES) from window 0 to window 1 by DMA; both windows move on by what moved (RESULT moved) */
-#define QPNIC_TPREG_RING_RD 0x30u /* wo: read the WQE_BYTES at device address CHK_VA_* (an RQ WQE: the QP's own ring) into the WQE buffer (WQE_INFO valid 0); counted as a WQE fetch */
+#define QPNIC_TPREG_MOVE 0x2Cu /* wo: move this many bytes (1..MAX_DMA_BYTES) from window 0 to window 1 by DMA; both windows move on by what moved (RESULT moved, at once); RESULT dma_busy until the last byte is written */
+#define QPNIC_TPREG_RING_RD 0x30u /* wo: read the WQE_BYTES at device address CHK_VA_* (an RQ WQE: the QP's own ring) into the WQE buffer (WQE_INFO valid 0), RESULT dma_busy until they are in; counted as a WQE fetch */
 #define QPNIC_TPREG_CQE_PUSH 0x34u /* wo: write the CQE of CQE_W0..3 to this CQ (through qpnic_cqe_writer); returns at once, RESULT cqe_busy until the writer took it: the CQE writer may be waiting for the firmware to pop an event, so the firmware pops events while it waits */
 #define QPNIC_TPREG_COUNT 0x38u /* wo: pulse counters: bit 0 a request refused unexecuted (CNT_PKTS_DROPPED), bit 1 an RNR rewind (CNT_RNR_RETRIES) */
 #define QPNIC_TPREG_IDLE 0x3Cu /* wo: 1: the transport holds no work (no RNR timer running); 0: it does */

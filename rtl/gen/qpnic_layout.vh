@@ -569,6 +569,10 @@
 `define QPNIC_TP_RESULT_CQE_BUSY_WIDTH 1
 `define QPNIC_TP_RESULT_CQE_BUSY 2:2  // the CQE of the last TP_CQE_PUSH is not yet taken by the CQE writer (CQE_W0..3 must not change meanwhile)
 `define QPNIC_TP_RESULT_CQE_BUSY_FLAT 2:2
+`define QPNIC_TP_RESULT_DMA_BUSY_WORD 0
+`define QPNIC_TP_RESULT_DMA_BUSY_WIDTH 1
+`define QPNIC_TP_RESULT_DMA_BUSY 3:3  // the last TP_MOVE or TP_RING_RD is still moving data (only RESULT may be read meanwhile; the firmware pops events while it waits: over a board's link the host's DMA data comes behind its MMIO, and an ARM doorbell waits for the firmware to pop an event)
+`define QPNIC_TP_RESULT_DMA_BUSY_FLAT 3:3
 `define QPNIC_TP_RESULT_MOVED_WORD 0
 `define QPNIC_TP_RESULT_MOVED_WIDTH 16
 `define QPNIC_TP_RESULT_MOVED 31:16  // bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one)

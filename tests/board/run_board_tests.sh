@@ -20,7 +20,12 @@ set -euo pipefail
 BUILD=$1
 BOARD=$2
 SIM="$BUILD/bin/qpnic-sim-$BOARD"
-FW="$BUILD/share/qpnic/qpnic-fw.hex"
+# the board's firmware: the iCEBreaker's NIC is the firmware partition
+# (docs/partitions.md), which runs its own image
+case "$BOARD" in
+    icebreaker) FW="$BUILD/share/qpnic/qpnic-fw-tp.hex" ;;
+    *) FW="$BUILD/share/qpnic/qpnic-fw.hex" ;;
+esac
 PY=${PYTHON:-python3}
 TMP=$(mktemp -d /tmp/qpnic-board-test.XXXXXX)
 SIM_PID=

@@ -602,6 +602,11 @@
 #define QPNIC_TP_RESULT_CQE_BUSY_SHIFT 2u
 #define QPNIC_TP_RESULT_CQE_BUSY_WIDTH 1u
 #define QPNIC_TP_RESULT_CQE_BUSY_MASK 0x1u
+/* dma_busy: the last TP_MOVE or TP_RING_RD is still moving data (only RESULT may be read meanwhile; the firmware pops events while it waits: over a board's link the host's DMA data comes behind its MMIO, and an ARM doorbell waits for the firmware to pop an event) */
+#define QPNIC_TP_RESULT_DMA_BUSY_WORD 0u
+#define QPNIC_TP_RESULT_DMA_BUSY_SHIFT 3u
+#define QPNIC_TP_RESULT_DMA_BUSY_WIDTH 1u
+#define QPNIC_TP_RESULT_DMA_BUSY_MASK 0x1u
 /* moved: bytes the last TP_MOVE moved: what was asked, cut at the next FREG_PAGE_BYTES boundary of either window (a DMA request never crosses one) */
 #define QPNIC_TP_RESULT_MOVED_WORD 0u
 #define QPNIC_TP_RESULT_MOVED_SHIFT 16u

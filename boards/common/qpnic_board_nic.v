@@ -1,0 +1,66 @@
+// qpnic_board_nic: what every board top holds, whatever its clock: the
+// reset synchronizer, the NIC behind its serial link (qpnic_serial_nic) and
+// the LED status (qpnic_board_status). A board top adds its clock (the
+// ECP5 boards' PLL, qpnic_ecp5_board; the iCEBreaker's oscillator itself)
+// and wires the LEDs it has (docs/boards.md).
+//
+// Parameters
+//   CLK_HZ          clk's frequency
+//   BAUD            the serial line's rate; CLK_HZ / BAUD clocks a bit (>= 4)
+//   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, PARTITION, FW_WORDS, FW_HEX
+//                   qpnic_serial_nic's (the core's)
+//
+// Ports
+//   clk         the one clock
+//   arst        hold the NIC in reset (a PLL not locked, a reset button);
+//               asynchronous
+//   uart_rx     serial from the host (the USB bridge's TXD), idle high
+//   uart_tx     serial to the host (the bridge's RXD), idle high
+//   led_*       qpnic_board_status's outputs, high is lit
+`default_nettype none
+`include "qpnic_layout.vh"
+module qpnic_board_nic #(
+    parameter CLK_HZ = 48000000,
+    parameter BAUD = 3000000,
+    parameter NUM_QP = 8,
+    parameter NUM_CQ = 8,
+    parameter NUM_MR = 16,
+    parameter NUM_PT = 1024,
+    parameter PARTITION = 0,
+    parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
+    parameter FW_HEX = "qpnic-fw.hex"
+) (
+    input  wire clk,
+    input  wire arst,
+    input  wire uart_rx,
+    output wire uart_tx,
+    output wire led_link,
+    output wire led_activity,
+    output wire led_error,
+    output wire led_heartbeat,
+    output wire led_single
+);
+    wire rst;
+    qpnic_reset_sync reset_sync (.clk(clk), .arst(arst), .rst(rst));
+    wire link_up, activity;
+    // public: the board-level simulator counts the NIC's dropped frames
+    // from it (sim/board_*.h); nothing for synthesis
+    wire error /* verilator public_flat_rd */;
+    qpnic_serial_nic #(
+        .CLK_HZ(CLK_HZ), .BAUD(BAUD),
+        .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
+        .PARTITION(PARTITION), .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX)
+    ) nic (
+        .clk(clk), .rst(rst),
+        .uart_rx(uart_rx), .uart_tx(uart_tx),
+        .link_up(link_up), .activity(activity), .error(error)
+    );
+    qpnic_board_status #(.CLK_HZ(CLK_HZ)) status (
+        .clk(clk), .rst(rst),
+        .link_up(link_up), .activity(activity), .error(error),
+        .led_link(led_link), .led_activity(led_activity), .led_error(led_error),
+        .led_heartbeat(led_heartbeat), .led_single(led_single)
+    );
+endmodule
+
+`default_nettype wire
