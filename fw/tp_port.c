@@ -52,9 +52,10 @@ static uint32_t dma_wait(void)
     }
 }
 
-uint32_t tp_move(uint32_t len)
+uint32_t tp_move(uint32_t len, uint32_t src, uint32_t dst)
 {
-    tp_wr(QPNIC_TPREG_MOVE, len);
+    tp_wr(QPNIC_TPREG_MOVE, QPNIC_FIELD(QPNIC_TP_MOVE_LEN, len) | QPNIC_FIELD(QPNIC_TP_MOVE_SRC, src) |
+                                QPNIC_FIELD(QPNIC_TP_MOVE_DST, dst));
     const uint32_t got[QPNIC_TP_RESULT_WORDS] = { dma_wait() };
     return QPNIC_FIELD_GET(got, QPNIC_TP_RESULT_MOVED);
 }

@@ -31,11 +31,22 @@
 /* how a failed request leaves its QP (the RTL's SET_ERR and COMP_FAIL) */
 enum fail { FAIL_NONE, FAIL_LOCAL, FAIL_REMOTE };
 
-/* A source or sink of a message: up to MAX_SGE ranges, each opened as a
- * window with check command cmd (the ring bit: the SQ ring itself). */
+/* A source or sink of a message: up to MAX_SGE ranges, range i checked
+ * into window win + i with check command cmd[i] (the ring bit: the SQ ring
+ * itself). The initiator's local segments are windows 0.., the other
+ * side's (the target's range, a receive's SGEs) windows MAX_SGE..: every
+ * range is checked once, before any DMA, and its window stays open while
+ * the data moves through it, as the hardware partition carries a checked
+ * job through a token invalidated meanwhile. */
+#define WIN_LOCAL 0u
+#define WIN_OTHER QPNIC_MAX_SGE
+#if 2 * QPNIC_MAX_SGE > QPNIC_TP_WINDOWS
+#error "the transport port has fewer windows than a message's two sides' segments"
+#endif
 struct segs {
     struct tp_range r[QPNIC_MAX_SGE];
     uint32_t cmd[QPNIC_MAX_SGE];
+    uint32_t win;
     uint32_t n;
     uint64_t total;
 };
@@ -46,12 +57,13 @@ static uint32_t chk_cmd(uint32_t need, bool remote, uint32_t win, uint32_t pd)
            QPNIC_FIELD(QPNIC_TP_CHK_WIN, win) | QPNIC_FIELD(QPNIC_TP_CHK_PD, pd);
 }
 
-/* A WQE's SGEs as a message's segments, each to be checked with need in
- * window win (the requester's SGE list; the responder's for a receive). */
+/* A WQE's SGEs as a message's segments, each to be checked with need into
+ * windows win.. (the requester's SGE list; the responder's for a receive). */
 static void sges(const uint32_t *w, uint32_t nsge, uint32_t need, uint32_t win, uint32_t pd,
                  struct segs *s)
 {
     s->n = 0;
+    s->win = win;
     s->total = 0;
     for (uint32_t i = 0; i < nsge; i++) {
         const uint32_t *g = w + QPNIC_WQE_SGE_WORD + QPNIC_SGE_WORDS * i;
@@ -62,14 +74,14 @@ static void sges(const uint32_t *w, uint32_t nsge, uint32_t need, uint32_t win, 
         r->token = g[QPNIC_SGE_TOKEN_WORD];
         if (r->len == 0)
             continue;   /* moves nothing, checked by nobody */
-        s->cmd[s->n++] = chk_cmd(need, false, win, pd);
+        s->cmd[s->n] = chk_cmd(need, false, win + s->n, pd);
+        s->n++;
         s->total += r->len;
     }
 }
 
-/* Every segment checked (the RTL's qpnic_sge_check): false on the first
- * that fails. The windows these open are only for the check; the move
- * opens each again in turn. */
+/* Every segment checked (the RTL's qpnic_sge_check), each opening its
+ * window: false on the first that fails. */
 static bool check_all(const struct segs *s)
 {
     for (uint32_t i = 0; i < s->n; i++)
@@ -78,23 +90,22 @@ static bool check_all(const struct segs *s)
     return true;
 }
 
-/* Move bytes from src's segments (window 0) to dst's (window 1), each
- * segment opened as its window when the move reaches it (the RTL's gather
- * and scatter); false when a window would not open (a token invalidated
- * under the WQE cannot: the fence holds the invalidation while a window is
- * open, and one is open from the first check on). */
+/* Move bytes from src's segments to dst's, through the windows check_all
+ * opened (the RTL's gather and scatter): segment after segment on each
+ * side, at most MAX_DMA_BYTES a move. False only when the port refuses a
+ * move, which a window checked open and never overrun cannot. */
 static bool move(const struct segs *src, const struct segs *dst, uint32_t bytes)
 {
     uint32_t si = 0, di = 0, s_left = 0, d_left = 0;
 
     while (bytes != 0) {
-        if (s_left == 0) {
-            if (si == src->n || !tp_check(&src->r[si], src->cmd[si]))
+        while (s_left == 0) {
+            if (si == src->n)
                 return false;
             s_left = src->r[si++].len;
         }
-        if (d_left == 0) {
-            if (di == dst->n || !tp_check(&dst->r[di], dst->cmd[di]))
+        while (d_left == 0) {
+            if (di == dst->n)
                 return false;
             d_left = dst->r[di++].len;
         }
@@ -105,7 +116,7 @@ static bool move(const struct segs *src, const struct segs *dst, uint32_t bytes)
             n = d_left;
         if (n > QPNIC_MAX_DMA_BYTES)
             n = QPNIC_MAX_DMA_BYTES;
-        uint32_t m = tp_move(n);
+        uint32_t m = tp_move(n, src->win + si - 1, dst->win + di - 1);
         if (m == 0)
             return false;
         s_left -= m;
@@ -130,7 +141,8 @@ static void ring_range(struct segs *s, uint64_t at, uint32_t len)
     r->va_lo = (uint32_t)at;
     r->va_hi = (uint32_t)(at >> 32);
     r->len = len;
-    s->cmd[s->n++] = QPNIC_FIELD(QPNIC_TP_CHK_RING, 1) | QPNIC_FIELD(QPNIC_TP_CHK_WIN, 0);
+    s->cmd[s->n] = QPNIC_FIELD(QPNIC_TP_CHK_RING, 1) | QPNIC_FIELD(QPNIC_TP_CHK_WIN, s->win + s->n);
+    s->n++;
     s->total += len;
 }
 
@@ -140,6 +152,7 @@ static void ring_range(struct segs *s, uint64_t at, uint32_t len)
 static void inline_segs(const uint32_t *ctx, uint32_t index, uint32_t len, struct segs *s)
 {
     s->n = 0;
+    s->win = WIN_LOCAL;
     s->total = 0;
     uint32_t head = len < QPNIC_INLINE_HEAD_BYTES ? len : QPNIC_INLINE_HEAD_BYTES;
     if (head != 0)
@@ -267,14 +280,14 @@ static uint32_t receive(const struct tp_sq_wqe *q, uint32_t tqpn, const uint32_t
     if (WQE_GET(r, WQE_OPCODE) != QPNIC_WQE_OP_RECV || nsge > QPNIC_MAX_SGE) {
         status = QPNIC_CQE_STATUS_BAD_WQE;
     } else {
-        sges(r, nsge, QPNIC_MR_ACCESS_LOCAL_WRITE, 1, tpd, &dst);
+        sges(r, nsge, QPNIC_MR_ACCESS_LOCAL_WRITE, WIN_OTHER, tpd, &dst);
         if (!check_all(&dst)) {
             status = QPNIC_CQE_STATUS_LOC_PROT;
         } else {
             /* a payload larger than the receive: what fits, then LOC_LEN */
             uint32_t fit = src->total > dst.total ? (uint32_t)dst.total : bytes;
             if (!move(src, &dst, fit))
-                status = QPNIC_CQE_STATUS_LOC_PROT;
+                status = QPNIC_CQE_STATUS_LOC_PROT;   /* (cannot: see move) */
             else if (fit != bytes)
                 status = QPNIC_CQE_STATUS_LOC_LEN;
         }
@@ -358,7 +371,7 @@ static uint32_t bind(const uint32_t *w, uint32_t nsge, uint32_t pd)
     tp_grant(rkey & ((1u << QPNIC_TOKEN_INDEX_BITS) - 1u), g);
     if (QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_WINDOW) == 0 || QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_PD) != pd)
         return QPNIC_CQE_STATUS_BAD_WQE;
-    sges(w, 1, (access & QPNIC_MR_ACCESS_REMOTE_WRITE) ? QPNIC_MR_ACCESS_LOCAL_WRITE : 0, 0, pd, &sge);
+    sges(w, 1, (access & QPNIC_MR_ACCESS_REMOTE_WRITE) ? QPNIC_MR_ACCESS_LOCAL_WRITE : 0, WIN_LOCAL, pd, &sge);
     if (!check_all(&sge))
         return QPNIC_CQE_STATUS_LOC_PROT;
     struct tp_range r = sge.r[0];
@@ -430,8 +443,7 @@ void tp_execute(const struct tp_sq_wqe *q)
     if (is_inline)
         inline_segs(ctx, q->index, WQE_GET(w, WQE_INLINE_INLINE_LEN), &local);
     else
-        sges(w, nsge, op == QPNIC_WQE_OP_READ ? QPNIC_MR_ACCESS_LOCAL_WRITE : 0,
-             op == QPNIC_WQE_OP_READ ? 1 : 0, pd, &local);
+        sges(w, nsge, op == QPNIC_WQE_OP_READ ? QPNIC_MR_ACCESS_LOCAL_WRITE : 0, WIN_LOCAL, pd, &local);
     if (!check_all(&local)) {
         tp_win_close();
         complete_sq(q, type, QPNIC_CQE_STATUS_LOC_PROT, 0, FAIL_LOCAL, false);
@@ -467,6 +479,7 @@ void tp_execute(const struct tp_sq_wqe *q)
         struct segs remote;
         bool rd = op == QPNIC_WQE_OP_READ;
         remote.n = 0;
+        remote.win = WIN_OTHER;
         remote.total = 0;
         if (bytes != 0) {
             remote.r[0].token = w[QPNIC_WQE_RTOKEN_WORD];
@@ -474,14 +487,14 @@ void tp_execute(const struct tp_sq_wqe *q)
             remote.r[0].va_hi = w[QPNIC_WQE_RVA_HI_WORD];
             remote.r[0].len = bytes;
             remote.cmd[0] = chk_cmd(rd ? QPNIC_MR_ACCESS_REMOTE_READ : QPNIC_MR_ACCESS_REMOTE_WRITE,
-                                    true, rd ? 0 : 1, CTX_GET(tctx, PD));
+                                    true, WIN_OTHER, CTX_GET(tctx, PD));
             remote.n = 1;
             remote.total = bytes;
         }
         if (!check_all(&remote))
             status = QPNIC_CQE_STATUS_REM_ACCESS;
         else if (!(rd ? move(&remote, &local, bytes) : move(&local, &remote, bytes)))
-            status = QPNIC_CQE_STATUS_LOC_PROT;
+            status = QPNIC_CQE_STATUS_LOC_PROT;   /* (cannot: see move) */
     }
     tp_win_close();
     complete_sq(q, type, status, bytes, status == QPNIC_CQE_STATUS_SUCCESS ? FAIL_NONE : FAIL_REMOTE, false);

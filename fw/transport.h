@@ -38,16 +38,16 @@ struct tp_range {
 
 /* Check r against the token table with cmd (struct tp_chk: need, remote,
  * inval, win, pd); true when it passed, and then (unless inval) window
- * cmd.win is open on the range. With the ring bit, no check: the window
- * opens on r's address as a device address. */
+ * cmd.win is open on the range, until tp_win_close. With the ring bit, no
+ * check: the window opens on r's address as a device address. */
 bool tp_check(const struct tp_range *r, uint32_t cmd);
 
-/* Move up to len bytes (1..MAX_DMA_BYTES) from window 0 to window 1;
+/* Move up to len bytes (1..MAX_DMA_BYTES) from window src to window dst;
  * returns the bytes moved (cut at a page boundary of either window), 0
  * when refused. */
-uint32_t tp_move(uint32_t len);
+uint32_t tp_move(uint32_t len, uint32_t src, uint32_t dst);
 
-/* Close both windows. */
+/* Close every window. */
 void tp_win_close(void);
 
 /* Read the WQE_BYTES at device address lo/hi (an RQ WQE) into wqe[16]. */
@@ -68,7 +68,8 @@ void tp_grant(uint32_t idx, uint32_t *grant);
 
 /* Write token table entry idx: va, len and lkey from r (va_lo/hi, len,
  * token), rkey, struct mr_ctx word 7, and the device address dma_lo/hi, or
- * with from_win window 0's (the address a BIND's SGE check translated). */
+ * with from_win window 0's (where a BIND's SGE 0, checked into window 0,
+ * starts). */
 void tp_fr(uint32_t idx, const struct tp_range *r, uint32_t dma_lo, uint32_t dma_hi, bool from_win,
            uint32_t rkey, uint32_t w7);
 

@@ -9,12 +9,16 @@
 //     change of a QP's context is still the table's atomic operation;
 //   - its receive flush queue (FLUSH_POP);
 //   - a check port of qpnic_mr_table, and one DMA mover behind it: a check
-//     that passes opens a window (a device address and a length; window 0
-//     the source, 1 the sink), and MOVE copies up to MAX_DMA_BYTES from
-//     window 0 to window 1, the read's data beats going straight to the
-//     write (both are packed from lane 0). The mover reads and writes only
-//     inside open windows, so firmware cannot DMA outside a range the token
-//     table approved (or, for a ring window, the QP's own SQ ring);
+//     that passes opens a window (a device address and a length; TP_WINDOWS
+//     of them, a message's segments on both sides), and MOVE copies up to
+//     MAX_DMA_BYTES from one window to another, the read's data beats going
+//     straight to the write (both are packed from lane 0). The mover reads
+//     and writes only inside open windows, so firmware cannot DMA outside a
+//     range the token table approved (or, for a ring window, an address
+//     the firmware computed from the QP's own SQ ring: the fetch engine's
+//     trust). A window stays open until WIN_CLOSE, so a range checked
+//     before a host's MR_CMD INVALIDATE is moved through as the hardware
+//     partition carries a checked job through, STATUS.mr_fence meanwhile;
 //   - a ring read (RING_RD): 64 bytes into the WQE buffer (an RQ WQE);
 //   - the CQE writer (CQE_W0..3, CQE_PUSH);
 //   - the grant words of MR_CMD GRANT / GRANT_WINDOW (one RAM word per
@@ -184,15 +188,17 @@ module qpnic_fw_transport #(
     reg  [`QPNIC_QP_CTX_BITS-1:0] ctx;
     reg  [`QPNIC_INDEX_BITS-1:0] qp_n;
     reg  [31:0] cqe_w [0:3];
-    reg         chk_win, chk_ok;
+    localparam NW = `QPNIC_TP_WINDOWS;
+    reg  [2:0]  chk_win;
+    reg         chk_ok;
     reg         mv_refused;
     reg  [15:0] mv_moved;
     reg         fw_idle;
 
     // the windows: device address and bytes left; open until WIN_CLOSE
-    reg  [63:0] win_addr [0:1];
-    reg  [31:0] win_left [0:1];
-    reg  [1:0]  win_open;
+    reg  [63:0] win_addr [0:NW-1];
+    reg  [31:0] win_left [0:NW-1];
+    reg  [NW-1:0] win_open;
     reg         fence_pend;
 
     // ---- the grant RAM: one word per token entry {window, pd, first, pages}
@@ -236,6 +242,7 @@ module qpnic_fw_transport #(
     wire unused_fr = &{1'b0, fr_full[`QPNIC_MR_CTX_WORDS*32-1:`QPNIC_MR_CTX_BITS]};
 
     wire is_wr = |bus_wstrb;
+    integer w;   // (loops over the windows in the clocked block)
     wire [7:0] cmd_qpn = bus_wdata[`QPNIC_TP_QP_CMD_QPN];
     // a new access: valid, not the one answered last cycle (bus_ready falls
     // with the access), and no command running
@@ -249,14 +256,22 @@ module qpnic_fw_transport #(
 
     // ---- the mover's length: what was asked, cut at either window's next
     // page boundary
-    wire [15:0] ask    = bus_wdata[15:0];
-    wire [15:0] pg0    = PAGE - {{(16-PAGE_BITS){1'b0}}, win_addr[0][PAGE_BITS-1:0]};
-    wire [15:0] pg1    = PAGE - {{(16-PAGE_BITS){1'b0}}, win_addr[1][PAGE_BITS-1:0]};
+    wire [15:0] ask    = bus_wdata[`QPNIC_TP_MOVE_LEN];
+    wire [2:0]  mv_src = bus_wdata[`QPNIC_TP_MOVE_SRC];
+    wire [2:0]  mv_dst = bus_wdata[`QPNIC_TP_MOVE_DST];
+    wire        mv_ids = {1'b0, mv_src} < NW[3:0] && {1'b0, mv_dst} < NW[3:0];
+    // (a window number past NW reads window 0: refused below all the same)
+    wire [2:0]  src_w  = mv_ids ? mv_src : 3'd0;
+    wire [2:0]  dst_w  = mv_ids ? mv_dst : 3'd0;
+    wire [63:0] src_a  = win_addr[src_w];
+    wire [63:0] dst_a  = win_addr[dst_w];
+    wire [15:0] pg0    = PAGE - {{(16-PAGE_BITS){1'b0}}, src_a[PAGE_BITS-1:0]};
+    wire [15:0] pg1    = PAGE - {{(16-PAGE_BITS){1'b0}}, dst_a[PAGE_BITS-1:0]};
     wire [15:0] cut0   = ask < pg0 ? ask : pg0;
     wire [15:0] mv_len = cut0 < pg1 ? cut0 : pg1;
-    wire        mv_bad = ask == 16'd0 || ask > MAX_DMA || bus_wdata[31:16] != 16'd0 ||
-                         {16'd0, ask} > win_left[0] || {16'd0, ask} > win_left[1] ||
-                         win_open != 2'b11;
+    wire        mv_bad = ask == 16'd0 || ask > MAX_DMA || !mv_ids || src_w == dst_w ||
+                         !win_open[src_w] || !win_open[dst_w] ||
+                         {16'd0, ask} > win_left[src_w] || {16'd0, ask} > win_left[dst_w];
 
     // ---- the mover's data: the read's beats are the write's
     assign wr_dat_valid = cmd == C_MOVE && rd_rsp_valid;
@@ -269,7 +284,7 @@ module qpnic_fw_transport #(
     assign fl_ready  = take && !is_wr && bus_addr == `QPNIC_TPREG_FLUSH_POP && fl_valid;
     assign cqe_data  = {cqe_w[3], cqe_w[2], cqe_w[1], cqe_w[0]};
 
-    assign fence_busy = fence_pend && (win_open != 2'b00 || cmd == C_CHK);
+    assign fence_busy = fence_pend && (win_open != {NW{1'b0}} || cmd == C_CHK);
     // (fw_idle falls as work comes in: a fetched WQE, a flush popped; the
     // firmware raises it again once it has done it all, and an IDLE write
     // raises it only while no WQE has come since the firmware looked, so
@@ -321,11 +336,11 @@ module qpnic_fw_transport #(
         endcase
     end
 
-    function [31:0] ctx_word(input [3:0] w);
+    function [31:0] ctx_word(input [3:0] wi);
         reg [`QPNIC_QP_CTX_WORDS*32-1:0] full;
         begin
             full = {{(`QPNIC_QP_CTX_WORDS*32-`QPNIC_QP_CTX_BITS){1'b0}}, ctx};
-            ctx_word = full[w*32 +: 32];
+            ctx_word = full[wi*32 +: 32];
         end
     endfunction
 
@@ -370,16 +385,16 @@ module qpnic_fw_transport #(
             cqe_w[1]      <= 32'd0;
             cqe_w[2]      <= 32'd0;
             cqe_w[3]      <= 32'd0;
-            chk_win       <= 1'b0;
+            chk_win       <= 3'd0;
             chk_ok        <= 1'b0;
             mv_refused    <= 1'b0;
             mv_moved      <= 16'd0;
             fw_idle       <= 1'b0;
-            win_addr[0]   <= 64'd0;
-            win_addr[1]   <= 64'd0;
-            win_left[0]   <= 32'd0;
-            win_left[1]   <= 32'd0;
-            win_open      <= 2'b00;
+            for (w = 0; w < NW; w = w + 1) begin
+                win_addr[w] <= 64'd0;
+                win_left[w] <= 32'd0;
+            end
+            win_open      <= {NW{1'b0}};
             fence_pend    <= 1'b0;
             tq_req_valid  <= 1'b0;
             tq_req_op     <= 4'd0;
@@ -423,9 +438,9 @@ module qpnic_fw_transport #(
 
             // ---- the fence: a window opened (or a check asked) before an
             // INVALIDATE holds it until the windows close
-            if (fence_start && (win_open != 2'b00 || cmd == C_CHK))
+            if (fence_start && (win_open != {NW{1'b0}} || cmd == C_CHK))
                 fence_pend <= 1'b1;
-            else if (win_open == 2'b00 && cmd != C_CHK)
+            else if (win_open == {NW{1'b0}} && cmd != C_CHK)
                 fence_pend <= 1'b0;
 
             // ---- the fetch engine fills an empty buffer
@@ -477,7 +492,11 @@ module qpnic_fw_transport #(
                 `QPNIC_TPREG_CHK_LEN:   begin chk_len <= bus_wdata;         bus_ready <= 1'b1; end
                 `QPNIC_TPREG_CHK_CMD: begin
                     chk_win  <= bus_wdata[`QPNIC_TP_CHK_WIN];
-                    if (bus_wdata[`QPNIC_TP_CHK_RING]) begin
+                    if ({1'b0, bus_wdata[`QPNIC_TP_CHK_WIN]} >= NW[3:0]) begin
+                        // no such window: nothing checked, nothing opens
+                        chk_ok    <= 1'b0;
+                        bus_ready <= 1'b1;
+                    end else if (bus_wdata[`QPNIC_TP_CHK_RING]) begin
                         // the QP's own ring: opens without a check
                         win_addr[bus_wdata[`QPNIC_TP_CHK_WIN]] <= chk_va;
                         win_left[bus_wdata[`QPNIC_TP_CHK_WIN]] <= chk_len;
@@ -500,15 +519,15 @@ module qpnic_fw_transport #(
                         bus_ready <= 1'b1;
                     end else begin
                         rd_req_valid <= 1'b1;
-                        rd_req_addr  <= win_addr[0];
+                        rd_req_addr  <= src_a;
                         rd_req_len   <= mv_len;
                         wr_req_valid <= 1'b1;
-                        wr_req_addr  <= win_addr[1];
+                        wr_req_addr  <= dst_a;
                         wr_req_len   <= mv_len;
-                        win_addr[0]  <= win_addr[0] + {48'd0, mv_len};
-                        win_addr[1]  <= win_addr[1] + {48'd0, mv_len};
-                        win_left[0]  <= win_left[0] - {16'd0, mv_len};
-                        win_left[1]  <= win_left[1] - {16'd0, mv_len};
+                        win_addr[src_w] <= src_a + {48'd0, mv_len};
+                        win_addr[dst_w] <= dst_a + {48'd0, mv_len};
+                        win_left[src_w] <= win_left[src_w] - {16'd0, mv_len};
+                        win_left[dst_w] <= win_left[dst_w] - {16'd0, mv_len};
                         mv_rd_done   <= 1'b0;
                         mv_wr_done   <= 1'b0;
                         cmd          <= C_MOVE;
@@ -551,9 +570,9 @@ module qpnic_fw_transport #(
                     bus_ready <= 1'b1;
                 end
                 `QPNIC_TPREG_WIN_CLOSE: begin
-                    win_open  <= 2'b00;
-                    win_left[0] <= 32'd0;
-                    win_left[1] <= 32'd0;
+                    win_open  <= {NW{1'b0}};
+                    for (w = 0; w < NW; w = w + 1)
+                        win_left[w] <= 32'd0;
                     bus_ready <= 1'b1;
                 end
                 `QPNIC_TPREG_GRANT_SEL: begin

@@ -52,18 +52,6 @@ $(BUILD)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.c tests/e2e/e2e.h host/src/gen
 test-e2e: $(E2E_BINS) $(SIM_BIN) $(FW_HEX)
 	@set -e; for t in $(E2E_BINS); do echo "== $$t"; $$t; done
 
-# The firmware partition (docs/partitions.md): every end-to-end program but
-# the wire's (that partition has no wire) and a differential run, on
-# qpnic-sim --partition fw (the requester, responder and completer in the
-# soft core's C). The two timed programs run 20 s each here, not 60.
-E2E_FW_BINS := $(filter-out %/test_wire,$(E2E_BINS))
-FW_DIFF_OPS ?= 3000
-.PHONY: test-partition-fw
-test-partition-fw: $(E2E_FW_BINS) $(DIFF_BIN) $(SIM_FW_BIN) $(FW_TP_HEX)
-	@set -e; for t in $(E2E_FW_BINS); do echo "== $$t (--partition fw)"; \
-	    QPNIC_SIM_ARGS="--partition fw" QPNIC_LIFECYCLE_SECONDS=20 QPNIC_N5_SECONDS=20 $$t; done
-	QPNIC_SIM_ARGS="--partition fw" $(DIFF_BIN) --ops $(FW_DIFF_OPS)
-
 # Differential testing: tests/diff/diff.c runs random workloads on the NIC
 # (through libqpnic and qpnic-sim) and on the reference model of
 # tests/diff/model.c, and compares completions and memory after every step.
@@ -78,6 +66,18 @@ $(DIFF_BIN): tests/diff/diff.c tests/diff/model.c tests/diff/model.h $(LIB_A)
 .PHONY: test-diff
 test-diff: $(DIFF_BIN) $(SIM_BIN) $(FW_HEX)
 	$(DIFF_BIN) --ops $(DIFF_OPS)
+
+# The firmware partition (docs/partitions.md): every end-to-end program but
+# the wire's (that partition has no wire) and a differential run, on
+# qpnic-sim --partition fw (the requester, responder and completer in the
+# soft core's C). The two timed programs run 20 s each here, not 60.
+E2E_FW_BINS := $(filter-out %/test_wire,$(E2E_BINS))
+FW_DIFF_OPS ?= 3000
+.PHONY: test-partition-fw
+test-partition-fw: $(E2E_FW_BINS) $(DIFF_BIN) $(SIM_FW_BIN) $(FW_TP_HEX)
+	@set -e; for t in $(E2E_FW_BINS); do echo "== $$t (--partition fw)"; \
+	    QPNIC_SIM_ARGS="--partition fw" QPNIC_LIFECYCLE_SECONDS=20 QPNIC_N5_SECONDS=20 $$t; done
+	QPNIC_SIM_ARGS="--partition fw" $(DIFF_BIN) --ops $(FW_DIFF_OPS)
 
 # DMA reads answered out of order (docs/internals.md, "The NIC core's
 # ports"): qpnic-sim --dma-reorder answers the reads of different tags in a

@@ -22,6 +22,7 @@
 `define QPNIC_PT_PFN_BITS 32  // bits of a page frame number (device address / FREG_PAGE_BYTES) in a page table entry: a fast-registered page lies below 2^44
 `define QPNIC_INDEX_BITS 16  // bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index)
 `define QPNIC_MAX_SGE 3  // scatter/gather entries a WQE holds
+`define QPNIC_TP_WINDOWS 6  // the firmware partition's DMA windows (rtl/qpnic_fw_transport.v): a message's MAX_SGE local segments and MAX_SGE of the other side's, each checked once and open until the WQE is done
 `define QPNIC_WQE_BYTES 64  // bytes of one work queue entry (SQ and RQ)
 `define QPNIC_CQE_BYTES 16  // bytes of one completion queue entry
 `define QPNIC_LOG_MAX_QP_DEPTH 12  // log2 of the deepest SQ or RQ ring (4096 WQEs)
@@ -528,7 +529,7 @@
 `define QPNIC_TP_QP_CMD_QPN 15:8  // the QP (QW bits)
 `define QPNIC_TP_QP_CMD_QPN_FLAT 15:8
 
-// struct tp_chk (1 words): TP_CHK_CMD (firmware partition): check TP_CHK_TOKEN, TP_CHK_VA_*, TP_CHK_LEN against the token table and, when it passes, open DMA window win on the range's device address and length. The write returns with the answer (TP_RESULT ok). A window is the only place the mover reads or writes: no DMA outside a checked range.
+// struct tp_chk (1 words): TP_CHK_CMD (firmware partition): check TP_CHK_TOKEN, TP_CHK_VA_*, TP_CHK_LEN against the token table and, when it passes, open DMA window win on the range's device address and length. The write returns with the answer (TP_RESULT ok). A window is the only place the mover reads or writes, and it stays open, moves carried through it, until TP_WIN_CLOSE: a region invalidated after its check is still moved into until then, as the hardware partition carries a checked job through (STATUS.mr_fence says so).
 `define QPNIC_TP_CHK_WORDS 1
 `define QPNIC_TP_CHK_NEED_WORD 0
 `define QPNIC_TP_CHK_NEED_WIDTH 3
@@ -542,18 +543,33 @@
 `define QPNIC_TP_CHK_INVAL_WIDTH 1
 `define QPNIC_TP_CHK_INVAL 4:4  // invalidate the entry when the token matches (INVALIDATE, SEND_INV): no window opens
 `define QPNIC_TP_CHK_INVAL_FLAT 4:4
-`define QPNIC_TP_CHK_WIN_WORD 0
-`define QPNIC_TP_CHK_WIN_WIDTH 1
-`define QPNIC_TP_CHK_WIN 5:5  // the window to open: 0 the source, 1 the sink
-`define QPNIC_TP_CHK_WIN_FLAT 5:5
 `define QPNIC_TP_CHK_RING_WORD 0
 `define QPNIC_TP_CHK_RING_WIDTH 1
-`define QPNIC_TP_CHK_RING 6:6  // no check: window win opens on TP_CHK_VA_* as a device address, TP_CHK_LEN long: the QP's own SQ ring, an INLINE request's payload (the trust the WQE fetch engine has)
-`define QPNIC_TP_CHK_RING_FLAT 6:6
+`define QPNIC_TP_CHK_RING 5:5  // no check: window win opens on TP_CHK_VA_* as a device address, TP_CHK_LEN long: the QP's own SQ ring, an INLINE request's payload (the trust the WQE fetch engine has)
+`define QPNIC_TP_CHK_RING_FLAT 5:5
+`define QPNIC_TP_CHK_WIN_WORD 0
+`define QPNIC_TP_CHK_WIN_WIDTH 3
+`define QPNIC_TP_CHK_WIN 10:8  // the window to open, below TP_WINDOWS: the transport opens a message's local segments as windows 0..MAX_SGE-1 and the other side's as MAX_SGE.. (every range checked before any DMA, each moved through once)
+`define QPNIC_TP_CHK_WIN_FLAT 10:8
 `define QPNIC_TP_CHK_PD_WORD 0
 `define QPNIC_TP_CHK_PD_WIDTH 16
 `define QPNIC_TP_CHK_PD 31:16  // the QP's protection domain (PD_BITS)
 `define QPNIC_TP_CHK_PD_FLAT 31:16
+
+// struct tp_move (1 words): TP_MOVE (firmware partition): move len bytes by DMA from window src to window dst; both move on by what moved.
+`define QPNIC_TP_MOVE_WORDS 1
+`define QPNIC_TP_MOVE_LEN_WORD 0
+`define QPNIC_TP_MOVE_LEN_WIDTH 16
+`define QPNIC_TP_MOVE_LEN 15:0  // bytes, 1..MAX_DMA_BYTES
+`define QPNIC_TP_MOVE_LEN_FLAT 15:0
+`define QPNIC_TP_MOVE_SRC_WORD 0
+`define QPNIC_TP_MOVE_SRC_WIDTH 3
+`define QPNIC_TP_MOVE_SRC 18:16  // the window read
+`define QPNIC_TP_MOVE_SRC_FLAT 18:16
+`define QPNIC_TP_MOVE_DST_WORD 0
+`define QPNIC_TP_MOVE_DST_WIDTH 3
+`define QPNIC_TP_MOVE_DST 22:20  // the window written
+`define QPNIC_TP_MOVE_DST_FLAT 22:20
 
 // struct tp_result (1 words): TP_RESULT (firmware partition): how the last check and the last move went.
 `define QPNIC_TP_RESULT_WORDS 1
@@ -563,7 +579,7 @@
 `define QPNIC_TP_RESULT_OK_FLAT 0:0
 `define QPNIC_TP_RESULT_REFUSED_WORD 0
 `define QPNIC_TP_RESULT_REFUSED_WIDTH 1
-`define QPNIC_TP_RESULT_REFUSED 1:1  // the last TP_MOVE was refused: longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved
+`define QPNIC_TP_RESULT_REFUSED 1:1  // the last TP_MOVE was refused: a window not open or not there, longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved
 `define QPNIC_TP_RESULT_REFUSED_FLAT 1:1
 `define QPNIC_TP_RESULT_CQE_BUSY_WORD 0
 `define QPNIC_TP_RESULT_CQE_BUSY_WIDTH 1
@@ -605,7 +621,7 @@
 `define QPNIC_TP_FR_IDX_FLAT 9:0
 `define QPNIC_TP_FR_FROM_WIN_WORD 0
 `define QPNIC_TP_FR_FROM_WIN_WIDTH 1
-`define QPNIC_TP_FR_FROM_WIN 16:16  // the device address is window 0's (a BIND), not TP_FR_DMA_*
+`define QPNIC_TP_FR_FROM_WIN 16:16  // the device address is window 0's (a BIND's SGE 0), not TP_FR_DMA_*
 `define QPNIC_TP_FR_FROM_WIN_FLAT 16:16
 
 // struct tp_flush (1 words): TP_FLUSH_POP (firmware partition): the head of qpnic_qp_table's receive flush queue, popped.

@@ -69,7 +69,11 @@ static unsigned n_cqes;
 static char seen[MAX_LOG];
 static unsigned n_seen;
 
-static struct { uint64_t addr; uint32_t left; bool open; } win[2];
+static struct { uint64_t addr; uint32_t left; bool open; } win[QPNIC_TP_WINDOWS];
+/* a host's MR_CMD INVALIDATE racing the transport: token entry inval_idx
+ * is invalidated right after the inval_after-th check that passes */
+static int inval_after = -1;
+static uint32_t inval_idx;
 static uint32_t now_cycles, cnt_rnr, cnt_drop, n_moves;
 static uint64_t moved_bytes;
 
@@ -150,6 +154,9 @@ bool tp_check(const struct tp_range *r, uint32_t cmd)
 {
     const uint32_t c[1] = { cmd };
     uint32_t w = QPNIC_FIELD_GET(c, QPNIC_TP_CHK_WIN);
+    MODEL_CHECK(w < QPNIC_TP_WINDOWS, "opened window %u", w);
+    if (case_failed)
+        return false;
     uint64_t va = ((uint64_t)r->va_hi << 32) | r->va_lo;
     if (QPNIC_FIELD_GET(c, QPNIC_TP_CHK_RING)) {
         win[w].addr = va;
@@ -170,35 +177,42 @@ bool tp_check(const struct tp_range *r, uint32_t cmd)
     bool ok = pd_ok && (remote ? r->token == m->rkey : (r->token == m->lkey && !m->window)) &&
               (m->access & need) == need && va >= m->va && va - m->va + r->len <= m->len;
     if (ok) {
+        MODEL_CHECK(!win[w].open, "opened window %u again while it was open", w);
         win[w].addr = m->dma + (va - m->va);
         win[w].left = r->len;
         win[w].open = true;
+        if (inval_after > 0 && --inval_after == 0)
+            mrs[inval_idx].valid = false;
     }
     return ok;
 }
 
-uint32_t tp_move(uint32_t len)
+uint32_t tp_move(uint32_t len, uint32_t src, uint32_t dst)
 {
-    MODEL_CHECK(win[0].open && win[1].open, "moved with a window closed");
+    MODEL_CHECK(src < QPNIC_TP_WINDOWS && dst < QPNIC_TP_WINDOWS && src != dst, "moved from %u to %u", src, dst);
+    if (case_failed)
+        return 0;
+    MODEL_CHECK(win[src].open && win[dst].open, "moved with window %u or %u closed", src, dst);
     MODEL_CHECK(len >= 1 && len <= QPNIC_MAX_DMA_BYTES, "asked to move %u bytes", len);
-    MODEL_CHECK(len <= win[0].left && len <= win[1].left, "moved %u bytes past a window (%u, %u left)",
-                len, win[0].left, win[1].left);
+    MODEL_CHECK(len <= win[src].left && len <= win[dst].left, "moved %u bytes past a window (%u, %u left)",
+                len, win[src].left, win[dst].left);
     if (case_failed)
         return 0;
     /* the hardware's cut at a page boundary of either window */
+    const uint32_t ends[2] = { src, dst };
     uint32_t m = len;
     for (int i = 0; i < 2; i++) {
-        uint32_t to_page = QPNIC_FREG_PAGE_BYTES - (uint32_t)(win[i].addr & (QPNIC_FREG_PAGE_BYTES - 1));
+        uint32_t to_page = QPNIC_FREG_PAGE_BYTES - (uint32_t)(win[ends[i]].addr & (QPNIC_FREG_PAGE_BYTES - 1));
         if (m > to_page)
             m = to_page;
     }
-    MODEL_CHECK(win[0].addr + m <= MEM_BYTES && win[1].addr + m <= MEM_BYTES, "moved outside memory");
+    MODEL_CHECK(win[src].addr + m <= MEM_BYTES && win[dst].addr + m <= MEM_BYTES, "moved outside memory");
     if (case_failed)
         return 0;
-    memmove(mem + win[1].addr, mem + win[0].addr, m);
+    memmove(mem + win[dst].addr, mem + win[src].addr, m);
     for (int i = 0; i < 2; i++) {
-        win[i].addr += m;
-        win[i].left -= m;
+        win[ends[i]].addr += m;
+        win[ends[i]].left -= m;
     }
     n_moves++;
     moved_bytes += m;
@@ -207,8 +221,10 @@ uint32_t tp_move(uint32_t len)
 
 void tp_win_close(void)
 {
-    win[0].open = win[1].open = false;
-    win[0].left = win[1].left = 0;
+    for (unsigned i = 0; i < QPNIC_TP_WINDOWS; i++) {
+        win[i].open = false;
+        win[i].left = 0;
+    }
 }
 
 void tp_ring_read(uint32_t lo, uint32_t hi, uint32_t *wqe)
@@ -306,6 +322,7 @@ static void world(void)
     n_cqes = n_seen = n_moves = 0;
     now_cycles = cnt_rnr = cnt_drop = 0;
     moved_bytes = 0;
+    inval_after = -1;
     tp_reset();
     qp_setup(0, 1);
     qp_setup(1, 0);
@@ -562,6 +579,31 @@ static void stale_and_reset_wqes_do_nothing(void)
     CHECK(n_cqes == 0 && moved_bytes == 0 && n_seen == 0, "a WQE of a QP in RESET did something");
 }
 
+/* A host's MR_CMD INVALIDATE of the target's region after the WRITE's
+ * check passed: the WRITE is carried through, SUCCESS and every byte, as
+ * the hardware partition carries a checked job (STATUS.mr_fence holds
+ * until the windows close); each range is checked once. */
+static void region_invalidated_after_its_check_is_still_written(void)
+{
+    world();
+    uint32_t w[QPNIC_WQE_WORDS];
+    wqe_head(w, QPNIC_WQE_OP_WRITE, 2, 0);
+    sge(w, 0, va_a(0x100), 700, LKEY(0));
+    sge(w, 1, va_a(0x2000), 900, LKEY(0));
+    w[QPNIC_WQE_RTOKEN_WORD] = RKEY(1);
+    w[QPNIC_WQE_RVA_LO_WORD] = (uint32_t)va_b(0x0e00);
+    w[QPNIC_WQE_RVA_HI_WORD] = (uint32_t)(va_b(0x0e00) >> 32);
+    inval_after = 3;   /* two local checks, then the remote one */
+    inval_idx = 1;
+    run(0, w);
+    CHECK(!case_failed, "see above");
+    CHECK(!mrs[1].valid, "the model did not invalidate the region");
+    CHECK(n_cqes == 1 && cqe_status(0) == QPNIC_CQE_STATUS_SUCCESS && cqe_bytes(0) == 1600,
+          "status %u bytes %u", cqe_status(0), cqe_bytes(0));
+    CHECK(memcmp(mem + BUF_B + 0x0e00, mem + BUF_A + 0x100, 700) == 0 &&
+          memcmp(mem + BUF_B + 0x0e00 + 700, mem + BUF_A + 0x2000, 900) == 0, "the bytes differ");
+}
+
 /* Malformed WQEs: BAD_WQE, the QP to ERROR, nothing moved; an INLINE_DATA
  * slot is retired with no CQE. */
 static void malformed_wqes_complete_bad_wqe(void)
@@ -737,6 +779,7 @@ int main(int argc, char **argv)
     RUN(receive_too_small_writes_what_fits);
     RUN(flush_completes_receives_in_order_cqe_first);
     RUN(stale_and_reset_wqes_do_nothing);
+    RUN(region_invalidated_after_its_check_is_still_written);
     RUN(malformed_wqes_complete_bad_wqe);
     RUN(inline_write_gathers_from_the_ring);
     RUN(fast_reg_and_bind_keep_to_their_grants);

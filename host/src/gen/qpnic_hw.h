@@ -38,6 +38,7 @@
 #define QPNIC_PT_PFN_BITS 32u /* bits of a page frame number (device address / FREG_PAGE_BYTES) in a page table entry: a fast-registered page lies below 2^44 */
 #define QPNIC_INDEX_BITS 16u /* bits of the free-running ring indices (SQ_PI, RQ_PI, SQ_CI, RQ_CI, CQ PI and CI, CQE wqe_index) */
 #define QPNIC_MAX_SGE 3u /* scatter/gather entries a WQE holds */
+#define QPNIC_TP_WINDOWS 6u /* the firmware partition's DMA windows (rtl/qpnic_fw_transport.v): a message's MAX_SGE local segments and MAX_SGE of the other side's, each checked once and open until the WQE is done */
 #define QPNIC_WQE_BYTES 64u /* bytes of one work queue entry (SQ and RQ) */
 #define QPNIC_CQE_BYTES 16u /* bytes of one completion queue entry */
 #define QPNIC_LOG_MAX_QP_DEPTH 12u /* log2 of the deepest SQ or RQ ring (4096 WQEs) */
@@ -552,7 +553,7 @@
 #define QPNIC_TP_QP_CMD_QPN_WIDTH 8u
 #define QPNIC_TP_QP_CMD_QPN_MASK 0xFFu
 
-/* struct tp_chk (1 words): TP_CHK_CMD (firmware partition): check TP_CHK_TOKEN, TP_CHK_VA_*, TP_CHK_LEN against the token table and, when it passes, open DMA window win on the range's device address and length. The write returns with the answer (TP_RESULT ok). A window is the only place the mover reads or writes: no DMA outside a checked range. */
+/* struct tp_chk (1 words): TP_CHK_CMD (firmware partition): check TP_CHK_TOKEN, TP_CHK_VA_*, TP_CHK_LEN against the token table and, when it passes, open DMA window win on the range's device address and length. The write returns with the answer (TP_RESULT ok). A window is the only place the mover reads or writes, and it stays open, moves carried through it, until TP_WIN_CLOSE: a region invalidated after its check is still moved into until then, as the hardware partition carries a checked job through (STATUS.mr_fence says so). */
 #define QPNIC_TP_CHK_WORDS 1u
 /* need: enum mr_access bits the range needs */
 #define QPNIC_TP_CHK_NEED_WORD 0u
@@ -569,21 +570,39 @@
 #define QPNIC_TP_CHK_INVAL_SHIFT 4u
 #define QPNIC_TP_CHK_INVAL_WIDTH 1u
 #define QPNIC_TP_CHK_INVAL_MASK 0x1u
-/* win: the window to open: 0 the source, 1 the sink */
-#define QPNIC_TP_CHK_WIN_WORD 0u
-#define QPNIC_TP_CHK_WIN_SHIFT 5u
-#define QPNIC_TP_CHK_WIN_WIDTH 1u
-#define QPNIC_TP_CHK_WIN_MASK 0x1u
 /* ring: no check: window win opens on TP_CHK_VA_* as a device address, TP_CHK_LEN long: the QP's own SQ ring, an INLINE request's payload (the trust the WQE fetch engine has) */
 #define QPNIC_TP_CHK_RING_WORD 0u
-#define QPNIC_TP_CHK_RING_SHIFT 6u
+#define QPNIC_TP_CHK_RING_SHIFT 5u
 #define QPNIC_TP_CHK_RING_WIDTH 1u
 #define QPNIC_TP_CHK_RING_MASK 0x1u
+/* win: the window to open, below TP_WINDOWS: the transport opens a message's local segments as windows 0..MAX_SGE-1 and the other side's as MAX_SGE.. (every range checked before any DMA, each moved through once) */
+#define QPNIC_TP_CHK_WIN_WORD 0u
+#define QPNIC_TP_CHK_WIN_SHIFT 8u
+#define QPNIC_TP_CHK_WIN_WIDTH 3u
+#define QPNIC_TP_CHK_WIN_MASK 0x7u
 /* pd: the QP's protection domain (PD_BITS) */
 #define QPNIC_TP_CHK_PD_WORD 0u
 #define QPNIC_TP_CHK_PD_SHIFT 16u
 #define QPNIC_TP_CHK_PD_WIDTH 16u
 #define QPNIC_TP_CHK_PD_MASK 0xFFFFu
+
+/* struct tp_move (1 words): TP_MOVE (firmware partition): move len bytes by DMA from window src to window dst; both move on by what moved. */
+#define QPNIC_TP_MOVE_WORDS 1u
+/* len: bytes, 1..MAX_DMA_BYTES */
+#define QPNIC_TP_MOVE_LEN_WORD 0u
+#define QPNIC_TP_MOVE_LEN_SHIFT 0u
+#define QPNIC_TP_MOVE_LEN_WIDTH 16u
+#define QPNIC_TP_MOVE_LEN_MASK 0xFFFFu
+/* src: the window read */
+#define QPNIC_TP_MOVE_SRC_WORD 0u
+#define QPNIC_TP_MOVE_SRC_SHIFT 16u
+#define QPNIC_TP_MOVE_SRC_WIDTH 3u
+#define QPNIC_TP_MOVE_SRC_MASK 0x7u
+/* dst: the window written */
+#define QPNIC_TP_MOVE_DST_WORD 0u
+#define QPNIC_TP_MOVE_DST_SHIFT 20u
+#define QPNIC_TP_MOVE_DST_WIDTH 3u
+#define QPNIC_TP_MOVE_DST_MASK 0x7u
 
 /* struct tp_result (1 words): TP_RESULT (firmware partition): how the last check and the last move went. */
 #define QPNIC_TP_RESULT_WORDS 1u
@@ -592,7 +611,7 @@
 #define QPNIC_TP_RESULT_OK_SHIFT 0u
 #define QPNIC_TP_RESULT_OK_WIDTH 1u
 #define QPNIC_TP_RESULT_OK_MASK 0x1u
-/* refused: the last TP_MOVE was refused: longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved */
+/* refused: the last TP_MOVE was refused: a window not open or not there, longer than a window's bytes left, 0, or above MAX_DMA_BYTES; nothing moved */
 #define QPNIC_TP_RESULT_REFUSED_WORD 0u
 #define QPNIC_TP_RESULT_REFUSED_SHIFT 1u
 #define QPNIC_TP_RESULT_REFUSED_WIDTH 1u
@@ -643,7 +662,7 @@
 #define QPNIC_TP_FR_IDX_SHIFT 0u
 #define QPNIC_TP_FR_IDX_WIDTH 10u
 #define QPNIC_TP_FR_IDX_MASK 0x3FFu
-/* from_win: the device address is window 0's (a BIND), not TP_FR_DMA_* */
+/* from_win: the device address is window 0's (a BIND's SGE 0), not TP_FR_DMA_* */
 #define QPNIC_TP_FR_FROM_WIN_WORD 0u
 #define QPNIC_TP_FR_FROM_WIN_SHIFT 16u
 #define QPNIC_TP_FR_FROM_WIN_WIDTH 1u
