@@ -38,6 +38,17 @@ constexpr long SLEEP_TIMEOUT_NS = 5 * 1000 * 1000;    // 5 ms
 // On a network a frame's wake can fall between our last look and the
 // futex wait: it then waits this long at most.
 constexpr long NET_SLEEP_TIMEOUT_NS = 1000 * 1000;    // 1 ms
+// On a network of simulators, each runs free: a NIC that waits for a
+// peer's answer (not idle, no frame sent or taken for WAIT_QUIET_CYCLES;
+// work of its own, its loopback's, may go on) would race through its
+// RTO_CYCLES while the peer it waits for is off the CPU, and send again on
+// a clean network. From then on it steps WAIT_STEP_CYCLES and gives the
+// CPU up for up to WAIT_YIELD_NS, or until a frame or MMIO comes: its RTO
+// then spans about 0.24 s of wall time, not 0.04 (docs/wire.md, "Two
+// simulators"). Counted cycles are unchanged; only wall time stretches.
+constexpr uint64_t WAIT_QUIET_CYCLES = 4096;
+constexpr uint64_t WAIT_STEP_CYCLES = 256;            // power of two
+constexpr long WAIT_YIELD_NS = 1000 * 1000;           // 1 ms
 constexpr unsigned RESET_CYCLES = 8;
 constexpr unsigned MAX_PRINTED_VIOLATIONS = 16;
 constexpr unsigned MAX_PRINTED_PROTOCOL_ERRORS = 16;
@@ -87,6 +98,7 @@ class Harness {
     bool stop_requested(StopReason *why);
     bool host_gone() const;
     bool sleep_until_work(StopReason *why);
+    void yield_to_peers();
     void wake_host(qpnic_atomic_u32 *word);
 
     SimShm *shm_;
@@ -97,6 +109,7 @@ class Harness {
     DmaRegion region_;
     uint64_t cycle_ = 0;
     uint32_t idle_run_ = 0; // consecutive quiet cycles
+    uint64_t quiet_run_ = 0; // consecutive cycles without a frame sent or taken
 
     // MMIO ring (host -> core)
     uint32_t mmio_head_ = 0;      // last value of hdr->mmio_head we loaded
@@ -443,7 +456,16 @@ void Harness::step() {
         wire->rx_taken();
 
     idle_run_ = at_rest ? idle_run_ + 1 : 0;
+    quiet_run_ = (ftx_fire || frx_fire) ? 0 : quiet_run_ + 1;
     cycle_++;
+}
+
+// A NIC on a network waiting for a peer (see WAIT_QUIET_CYCLES): give the
+// CPU up until a frame or MMIO comes, or WAIT_YIELD_NS pass.
+void Harness::yield_to_peers() {
+    if (hdr_->mmio_head.load(std::memory_order_seq_cst) == mmio_tail_ && cfg_.wire->idle())
+        shm_futex_wait(&hdr_->mmio_head, mmio_tail_, WAIT_YIELD_NS);
+    mmio_head_ = hdr_->mmio_head.load(std::memory_order_acquire);
 }
 
 void Harness::reset() {
@@ -540,6 +562,9 @@ StopReason Harness::serve() {
         }
         if (idle_run_ >= IDLE_CYCLES_BEFORE_SLEEP && sleep_until_work(&why))
             return why;
+        if (quiet_run_ >= WAIT_QUIET_CYCLES && (cycle_ & (WAIT_STEP_CYCLES - 1)) == 0 && idle_run_ == 0 &&
+            cfg_.wire && cfg_.wire->joined())
+            yield_to_peers();
         if (cycle_ >= max)
             return StopReason::MAX_CYCLES;
     }
