@@ -18,7 +18,8 @@
 //                         as an ARM does: the firmware forgets the CQ's arm
 //                         state after every event queued before it
 //               CI        the host's consumer index
-//               ARM       with ci_valid (struct cq_arm): CI = its ci first;
+//               ARM       with ci_valid (struct cq_arm): CI = its ci first,
+//                         when it lies between CI and PI (CI never goes back);
 //                         sets armed, arms_queued + 1, and puts the ARM
 //                         event (struct event: cqn, type ARM, trigger, index
 //                         = PI now) into arm_evt, all in one step; h_ready
@@ -39,8 +40,9 @@
 //                         CQE went to, c_armed the armed bit, which the op
 //                         does not change, so also the bit after it
 //               OVERRUN   set overrun; no answer
-//               SET_CI    CI = c_arg (the host's record of it); answered
-//                         with the context, c_ci the new CI
+//               SET_CI    CI = c_arg (the host's record of it), when it lies
+//                         between CI and PI; answered with the context, c_ci
+//                         the CI it leaves
 //   firmware  (qpnic_fw_if), f_op:
 //               READ       answer PI, CI and the marks (struct cq_mark)
 //               ARMED_CLR  clear armed, unless arms_queued != 0; no answer
@@ -312,6 +314,18 @@ module qpnic_cq_table #(
     // ---- stage B: the ops ------------------------------------------------------------
     wire [PW-1:0] cur_pi = cur[`QPNIC_CQ_CTX_PI_FLAT];
     wire [QW-1:0] cur_aq = cur[`QPNIC_CQ_CTX_ARMS_QUEUED_FLAT];
+    // The CI an ARM carries, or a record SET_CI read, only moves CI forward:
+    // it is taken when it lies between the CI held and PI. An ARM's MMIO
+    // can reach the table after the CQE writer read a newer record (the
+    // host consumed more after it armed), and its older ci made the CQ
+    // look fuller than it was: a false overrun, the CQ and its QPs dead
+    // (seen once in C1_consumer_serialized_calls_from_three_threads).
+    wire [CIW-1:0] cur_ci  = cur[`QPNIC_CQ_CTX_CI_FLAT];
+    wire [CIW-1:0] ci_room = cur_pi - cur_ci;
+    wire [CIW-1:0] arm_ci  = b_data[`QPNIC_CQ_ARM_CI];
+    wire [CIW-1:0] rec_ci  = b_data[CIW-1:0];
+    wire           arm_fwd = (arm_ci - cur_ci) <= ci_room;
+    wire           rec_fwd = (rec_ci - cur_ci) <= ci_room;
 
     always @* begin
         nxt   = cur;
@@ -337,7 +351,8 @@ module qpnic_cq_table #(
             end
             `QPNIC_CQ_WR_OP_SET_CI: begin
                 wr_op = 1'b1;
-                nxt[`QPNIC_CQ_CTX_CI_FLAT] = b_data[CIW-1:0];
+                if (rec_fwd)
+                    nxt[`QPNIC_CQ_CTX_CI_FLAT] = rec_ci;
             end
             default: ;
             endcase
@@ -374,8 +389,8 @@ module qpnic_cq_table #(
             end
             `QPNIC_CQREG_CI: nxt[`QPNIC_CQ_CTX_CI_FLAT] = b_data[CIW-1:0];
             `QPNIC_CQREG_ARM: begin
-                if (b_data[`QPNIC_CQ_ARM_CI_VALID])
-                    nxt[`QPNIC_CQ_CTX_CI_FLAT] = b_data[`QPNIC_CQ_ARM_CI];
+                if (b_data[`QPNIC_CQ_ARM_CI_VALID] && arm_fwd)
+                    nxt[`QPNIC_CQ_CTX_CI_FLAT] = arm_ci;
                 nxt[`QPNIC_CQ_CTX_ARMED_FLAT]       = 1'b1;
                 nxt[`QPNIC_CQ_CTX_ARMS_QUEUED_FLAT] = cur_aq + 1'b1;
             end
@@ -486,8 +501,8 @@ module qpnic_cq_table #(
                 c_en    <= view[`QPNIC_CQ_CTX_ENABLE_FLAT];
                 c_ovr   <= view[`QPNIC_CQ_CTX_OVERRUN_FLAT];
                 c_pi    <= view[`QPNIC_CQ_CTX_PI_FLAT];
-                // SET_CI answers with the CI it set (the writer decides on it)
-                c_ci    <= b_op == `QPNIC_CQ_WR_OP_SET_CI && b_in ? b_data[CIW-1:0] : view[`QPNIC_CQ_CTX_CI_FLAT];
+                // SET_CI answers with the CI it leaves (the writer decides on it)
+                c_ci    <= b_op == `QPNIC_CQ_WR_OP_SET_CI && b_in ? nxt[`QPNIC_CQ_CTX_CI_FLAT] : view[`QPNIC_CQ_CTX_CI_FLAT];
                 c_armed <= view[`QPNIC_CQ_CTX_ARMED_FLAT];
             end
             if (f_ans) begin

@@ -653,6 +653,38 @@ void test_latency(Tb &t) {
 
 // Ops on one CQ every cycle: each sees the one before (forwarding past the
 // RAM's registered read).
+// CI moves forward only: a consumer index behind the CI held (an ARM whose
+// MMIO came after the CQE writer read a newer record of the host's), or
+// past PI, leaves CI as it is; one between them is taken. An older ARM's
+// ci taken made the CQ look fuller than it was: a false overrun.
+void test_ci_forward_only(Tb &t) {
+    const unsigned c = 4;
+    t.hwrite(c, QPNIC_CQREG_CFG, cq_cfg(true, 3));   // 8 entries; PI = CI = 0
+    for (int i = 0; i < 6; i++)
+        t.cwritten(c);
+    t.m->c_arg = 5;
+    CAns s = t.wait_answer(t.c_ans, t.cop(C_SET_CI, c), "SET_CI");
+    CHECK(s.ci == 5 && s.pi == 6, "SET_CI 5 with PI 6: answered ci %u pi %u", s.ci, s.pi);
+    auto arm_ci = [&](uint32_t ci) {
+        t.hwrite(c, QPNIC_CQREG_ARM, arm_trigger(QPNIC_CQ_TRIGGER_ANY) | QPNIC_FIELD(QPNIC_CQ_ARM_CI_VALID, 1) |
+                                         QPNIC_FIELD(QPNIC_CQ_ARM_CI, ci));
+        t.fop(F_ARM_POPPED, c);
+    };
+    arm_ci(2);
+    CHECK(t.cread(c).ci == 5, "an ARM's older ci 2 moved CI back to %u", t.cread(c).ci);
+    arm_ci(7);
+    CHECK(t.cread(c).ci == 5, "an ARM's ci 7 past PI 6 moved CI to %u", t.cread(c).ci);
+    arm_ci(6);
+    CHECK(t.cread(c).ci == 6, "an ARM's ci 6 (= PI) left CI at %u", t.cread(c).ci);
+    t.m->c_arg = 3;
+    s = t.wait_answer(t.c_ans, t.cop(C_SET_CI, c), "SET_CI");
+    CHECK(s.ci == 6 && t.cread(c).ci == 6, "an older record 3: answered ci %u, CI %u", s.ci, t.cread(c).ci);
+    t.hwrite(c, QPNIC_CQREG_CFG, cq_cfg(false, 3));
+    t.settle();
+    t.arm_events.clear();
+    PASS("cq_table_ci_moves_forward_only");
+}
+
 void test_back_to_back(Tb &t) {
     const unsigned c = 1;
     enable(t, c, 8, 0x1000);
@@ -709,6 +741,13 @@ void test_back_to_back(Tb &t) {
 }
 
 // ---- every port at once, against a model ---------------------------------
+// A consumer index an ARM or a SET_CI carries moves CI forward only: it is
+// taken when it lies between CI and PI (16-bit indices, modulo 2^16).
+static bool ci_forward(uint16_t ci, uint16_t cur_ci, uint16_t pi)
+{
+    return (uint16_t)(ci - cur_ci) <= (uint16_t)(pi - cur_ci);
+}
+
 struct ModelCq {
     uint64_t base = 0;
     unsigned log = 0;
@@ -773,7 +812,9 @@ struct Model {
             return true;
         case QPNIC_CQREG_CI: q.ci = (uint16_t)d; break;
         case QPNIC_CQREG_ARM:
-            if (QPNIC_FIELD_GET(&d, QPNIC_CQ_ARM_CI_VALID)) q.ci = (uint16_t)QPNIC_FIELD_GET(&d, QPNIC_CQ_ARM_CI);
+            if (QPNIC_FIELD_GET(&d, QPNIC_CQ_ARM_CI_VALID) &&
+                ci_forward((uint16_t)QPNIC_FIELD_GET(&d, QPNIC_CQ_ARM_CI), q.ci, q.pi))
+                q.ci = (uint16_t)QPNIC_FIELD_GET(&d, QPNIC_CQ_ARM_CI);
             q.armed = true;
             q.aq++;
             CHECK(q.aq <= EVT_FIFO + 1, "model: CQ %u has %u ARMs queued", i, q.aq);
@@ -922,8 +963,10 @@ void test_random(Tb &t, const unsigned seed) {
         if (t.c_fire) {
             counts[1]++;
             unsigned i = m->c_idx;
-            // SET_CI answers with its CI; every other op with the context it found
-            if (m->c_op == C_SET_CI && md.in(i)) md.cq[i].ci = m->c_arg;
+            // SET_CI answers with the CI it leaves (its own, when that is
+            // forward); every other op with the context it found
+            if (m->c_op == C_SET_CI && md.in(i) && ci_forward((uint16_t)m->c_arg, md.cq[i].ci, md.cq[i].pi))
+                md.cq[i].ci = (uint16_t)m->c_arg;
             if (m->c_op != C_OVERRUN) {
                 want_c.push_back({c + ANS_LATENCY, md.cans(i)});
                 if (md.cans(i).armed) counts[7]++;
@@ -989,6 +1032,7 @@ int main(int argc, char **argv) {
     test_arm_vs_written(t);
     test_armed_clr(t);
     test_back_to_back(t);
+    test_ci_forward_only(t);
     const char *s = std::getenv("TB_SEED");
     test_random(t, s ? (unsigned)std::strtoul(s, nullptr, 0) : 12345u);
     t.m->final();
