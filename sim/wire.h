@@ -69,6 +69,8 @@ class WireLoop {
     // bound. wake is called (from the receiving thread) when a frame comes.
     bool join_network(unsigned base_port, unsigned node, std::function<void()> wake, std::string *err);
     bool joined() const { return sock_ >= 0; }
+    // frames are impaired on purpose (--wire-drop, -dup, -reorder, -corrupt)
+    bool impaired() const { return imp_.any(); }
     unsigned node() const { return node_; }
     // Stop the receiving thread (before the wake's target goes away).
     void leave_network();
