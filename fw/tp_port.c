@@ -39,15 +39,18 @@ bool tp_check(const struct tp_range *r, uint32_t cmd)
     return QPNIC_FIELD_IS(got, QPNIC_TP_RESULT_OK, 1);
 }
 
-/* A move or a ring read waits for the host's DMA data, which over a board's
- * link comes behind the host's MMIO; an ARM doorbell among those waits for
- * this core to pop an event: pop them while the data comes. */
-static uint32_t dma_wait(void)
+/* Wait until none of RESULT's busy bits in mask is set; returns RESULT.
+ * What is waited for may wait for this core: a move or a ring read for the
+ * host's DMA data, which over a board's link comes behind the host's MMIO,
+ * among which an ARM doorbell waits for an event to be popped; a CQE for
+ * the writer, which takes it only once it can queue the CQE's event. So
+ * the core pops events while it waits. */
+static uint32_t wait_done(uint32_t mask)
 {
     for (;;) {
-        const uint32_t got[QPNIC_TP_RESULT_WORDS] = { tp_rd(QPNIC_TPREG_RESULT) };
-        if (!QPNIC_FIELD_IS(got, QPNIC_TP_RESULT_DMA_BUSY, 1))
-            return got[0];
+        uint32_t got = tp_rd(QPNIC_TPREG_RESULT);
+        if ((got & mask) == 0)
+            return got;
         tp_service_events();
     }
 }
@@ -56,7 +59,7 @@ uint32_t tp_move(uint32_t len, uint32_t src, uint32_t dst)
 {
     tp_wr(QPNIC_TPREG_MOVE, QPNIC_FIELD(QPNIC_TP_MOVE_LEN, len) | QPNIC_FIELD(QPNIC_TP_MOVE_SRC, src) |
                                 QPNIC_FIELD(QPNIC_TP_MOVE_DST, dst));
-    const uint32_t got[QPNIC_TP_RESULT_WORDS] = { dma_wait() };
+    const uint32_t got[QPNIC_TP_RESULT_WORDS] = { wait_done(QPNIC_FIELD(QPNIC_TP_RESULT_DMA_BUSY, 1)) };
     return QPNIC_FIELD_GET(got, QPNIC_TP_RESULT_MOVED);
 }
 
@@ -70,30 +73,22 @@ void tp_ring_read(uint32_t lo, uint32_t hi, uint32_t *wqe)
     tp_wr(QPNIC_TPREG_CHK_VA_LO, lo);
     tp_wr(QPNIC_TPREG_CHK_VA_HI, hi);
     tp_wr(QPNIC_TPREG_RING_RD, 1);
-    (void)dma_wait();
+    (void)wait_done(QPNIC_FIELD(QPNIC_TP_RESULT_DMA_BUSY, 1));
     for (uint32_t i = 0; i < QPNIC_WQE_WORDS; i++)
         wqe[i] = tp_rd(QPNIC_TPREG_WQE + 4 * i);
-}
-
-static bool cqe_busy(void)
-{
-    const uint32_t got[QPNIC_TP_RESULT_WORDS] = { tp_rd(QPNIC_TPREG_RESULT) };
-    return QPNIC_FIELD_IS(got, QPNIC_TP_RESULT_CQE_BUSY, 1);
 }
 
 /* The CQE writer takes a CQE only when it can queue its event, and only
  * this core pops events: wait for it popping them, or both would wait. */
 void tp_cqe(uint32_t cqn, const uint32_t *cqe)
 {
-    while (cqe_busy())
-        tp_service_events();
+    (void)wait_done(QPNIC_FIELD(QPNIC_TP_RESULT_CQE_BUSY, 1));
     tp_wr(QPNIC_TPREG_CQE_W0, cqe[0]);
     tp_wr(QPNIC_TPREG_CQE_W1, cqe[1]);
     tp_wr(QPNIC_TPREG_CQE_W2, cqe[2]);
     tp_wr(QPNIC_TPREG_CQE_W3, cqe[3]);
     tp_wr(QPNIC_TPREG_CQE_PUSH, cqn);
-    while (cqe_busy())
-        tp_service_events();
+    (void)wait_done(QPNIC_FIELD(QPNIC_TP_RESULT_CQE_BUSY, 1));
 }
 
 void tp_grant(uint32_t idx, uint32_t *grant)

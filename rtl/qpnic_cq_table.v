@@ -321,11 +321,13 @@ module qpnic_cq_table #(
     // look fuller than it was: a false overrun, the CQ and its QPs dead
     // (seen once in C1_consumer_serialized_calls_from_three_threads).
     wire [CIW-1:0] cur_ci  = cur[`QPNIC_CQ_CTX_CI_FLAT];
-    wire [CIW-1:0] ci_room = cur_pi - cur_ci;
     wire [CIW-1:0] arm_ci  = b_data[`QPNIC_CQ_ARM_CI];
     wire [CIW-1:0] rec_ci  = b_data[CIW-1:0];
-    wire           arm_fwd = (arm_ci - cur_ci) <= ci_room;
-    wire           rec_fwd = (rec_ci - cur_ci) <= ci_room;
+    function ci_forward(input [CIW-1:0] ci);
+        ci_forward = (ci - cur_ci) <= (cur_pi - cur_ci);
+    endfunction
+    wire           arm_fwd = ci_forward(arm_ci);
+    wire           rec_fwd = ci_forward(rec_ci);
 
     always @* begin
         nxt   = cur;

@@ -183,7 +183,7 @@ module qpnic_fw_transport #(
                C_GRANT = 3'd5, C_FR = 3'd6;
     reg  [2:0]  cmd;
     reg         qp_wait_rsp;          // C_QP: the request was taken, its answer is due
-    reg         mv_rd_done, mv_wr_done;
+    reg         mv_done;              // C_MOVE: the last data beat was written
     reg  [31:0] qp_arg;
     reg  [`QPNIC_QP_CTX_BITS-1:0] ctx;
     reg  [`QPNIC_INDEX_BITS-1:0] qp_n;
@@ -235,7 +235,8 @@ module qpnic_fw_transport #(
         fr_full[`QPNIC_MR_CTX_DMA_HI_FLAT] = fr_from_win ? win_addr[0][63:32] : fr_dma[63:32];
         fr_full[`QPNIC_MR_CTX_LKEY_FLAT]   = chk_token;
         fr_full[`QPNIC_MR_CTX_RKEY_FLAT]   = fr_rkey;
-        fr_full[7*32 +: 32]                = fr_w7;
+        // word 7 whole: access, valid, pd, window (the firmware's TP_FR_W7)
+        fr_full[`QPNIC_MR_CTX_ACCESS_WORD*32 +: 32] = fr_w7;
     end
     assign fr_entry = fr_full[`QPNIC_MR_CTX_BITS-1:0];
     // (the words' bits above the entry's last field: the table stores none)
@@ -252,7 +253,7 @@ module qpnic_fw_transport #(
     // meanwhile only RESULT is read, the firmware popping events between)
     wire bg    = cmd == C_MOVE || cmd == C_RING;
     wire take  = bus_valid && !bus_ready && !wb_pick &&
-                 (cmd == C_NONE || (bg && !(|bus_wstrb) && bus_addr == `QPNIC_TPREG_RESULT));
+                 (cmd == C_NONE || (bg && !is_wr && bus_addr == `QPNIC_TPREG_RESULT));
 
     // ---- the mover's length: what was asked, cut at either window's next
     // page boundary
@@ -376,8 +377,7 @@ module qpnic_fw_transport #(
             info_epoch    <= 1'b0;
             cmd           <= C_NONE;
             qp_wait_rsp   <= 1'b0;
-            mv_rd_done    <= 1'b0;
-            mv_wr_done    <= 1'b0;
+            mv_done       <= 1'b0;
             qp_arg        <= 32'd0;
             ctx           <= {`QPNIC_QP_CTX_BITS{1'b0}};
             qp_n          <= {`QPNIC_INDEX_BITS{1'b0}};
@@ -528,8 +528,7 @@ module qpnic_fw_transport #(
                         win_addr[dst_w] <= dst_a + {48'd0, mv_len};
                         win_left[src_w] <= win_left[src_w] - {16'd0, mv_len};
                         win_left[dst_w] <= win_left[dst_w] - {16'd0, mv_len};
-                        mv_rd_done   <= 1'b0;
-                        mv_wr_done   <= 1'b0;
+                        mv_done      <= 1'b0;
                         cmd          <= C_MOVE;
                         bus_ready    <= 1'b1;
                     end
@@ -633,10 +632,9 @@ module qpnic_fw_transport #(
                 if (wr_req_valid && wr_req_ready)
                     wr_req_valid <= 1'b0;
                 if (wr_dat_valid && wr_dat_ready && wr_dat_last)
-                    mv_rd_done <= 1'b1;
-                if ((!wr_req_valid || wr_req_ready) && !mv_wr_done)
-                    mv_wr_done <= 1'b1;
-                if (mv_rd_done && mv_wr_done && !rd_req_valid && !wr_req_valid)
+                    mv_done <= 1'b1;
+                // done: every beat written, and both requests taken
+                if (mv_done && !rd_req_valid && !wr_req_valid)
                     cmd <= C_NONE;   // (answered when it started)
             end
             C_RING: begin

@@ -35,13 +35,6 @@ namespace {
 
 constexpr uint64_t DEFAULT_MEM_MB = 64;
 constexpr uint64_t MAX_MEM_MB = 1u << 16; // 64 GiB: a typo guard, not a real limit
-constexpr const char *FW_ENV = "QPNIC_FW";
-#ifdef QPNIC_SIM_PARTITION_FW
-#define QPNIC_SIM_FW_NAME "qpnic-fw-tp.hex"
-#else
-#define QPNIC_SIM_FW_NAME "qpnic-fw.hex"
-#endif
-constexpr const char *FW_INSTALLED = "/../share/qpnic/" QPNIC_SIM_FW_NAME; // beside bin/
 constexpr unsigned DEFAULT_NET_PORT = 47900;   // node n listens on UDP 47900 + n
 
 struct Options {
@@ -95,7 +88,7 @@ void usage(FILE *to) {
             "                        printed)\n"
             "  --unlink-on-exit      remove PATH on exit (default: the host removes it)\n"
             "  --quiet               no informational messages\n",
-            (unsigned long long)DEFAULT_MEM_MB, FW_ENV, FW_INSTALLED, DEFAULT_NET_PORT);
+            (unsigned long long)DEFAULT_MEM_MB, SIM_FW_ENV, SIM_FW_INSTALLED, DEFAULT_NET_PORT);
 }
 
 const char *const PROG = "qpnic-sim";

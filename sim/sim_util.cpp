@@ -10,17 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace {
-constexpr const char *FW_ENV = "QPNIC_FW";
-// beside bin/; the firmware partition's simulator (qpnic-sim-fw) is built
-// with its own image's name (sim/sim.mk)
-#ifdef QPNIC_SIM_PARTITION_FW
-#define QPNIC_SIM_FW_NAME "qpnic-fw-tp.hex"
-#else
-#define QPNIC_SIM_FW_NAME "qpnic-fw.hex"
-#endif
-constexpr const char *FW_INSTALLED = "/../share/qpnic/" QPNIC_SIM_FW_NAME;
-} // namespace
 
 void sim_fail(const char *prog, const char *fmt, ...) {
     va_list ap;
@@ -56,17 +45,17 @@ uint64_t sim_parse_number(const char *prog, const char *opt, const char *text, u
 std::string sim_find_firmware(const char *prog, const std::string &given) {
     if (!given.empty())
         return given;
-    const char *env = getenv(FW_ENV);
+    const char *env = getenv(SIM_FW_ENV);
     if (env && *env)
         return env;
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)
-        sim_fail(prog, "cannot find the executable's directory; give --fw or set %s", FW_ENV);
+        sim_fail(prog, "cannot find the executable's directory; give --fw or set %s", SIM_FW_ENV);
     exe[n] = '\0';
     std::string dir(exe);
     dir.erase(dir.rfind('/'));
-    return dir + FW_INSTALLED;
+    return dir + SIM_FW_INSTALLED;
 }
 
 void sim_require_firmware(const char *prog, const std::string &path) {
@@ -75,5 +64,5 @@ void sim_require_firmware(const char *prog, const std::string &path) {
         sim_fail(prog,
                  "firmware image %s not found or unreadable (give --fw or set %s; "
                  "in the tree: make build/share/qpnic/qpnic-fw.hex)",
-                 path.c_str(), FW_ENV);
+                 path.c_str(), SIM_FW_ENV);
 }

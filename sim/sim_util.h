@@ -22,8 +22,18 @@ void sim_no_arguments(const char *prog, int argc, char **argv);
 // The number in text, in lo..hi, or exit 1 naming the option.
 uint64_t sim_parse_number(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi);
 
+// The firmware image a simulator runs when none is named: $QPNIC_FW, else
+// SIM_FW_INSTALLED beside its bin/. The firmware partition's simulators
+// (qpnic-sim-fw, qpnic-sim-icebreaker; sim/sim.mk) run that partition's.
+#define SIM_FW_ENV "QPNIC_FW"
+#ifdef QPNIC_SIM_PARTITION_FW
+#define SIM_FW_INSTALLED "/../share/qpnic/qpnic-fw-tp.hex"
+#else
+#define SIM_FW_INSTALLED "/../share/qpnic/qpnic-fw.hex"
+#endif
+
 // --fw's path if given, else $QPNIC_FW, else
-// <dir of this executable>/../share/qpnic/qpnic-fw.hex.
+// <dir of this executable>SIM_FW_INSTALLED.
 std::string sim_find_firmware(const char *prog, const std::string &given);
 
 // Exit 1 with a hint unless path is a readable file.
