@@ -181,9 +181,14 @@ test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_HEX) $(INFO_BIN) $(DEMO_BIN) \
 	    PYTHON=$(PYTHON) tests/board/run_board_tests.sh $(BUILD) $$b; done
 
 TEST_LAYERS := check-gen test-conformance lint test-synth-report test-wire-tools test-fw test-fw-core test-rtl test-host test-sim test-e2e test-partition-fw test-wire test-diff test-reorder test-fuzz test-bench test-install test-tools test-board
+# `make test` runs the layers one after another, in this order, and prints
+# each one's wall time as "TIME <layer> <seconds>" (a layer's time includes
+# building what it needs first); tools/tally.py sums them up at the end.
 .PHONY: test test-layers
 test-layers: $(TEST_LAYERS)
 test:
 	@mkdir -p $(BUILD)
-	@set -o pipefail; $(MAKE) --no-print-directory test-layers 2>&1 | tee $(BUILD)/test.log
+	@set -o pipefail; for l in $(TEST_LAYERS); do t0=$$(date +%s); \
+	    $(MAKE) --no-print-directory $$l || exit 1; \
+	    echo "TIME $$l $$(( $$(date +%s) - t0 ))"; done 2>&1 | tee $(BUILD)/test.log
 	@python3 tools/tally.py $(BUILD)/test.log
