@@ -181,14 +181,24 @@ test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_HEX) $(INFO_BIN) $(DEMO_BIN) \
 	    PYTHON=$(PYTHON) tests/board/run_board_tests.sh $(BUILD) $$b; done
 
 TEST_LAYERS := check-gen test-conformance lint test-synth-report test-wire-tools test-fw test-fw-core test-rtl test-host test-sim test-e2e test-partition-fw test-wire test-diff test-reorder test-fuzz test-bench test-install test-tools test-board
-# `make test` runs the layers one after another, in this order, and prints
-# each one's wall time as "TIME <layer> <seconds>" (a layer's time includes
-# building what it needs first); tools/tally.py sums them up at the end.
-.PHONY: test test-layers
+# `make test` first builds every program the layers run, JOBS at a time
+# (test-build: building is safe to run in parallel, the tests are not all:
+# some count wall time), then runs the layers one after another, in this
+# order, and prints each step's wall time as "TIME <step> <seconds>";
+# tools/tally.py sums them up at the end. TEST_BINS is expanded in the
+# recipe, after the files included later (fuzz.mk) have set their parts.
+TEST_BINS = $(RTL_TB_BINS) $(E2E_BINS) $(HOST_TEST_BINS) $(FW_TEST_BIN) $(FW_TP_TEST_BIN) \
+    $(FW_CORE_TB) $(FW_HEX) $(FW_TP_HEX) $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) \
+    $(DIFF_BIN) $(DEMO_BIN) $(INFO_BIN) $(PERF_BIN) $(PCAP_TEST_BIN) \
+    $(BUILD)/tests/sim/test_dma_check $(BUILD)/tests/sim/test_shm_proto \
+    $(FUZZ_API_BIN) $(FUZZ_RINGS_BIN)
+.PHONY: test test-build test-layers
+test-build:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BINS)
 test-layers: $(TEST_LAYERS)
 test:
 	@mkdir -p $(BUILD)
-	@set -o pipefail; for l in $(TEST_LAYERS); do t0=$$(date +%s); \
+	@set -o pipefail; for l in test-build $(TEST_LAYERS); do t0=$$(date +%s); \
 	    $(MAKE) --no-print-directory $$l || exit 1; \
 	    echo "TIME $$l $$(( $$(date +%s) - t0 ))"; done 2>&1 | tee $(BUILD)/test.log
 	@python3 tools/tally.py $(BUILD)/test.log
