@@ -43,6 +43,10 @@
 //              (fw/transport.c) behind qpnic_fw_transport, with the
 //              firmware image built for it (FW_TP_RAM_WORDS). It has no
 //              packet port, so it needs WIRE 0
+//   CPU_REGS_DUALPORT  the soft core's register read ports (qpnic_soc
+//              REGS_DUALPORT): 0, one (the ECP5 builds); 1, two, so that
+//              on iCE40 the register file is block RAM (the iCE40 targets,
+//              the iCEBreaker and the firmware partition's simulator)
 //
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
@@ -86,7 +90,8 @@ module qpnic_core #(
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
     parameter WIRE = 0,
-    parameter PARTITION = 0
+    parameter PARTITION = 0,
+    parameter CPU_REGS_DUALPORT = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -517,7 +522,7 @@ module qpnic_core #(
     assign io_ready = io_sel ? tp_ready : fi_ready;
     assign io_rdata = io_sel ? tp_rdata : fi_rdata;
 
-    qpnic_soc #(.FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX)) soc (
+    qpnic_soc #(.FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .REGS_DUALPORT(CPU_REGS_DUALPORT)) soc (
         .clk(clk), .rst(rst),
         .io_valid(io_valid), .io_ready(io_ready), .io_sel(io_sel), .io_addr(io_addr),
         .io_wstrb(io_wstrb), .io_wdata(io_wdata), .io_rdata(io_rdata),

@@ -1,5 +1,5 @@
 // qpnic_soc: the soft core. PicoRV32 (rv32i, no counters, no compressed ISA,
-// no IRQ, one register read port) with FW_WORDS 32-bit words of RAM at
+// no IRQ, one or two register read ports) with FW_WORDS 32-bit words of RAM at
 // address 0, loaded from a hex image, and the firmware register window at
 // FW_IO_BASE forwarded to qpnic_fw_if.
 //
@@ -26,6 +26,15 @@
 //   FW_WORDS   RAM size in 32-bit words (a power of two; default: the
 //              layout's FW_RAM_WORDS, which the firmware is linked for)
 //   FW_HEX     default firmware image for $readmemh
+//   REGS_DUALPORT  PicoRV32's ENABLE_REGS_DUALPORT: 0, one register read
+//              port (the ECP5's LUT RAM: half as many); 1, two. On iCE40,
+//              which has no LUT RAM, only two registered read ports let
+//              Yosys put the register file in block RAM: with one it is
+//              992 flip-flops and a 32-way multiplexer per bit (Yosys 0.23,
+//              synth_ice40, PicoRV32 alone: 2,313 SB_LUT4 and 1,424
+//              flip-flops with one port, 1,528, 454 and 4 RAM blocks with
+//              two). Two ports also save a cycle on every instruction with
+//              two source registers
 //
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
@@ -43,7 +52,8 @@
 
 module qpnic_soc #(
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
-    parameter FW_HEX = "qpnic-fw.hex"
+    parameter FW_HEX = "qpnic-fw.hex",
+    parameter REGS_DUALPORT = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -90,11 +100,11 @@ module qpnic_soc #(
         .ENABLE_COUNTERS(1'b0),
         .ENABLE_COUNTERS64(1'b0),
         .ENABLE_REGS_16_31(1'b1),
-        // One register read port: an instruction with two source registers
-        // (branches, stores, register-register ALU ops) takes a cycle more,
-        // and the register file is half as many LUT RAMs (16 TRELLIS_DPR16X4
-        // on the ECP5, not 32).
-        .ENABLE_REGS_DUALPORT(1'b0),
+        // One register read port (REGS_DUALPORT 0): an instruction with two
+        // source registers (branches, stores, register-register ALU ops)
+        // takes a cycle more, and the register file is half as many LUT
+        // RAMs (16 TRELLIS_DPR16X4 on the ECP5, not 32). Two on iCE40.
+        .ENABLE_REGS_DUALPORT(REGS_DUALPORT != 0),
         // The barrel shifter costs ~157 iCE40 cells (~200 LUTs on the ECP5)
         // and cuts the notification latency from ~280 to ~220 cycles
         // (docs/performance-analysis.md).

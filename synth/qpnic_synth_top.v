@@ -43,7 +43,8 @@ module qpnic_synth_top #(
     parameter NUM_PT = `QPNIC_NUM_PT,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
-    parameter PARTITION = 0
+    parameter PARTITION = 0,
+    parameter CPU_REGS_DUALPORT = 0
 ) (
     input  wire clk,
     input  wire din,
@@ -95,7 +96,8 @@ module qpnic_synth_top #(
 
     qpnic_core #(
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
-        .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION)
+        .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION),
+        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT)
     ) core (
         .clk(clk), .rst(rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),

@@ -7,7 +7,8 @@
 // Parameters
 //   CLK_HZ          clk's frequency
 //   BAUD            the serial line's rate; CLK_HZ / BAUD clocks a bit (>= 4)
-//   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, PARTITION, FW_WORDS, FW_HEX
+//   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, PARTITION, FW_WORDS, FW_HEX,
+//   CPU_REGS_DUALPORT
 //                   qpnic_serial_nic's (the core's)
 //
 // Ports
@@ -28,7 +29,8 @@ module qpnic_board_nic #(
     parameter NUM_PT = 1024,
     parameter PARTITION = 0,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
-    parameter FW_HEX = "qpnic-fw.hex"
+    parameter FW_HEX = "qpnic-fw.hex",
+    parameter CPU_REGS_DUALPORT = 0
 ) (
     input  wire clk,
     input  wire arst,
@@ -49,7 +51,8 @@ module qpnic_board_nic #(
     qpnic_serial_nic #(
         .CLK_HZ(CLK_HZ), .BAUD(BAUD),
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
-        .PARTITION(PARTITION), .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX)
+        .PARTITION(PARTITION), .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX),
+        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT)
     ) nic (
         .clk(clk), .rst(rst),
         .uart_rx(uart_rx), .uart_tx(uart_tx),

@@ -13,7 +13,9 @@
 //
 // Parameters: the core's sizes, those of `make synth TARGET=up5k-fw`;
 // `make bitstream BOARD=icebreaker` sets them from that target of
-// synth/targets.toml (boards/boards.toml, sizes_from), PARTITION included,
+// synth/targets.toml (boards/boards.toml, sizes_from), PARTITION and
+// CPU_REGS_DUALPORT (two register read ports: the register file in block
+// RAM) included,
 // so these defaults serve lint and simulation. FW_HEX is the firmware
 // partition's image (qpnic-fw-tp.hex), an absolute path from the flow.
 //
@@ -34,6 +36,7 @@ module qpnic_icebreaker #(
     parameter NUM_MR = 16,
     parameter NUM_PT = 256,
     parameter PARTITION = 1,
+    parameter CPU_REGS_DUALPORT = 1,
     parameter FW_HEX = "qpnic-fw-tp.hex"
 ) (
     input  wire CLK,
@@ -54,7 +57,7 @@ module qpnic_icebreaker #(
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .PARTITION(PARTITION),
         .FW_WORDS(PARTITION != 0 ? `QPNIC_FW_TP_RAM_WORDS : `QPNIC_FW_RAM_WORDS),
-        .FW_HEX(FW_HEX)
+        .FW_HEX(FW_HEX), .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT)
     ) nic (
         .clk(CLK), .arst(!BTN_N),
         .uart_rx(RX), .uart_tx(TX),
