@@ -12,7 +12,10 @@
 #   make prog BOARD=NAME                loads that bitstream onto the board
 #                                       with openFPGALoader: into its flash
 #                                       (PROG_MEM=flash, the default) or
-#                                       only into the FPGA (PROG_MEM=sram)
+#                                       only into the FPGA (PROG_MEM=sram);
+#                                       the iCEBreaker's firmware image goes
+#                                       into its flash either way, at the
+#                                       layout's FW_FLASH_OFFSET
 #
 # make bitstream is make synth's flow (synth/run_synth.py) on the board's
 # top: Yosys synth_ecp5, nextpnr-ecp5 with the board's LPF (its clock
@@ -51,6 +54,9 @@ bitstream: board-known $(FW_HEX) $(FW_TP_HEX) $(BUILD)/venv/requirements-synth.i
 	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) \
 	    $(PICORV32_V) $(RTL_SRCS) $(BOARD_COMMON_SRCS) $(wildcard boards/$(BOARD)/*.v)
 
-# (an ECP5 bitstream is BOARD.bit, icepack's iCE40 one BOARD.bin)
-prog: board-known
-	bash boards/prog.sh $(BOARD) $(BUILD)/boards/$(BOARD)/$(BOARD).$(if $(filter icebreaker,$(BOARD)),bin,bit) $(PROG_MEM)
+# (an ECP5 bitstream is BOARD.bit, icepack's iCE40 one BOARD.bin; the
+# iCEBreaker's firmware goes into its flash beside it: its soft core's RAM,
+# SPRAM, has no initial contents)
+prog: board-known $(if $(filter icebreaker,$(BOARD)),$(FW_TP_FLASH))
+	bash boards/prog.sh $(BOARD) $(BUILD)/boards/$(BOARD)/$(BOARD).$(if $(filter icebreaker,$(BOARD)),bin,bit) $(PROG_MEM) \
+	    $(if $(filter icebreaker,$(BOARD)),$(FW_TP_FLASH))

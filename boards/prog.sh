@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# boards/prog.sh BOARD BITSTREAM [flash|sram]: `make prog BOARD=...`
-# (boards/boards.mk, docs/boards.md). Loads BITSTREAM onto the board with
-# openFPGALoader: into its configuration flash (the default; the board
-# boots it from then on) or into the FPGA's SRAM only (gone at power-off).
+# boards/prog.sh BOARD BITSTREAM [flash|sram] [FIRMWARE]: `make prog
+# BOARD=...` (boards/boards.mk, docs/boards.md). Loads BITSTREAM onto the
+# board with openFPGALoader: into its configuration flash (the default; the
+# board boots it from then on) or into the FPGA's SRAM only (gone at
+# power-off). FIRMWARE (the iCEBreaker's: its soft core's RAM is SPRAM,
+# with no initial contents) is written into the flash first, either way, at
+# the layout's FW_FLASH_OFFSET (rtl/gen/qpnic_layout.vh), where
+# qpnic_spi_boot reads it as the bitstream starts.
 #
 # openFPGALoader is Debian's package `openfpgaloader`, pinned in
 # tools/debian-packages.txt; this script installs it the first time it is
@@ -12,8 +16,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 board=${1:?usage: prog.sh BOARD BITSTREAM [flash|sram]}
-bit=${2:?usage: prog.sh BOARD BITSTREAM [flash|sram]}
+bit=${2:?usage: prog.sh BOARD BITSTREAM [flash|sram] [FIRMWARE]}
 mem=${3:-flash}
+fw=${4:-}
 
 # openFPGALoader's name for each board (openFPGALoader --list-boards).
 case "$board" in
@@ -30,6 +35,11 @@ esac
 if [ ! -f "$bit" ]; then
     echo "prog: no bitstream $bit; build it first: make bitstream BOARD=$board" >&2
     exit 2
+fi
+if [ -n "$fw" ]; then
+    [ -f "$fw" ] || { echo "prog: no firmware image $fw" >&2; exit 2; }
+    fw_offset=$(sed -n 's/^`define QPNIC_FW_FLASH_OFFSET \([0-9]*\).*/\1/p' "$here/../rtl/gen/qpnic_layout.vh")
+    [ -n "$fw_offset" ] || { echo "prog: no QPNIC_FW_FLASH_OFFSET in rtl/gen/qpnic_layout.vh" >&2; exit 2; }
 fi
 
 if ! command -v openFPGALoader >/dev/null 2>&1; then
@@ -48,16 +58,27 @@ fi
 # case it is, plainly.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-echo "prog: openFPGALoader -b $ofl_board ${where[*]} $bit"
-status=0
-openFPGALoader -b "$ofl_board" "${where[@]}" "$bit" 2>&1 | tee "$log" || status=$?
-if [ "$status" -ne 0 ]; then
-    if grep -qiE "device not found|no device found" "$log"; then
-        echo "prog: FAIL: no $board found. Plug it in by $port," >&2
-        echo "prog: and check that this user may open it (udev rules; docs/boards.md)." >&2
-    else
-        echo "prog: FAIL: openFPGALoader could not load $bit (its messages above)." >&2
+# load FILE ARGS...: openFPGALoader -b BOARD ARGS... FILE, or say why not
+load() {
+    local file=$1
+    shift
+    echo "prog: openFPGALoader -b $ofl_board $* $file"
+    local status=0
+    openFPGALoader -b "$ofl_board" "$@" "$file" 2>&1 | tee "$log" || status=$?
+    if [ "$status" -ne 0 ]; then
+        if grep -qiE "device not found|no device found" "$log"; then
+            echo "prog: FAIL: no $board found. Plug it in by $port," >&2
+            echo "prog: and check that this user may open it (udev rules; docs/boards.md)." >&2
+        else
+            echo "prog: FAIL: openFPGALoader could not load $file (its messages above)." >&2
+        fi
+        exit 1
     fi
-    exit 1
+}
+# the firmware first: the bitstream, once loaded, reads it at once
+if [ -n "$fw" ]; then
+    load "$fw" -f -o "$fw_offset"
+    echo "prog: $fw written into the $board's flash at $(printf 0x%x "$fw_offset")"
 fi
+load "$bit" "${where[@]}"
 echo "prog: $bit loaded into the $board's $mem"

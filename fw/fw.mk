@@ -84,6 +84,14 @@ $(FW_TP_HEX): $(FW_TP_BIN) fw/bin2hex.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) fw/bin2hex.py $< $(FW_TP_WORDS) $@
 
+# The same image as the flash holds it on the iCEBreaker, whose soft core's
+# RAM (SPRAM) has no initial contents: all FW_TP_WORDS words, raw;
+# `make prog BOARD=icebreaker` writes it at FW_FLASH_OFFSET.
+FW_TP_FLASH := $(BUILD)/share/qpnic/qpnic-fw-tp.flash.bin
+$(FW_TP_FLASH): $(FW_TP_BIN) fw/bin2hex.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) fw/bin2hex.py $< $(FW_TP_WORDS) $@
+
 # Host unit tests of the policy.
 FW_TEST_BIN := $(BUILD)/tests/fw/test_arm_policy
 

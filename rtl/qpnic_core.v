@@ -47,6 +47,9 @@
 //              REGS_DUALPORT): 0, one (the ECP5 builds); 1, two, so that
 //              on iCE40 the register file is block RAM (the iCE40 targets,
 //              the iCEBreaker and the firmware partition's simulator)
+//   FW_LOAD    0: the soft core's RAM holds FW_HEX from configuration on;
+//              1: it starts empty, in the UltraPlus's SPRAM, and the board
+//              loads the image through fw_ld_* (qpnic_soc, qpnic_spi_boot)
 //
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
@@ -75,6 +78,9 @@
 //                                     for its ICRC, for its header, as not
 //                                     addressed here; a frame kept; a
 //                                     frame sent}
+//   fw_ld_valid, fw_ld_addr, fw_ld_data   FW_LOAD 1: one word of the
+//                                     firmware image into the soft core's
+//                                     RAM, while rst holds the NIC
 //   idle                              nothing in flight: no MMIO, DMA, event
 //                                     or notification pending, every engine
 //                                     idle, and the firmware's last EVT_POP
@@ -91,7 +97,8 @@ module qpnic_core #(
     parameter FW_HEX = "qpnic-fw.hex",
     parameter WIRE = 0,
     parameter PARTITION = 0,
-    parameter CPU_REGS_DUALPORT = 0
+    parameter CPU_REGS_DUALPORT = 0,
+    parameter FW_LOAD = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -146,6 +153,12 @@ module qpnic_core #(
     input  wire [3:0]  frx_keep,
     input  wire        frx_last,
     output wire [4:0]  wire_cnt,
+
+    // FW_LOAD builds: the firmware image into the soft core's RAM, while
+    // rst is high (qpnic_soc); others ignore them
+    input  wire        fw_ld_valid,
+    input  wire [15:0] fw_ld_addr,
+    input  wire [31:0] fw_ld_data,
 
     output wire        idle
 );
@@ -522,10 +535,12 @@ module qpnic_core #(
     assign io_ready = io_sel ? tp_ready : fi_ready;
     assign io_rdata = io_sel ? tp_rdata : fi_rdata;
 
-    qpnic_soc #(.FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .REGS_DUALPORT(CPU_REGS_DUALPORT)) soc (
+    qpnic_soc #(.FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .REGS_DUALPORT(CPU_REGS_DUALPORT),
+                .FW_LOAD(FW_LOAD)) soc (
         .clk(clk), .rst(rst),
         .io_valid(io_valid), .io_ready(io_ready), .io_sel(io_sel), .io_addr(io_addr),
         .io_wstrb(io_wstrb), .io_wdata(io_wdata), .io_rdata(io_rdata),
+        .fw_ld_valid(fw_ld_valid), .fw_ld_addr(fw_ld_addr), .fw_ld_data(fw_ld_data),
         .trap(fw_trap)
     );
 

@@ -7,7 +7,7 @@
 //   CLK_HZ, BAUD        clock and line rate (qpnic_uart: CLK_HZ >= 4 * BAUD)
 //   RTO_CYCLES          the link's retransmission timeout (default 20 ms)
 //   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, FW_WORDS, FW_HEX, PARTITION,
-//   CPU_REGS_DUALPORT   qpnic_core's
+//   CPU_REGS_DUALPORT, FW_LOAD   qpnic_core's
 // Ports
 //   clk, rst            clock, synchronous active-high reset
 //   uart_rx             from the USB bridge's TXD, idle high, asynchronous
@@ -15,6 +15,8 @@
 //   link_up             the host has reset the link since rst
 //   activity            a frame was taken or sent (one-cycle pulse)
 //   error               a frame was dropped as corrupt (one-cycle pulse)
+//   fw_ld_*             FW_LOAD 1: the firmware image, while rst is high
+//                       (qpnic_core's)
 `default_nettype none
 `include "qpnic_layout.vh"
 
@@ -29,7 +31,8 @@ module qpnic_serial_nic #(
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
     parameter PARTITION = 0,
-    parameter CPU_REGS_DUALPORT = 0
+    parameter CPU_REGS_DUALPORT = 0,
+    parameter FW_LOAD = 0
 ) (
     input  wire clk,
     input  wire rst,
@@ -37,7 +40,10 @@ module qpnic_serial_nic #(
     output wire uart_tx,
     output wire link_up,
     output wire activity,
-    output wire error
+    output wire error,
+    input  wire        fw_ld_valid,
+    input  wire [15:0] fw_ld_addr,
+    input  wire [31:0] fw_ld_data
 );
     wire        rx_valid, rx_err, tx_valid, tx_ready;
     wire [7:0]  rx_data, tx_data;
@@ -91,7 +97,7 @@ module qpnic_serial_nic #(
     wire [4:0]  wire_cnt;
     qpnic_core #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
                  .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION),
-                 .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT)) u_core (
+                 .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT), .FW_LOAD(FW_LOAD)) u_core (
         .clk(clk), .rst(core_rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),
@@ -111,6 +117,7 @@ module qpnic_serial_nic #(
         .ftx_valid(wire_ftx_valid), .ftx_ready(1'b0), .ftx_data(wire_ftx_data), .ftx_keep(wire_ftx_keep),
         .ftx_last(wire_ftx_last), .frx_valid(1'b0), .frx_ready(wire_frx_ready), .frx_data(32'd0),
         .frx_keep(4'd0), .frx_last(1'b0), .wire_cnt(wire_cnt),
+        .fw_ld_valid(fw_ld_valid), .fw_ld_addr(fw_ld_addr), .fw_ld_data(fw_ld_data),
         .idle(core_idle));
 
     // lint: nothing on a board waits for the core to be idle (the simulator

@@ -20,7 +20,9 @@
 // stack at the top of RAM.
 //
 // The image: under Verilator the plusarg +fw=PATH names it, else FW_HEX;
-// under any other tool FW_HEX.
+// under any other tool FW_HEX. With FW_LOAD 1 the RAM has no initial
+// contents: the image comes through the load port (fw_ld_*) while rst
+// holds the core (qpnic_spi_boot, from a board's flash).
 //
 // Parameters
 //   FW_WORDS   RAM size in 32-bit words (a power of two; default: the
@@ -35,6 +37,13 @@
 //              flip-flops with one port, 1,528, 454 and 4 RAM blocks with
 //              two). Two ports also save a cycle on every instruction with
 //              two source registers
+//   FW_LOAD    0: the RAM's initial contents are the image (block RAM);
+//              1: the RAM starts empty and fw_ld_* write it, one word a
+//              cycle, while rst is high. For the UltraPlus's SPRAM, which
+//              has no initial contents: its RAM is ram_style "huge", and
+//              leaves its read data alone in a cycle that writes (the
+//              SPRAM's one read-during-write behaviour; the core never
+//              reads what a store's cycle read)
 //
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
@@ -44,6 +53,8 @@
 //   io_addr, io_wstrb, io_wdata       byte offset in the window, byte
 //                                     strobes (0: read), data
 //   io_rdata                          read data, valid while io_ready is high
+//   fw_ld_valid, fw_ld_addr, fw_ld_data   FW_LOAD 1: write word fw_ld_addr
+//                                     of the RAM (0 with FW_LOAD 0)
 //   trap                              the core stopped on an ECALL or
 //                                     EBREAK (illegal instructions and
 //                                     misaligned accesses are not caught)
@@ -53,7 +64,8 @@
 module qpnic_soc #(
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
-    parameter REGS_DUALPORT = 0
+    parameter REGS_DUALPORT = 0,
+    parameter FW_LOAD = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -65,6 +77,10 @@ module qpnic_soc #(
     output wire [3:0]  io_wstrb,
     output wire [31:0] io_wdata,
     input  wire [31:0] io_rdata,
+
+    input  wire        fw_ld_valid,
+    input  wire [15:0] fw_ld_addr,
+    input  wire [31:0] fw_ld_data,
 
     output wire        trap
 );
@@ -178,33 +194,56 @@ module qpnic_soc #(
     // RAM access, instruction fetches included, costs one cycle instead of
     // two. (The price: mem_la_addr is combinational inside the core, so its
     // path now ends at the RAM's address pins; see docs/performance-analysis.md.)
-    reg [31:0] ram [0:FW_WORDS-1];
     wire          la_is_ram = la_addr < RAM_BYTES;
     wire [AW-1:0] la_word   = la_addr[AW+1:2];
     wire          la_wr     = la_write && la_is_ram;
 
+    generate
+        if (FW_LOAD == 0) begin : image
+            reg [31:0] ram [0:FW_WORDS-1];
 `ifdef VERILATOR
-    reg [8*1024-1:0] fw_path;
-    initial begin
-        // A string literal zero-extends into the wider register: leading
-        // zero bytes are no characters, which is what is wanted here.
-        /* verilator lint_off WIDTH */
-        if (!$value$plusargs("fw=%s", fw_path))
-            fw_path = FW_HEX;
-        /* verilator lint_on WIDTH */
-        $readmemh(fw_path, ram);
-    end
+            reg [8*1024-1:0] fw_path;
+            initial begin
+                // A string literal zero-extends into the wider register:
+                // leading zero bytes are no characters, which is what is
+                // wanted here.
+                /* verilator lint_off WIDTH */
+                if (!$value$plusargs("fw=%s", fw_path))
+                    fw_path = FW_HEX;
+                /* verilator lint_on WIDTH */
+                $readmemh(fw_path, ram);
+            end
 `else
-    initial $readmemh(FW_HEX, ram);
+            initial $readmemh(FW_HEX, ram);
 `endif
-
-    always @(posedge clk) begin
-        if (la_wr && la_wstrb[0]) ram[la_word][7:0]   <= la_wdata[7:0];
-        if (la_wr && la_wstrb[1]) ram[la_word][15:8]  <= la_wdata[15:8];
-        if (la_wr && la_wstrb[2]) ram[la_word][23:16] <= la_wdata[23:16];
-        if (la_wr && la_wstrb[3]) ram[la_word][31:24] <= la_wdata[31:24];
-        ram_rdata <= ram[la_word];
-    end
+            always @(posedge clk) begin
+                if (la_wr && la_wstrb[0]) ram[la_word][7:0]   <= la_wdata[7:0];
+                if (la_wr && la_wstrb[1]) ram[la_word][15:8]  <= la_wdata[15:8];
+                if (la_wr && la_wstrb[2]) ram[la_word][23:16] <= la_wdata[23:16];
+                if (la_wr && la_wstrb[3]) ram[la_word][31:24] <= la_wdata[31:24];
+                ram_rdata <= ram[la_word];
+            end
+            // (no load port: the image is the RAM's initial contents)
+            wire unused_ld = &{1'b0, fw_ld_valid, fw_ld_addr, fw_ld_data};
+        end else begin : loaded
+            // the load port, or the core's look-ahead: one port, so that
+            // the RAM is the UltraPlus's single-port SPRAM
+            (* ram_style = "huge" *) reg [31:0] ram [0:FW_WORDS-1];
+            wire          ld = fw_ld_valid;
+            wire [AW-1:0] a  = ld ? fw_ld_addr[AW-1:0] : la_word;
+            wire [3:0]    we = ld ? 4'hf : la_wr ? la_wstrb : 4'h0;
+            wire [31:0]   wd = ld ? fw_ld_data : la_wdata;
+            always @(posedge clk) begin
+                if (we[0]) ram[a][7:0]   <= wd[7:0];
+                if (we[1]) ram[a][15:8]  <= wd[15:8];
+                if (we[2]) ram[a][23:16] <= wd[23:16];
+                if (we[3]) ram[a][31:24] <= wd[31:24];
+                if (we == 4'h0) ram_rdata <= ram[a];
+            end
+            // (FW_WORDS <= 2^16: the load port's address bits above AW are 0)
+            wire unused_ld = &{1'b0, fw_ld_addr[15:AW]};
+        end
+    endgenerate
 
     always @(posedge clk) begin
         if (rst) begin

@@ -24,6 +24,15 @@ inline void release_buttons(Top &t) { t.BTN_N = 1; }
 inline bool led_link(const Top &t) { return !t.LEDG_N; }
 inline bool led_activity(const Top &t) { return t.LED1; }
 inline bool led_error(const Top &t) { return !t.LEDR_N; }
+// The configuration flash, where the firmware waits (qpnic_icebreaker's
+// FW_LOAD: qpnic_spi_boot copies it into the SPRAM at boot): the simulator
+// runs sim/spi_flash.h on these pins, with the firmware image at
+// FW_FLASH_OFFSET.
+#define BOARD_BOOT_FLASH 1
+inline int flash_cs_n(const Top &t) { return t.FLASH_SSB; }
+inline int flash_sck(const Top &t) { return t.FLASH_SCK; }
+inline int flash_mosi(const Top &t) { return t.FLASH_IO0; }
+inline void set_flash_miso(Top &t, int level) { t.FLASH_IO1 = (uint8_t)level; }
 // the NIC's own pulse for a dropped frame (qpnic_icebreaker's `error`,
 // public for the simulator): counted exactly, where the LED stretches it
 inline bool nic_error(const Top &t) { return t.rootp->qpnic_icebreaker__DOT__nic__DOT__error; }

@@ -15,6 +15,11 @@
 // oscillator pin is driven at the PLL's output clock (one clock: this is a
 // cycle-based simulation), and the model checks that the PLL's settings
 // make that clock of the board's oscillator and holds LOCK low a while.
+// A board whose soft core loads its firmware from the configuration flash
+// at boot (BOARD_BOOT_FLASH: the iCEBreaker) gets sim/spi_flash.h on its
+// flash pins, holding the firmware image (--fw) at FW_FLASH_OFFSET, so the
+// load itself is simulated; elsewhere the image is the RAM's initial
+// contents (+fw for qpnic_soc).
 // Not for: the link protocol (the RTL and host/src are its two ends).
 //
 //   qpnic-sim-ulx3s --pty-link PATH [--fw HEX] [--wave FILE.fst]
@@ -43,6 +48,7 @@
 #include BOARD_PINS_H
 #include "qpnic_hw.h"
 #include "sim_util.h"
+#include "spi_flash.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -89,7 +95,9 @@ void usage(FILE *to) {
     fprintf(to,
             "usage: %s --pty-link PATH [options]\n"
             "  --pty-link PATH   make PATH a symbolic link to the board's serial line (a pty)\n"
-            "  --fw HEX          firmware image (default: $QPNIC_FW, else <bin>/../share/qpnic/qpnic-fw.hex)\n"
+            "  --fw HEX          firmware image (default: $QPNIC_FW, else <bin>/../share/qpnic/qpnic-fw.hex);\n"
+            "                    a board that boots it from its flash (the iCEBreaker) finds it in\n"
+            "                    the flash model, at FW_FLASH_OFFSET\n"
             "  --wave FILE.fst   dump an FST waveform of the whole board\n"
             "  --fault-ppm P     impair P in a million of the line's bytes each way (0..100000):\n"
             "                    a bit flipped, the byte lost, or the rest of its frame lost\n"
@@ -332,6 +340,16 @@ int main(int argc, char **argv) {
     uint64_t act_flashes = 0, err_flashes = 0; // LED flashes (rising edges)
     bool was_up = false, was_act = false, was_err = false;
     double t0 = now_s();
+#ifdef BOARD_BOOT_FLASH
+    SpiFlash flash{BOARD_CLK_HZ};
+    {
+        std::string err;
+        if (!flash.load_hex(o.fw_path, QPNIC_FW_FLASH_OFFSET, &err))
+            sim_fail(PROG, "the flash model: %s", err.c_str());
+    }
+    bool fw_loaded = false;
+    board::set_flash_miso(*nic, 1);
+#endif
     // No reset pin: the PLL model's LOCK holds the board in reset at first,
     // as the real PLL's does (qpnic_ecp5_board).
     board::release_buttons(*nic);
@@ -365,6 +383,19 @@ int main(int argc, char **argv) {
         if (trace)
             trace->dump(cycle * 2 + 1);
         cycle++;
+#ifdef BOARD_BOOT_FLASH
+        board::set_flash_miso(*nic, flash.clock(cycle, board::flash_cs_n(*nic), board::flash_sck(*nic),
+                                                board::flash_mosi(*nic)));
+        if (!fw_loaded && flash.bytes_read() >= flash.image_bytes() && board::flash_cs_n(*nic)) {
+            fw_loaded = true;
+            if (flash.ignored())
+                sim_fail(PROG, "the flash model ignored %llu commands (sent before it woke)",
+                         (unsigned long long)flash.ignored());
+            if (!o.quiet)
+                fprintf(stderr, "%s: firmware loaded from the flash at 0x%x, %u bytes, by cycle %llu\n", PROG,
+                        (unsigned)QPNIC_FW_FLASH_OFFSET, flash.image_bytes(), (unsigned long long)cycle);
+        }
+#endif
 
         int b = out.clock(board::serial_out(*nic));
         if (b >= 0) {

@@ -94,7 +94,7 @@ board_defs = -DBOARD_NAME=$(1) -DBOARD_OSC_HZ=$(BOARD_$(1)_OSC_HZ) -DBOARD_CLK_H
 board_vsrcs = $(sort $(wildcard boards/common/*.v)) $(wildcard boards/$(1)/*.v) sim/models/EHXPLLL.v
 
 $(BUILD)/bin/qpnic-sim-%: $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
-            $(BOARD_SIM_CPP) sim/sim_util.h $(wildcard sim/board_*.h) host/src/gen/qpnic_hw.h sim/sim.mk \
+            $(BOARD_SIM_CPP) sim/sim_util.h sim/spi_flash.h $(wildcard sim/board_*.h) host/src/gen/qpnic_hw.h sim/sim.mk \
             $(wildcard boards/*/*.v) sim/models/EHXPLLL.v
 	@mkdir -p $(dir $@) $(BUILD)/sim/obj_$*
 	verilator --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(BOARD_$*_PARAMS) \

@@ -44,7 +44,8 @@ module qpnic_synth_top #(
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
     parameter PARTITION = 0,
-    parameter CPU_REGS_DUALPORT = 0
+    parameter CPU_REGS_DUALPORT = 0,
+    parameter FW_LOAD = 0
 ) (
     input  wire clk,
     input  wire din,
@@ -74,6 +75,14 @@ module qpnic_synth_top #(
             dmaw_req_ready, dmaw_dat_ready,
             ntf_ready} = in_sr;
 
+    // FW_LOAD: the soft core's RAM has no initial image, and a RAM never
+    // written would be synthesized away; its load port gets a shift register
+    // of its own (none without FW_LOAD: constants cost nothing)
+    wire ld_on = FW_LOAD != 0;
+    reg  [48:0] ld_sr;
+    always @(posedge clk)
+        ld_sr <= {ld_sr[47:0], in_sr[IN_W-1]};
+
     // ---- the core -----------------------------------------------------------
     wire        mmio_ready, mmio_rvalid;
     wire [31:0] mmio_rdata;
@@ -97,7 +106,7 @@ module qpnic_synth_top #(
     qpnic_core #(
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION),
-        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT)
+        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT), .FW_LOAD(FW_LOAD)
     ) core (
         .clk(clk), .rst(rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
@@ -119,6 +128,8 @@ module qpnic_synth_top #(
         .ftx_valid(wire_ftx_valid), .ftx_ready(1'b0), .ftx_data(wire_ftx_data), .ftx_keep(wire_ftx_keep),
         .ftx_last(wire_ftx_last), .frx_valid(1'b0), .frx_ready(wire_frx_ready), .frx_data(32'd0),
         .frx_keep(4'd0), .frx_last(1'b0), .wire_cnt(wire_cnt),
+        .fw_ld_valid(ld_on && ld_sr[48]), .fw_ld_addr(ld_on ? ld_sr[47:32] : 16'd0),
+        .fw_ld_data(ld_on ? ld_sr[31:0] : 32'd0),
         .idle(idle)
     );
     // lint: a build without the wire holds its outputs at 0

@@ -20,6 +20,9 @@ $(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS
 # nobody here wrote).
 TB_LIBS_qpnic_wire := -lz
 
+# tb_qpnic_spi_boot reads its image from the board simulator's flash model.
+$(BUILD)/tests/rtl/tb_qpnic_spi_boot: sim/spi_flash.h
+
 # tb_qpnic_core runs the real firmware image on the soft core.
 $(BUILD)/tests/rtl/tb_qpnic_core: $(FW_HEX)
 

@@ -8,7 +8,7 @@
 //   CLK_HZ          clk's frequency
 //   BAUD            the serial line's rate; CLK_HZ / BAUD clocks a bit (>= 4)
 //   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, PARTITION, FW_WORDS, FW_HEX,
-//   CPU_REGS_DUALPORT
+//   CPU_REGS_DUALPORT, FW_LOAD
 //                   qpnic_serial_nic's (the core's)
 //
 // Ports
@@ -17,6 +17,10 @@
 //               asynchronous
 //   uart_rx     serial from the host (the USB bridge's TXD), idle high
 //   uart_tx     serial to the host (the bridge's RXD), idle high
+//   fw_ld_*     FW_LOAD 1: the firmware image for the soft core's RAM, a
+//               word a cycle (qpnic_spi_boot); 0 otherwise
+//   fw_ready    the image is in place (1 where it is the RAM's initial
+//               contents): the NIC is held in reset until it is
 //   led_*       qpnic_board_status's outputs, high is lit
 `default_nettype none
 `include "qpnic_layout.vh"
@@ -30,12 +34,17 @@ module qpnic_board_nic #(
     parameter PARTITION = 0,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
-    parameter CPU_REGS_DUALPORT = 0
+    parameter CPU_REGS_DUALPORT = 0,
+    parameter FW_LOAD = 0
 ) (
     input  wire clk,
     input  wire arst,
     input  wire uart_rx,
     output wire uart_tx,
+    input  wire        fw_ld_valid,
+    input  wire [15:0] fw_ld_addr,
+    input  wire [31:0] fw_ld_data,
+    input  wire        fw_ready,
     output wire led_link,
     output wire led_activity,
     output wire led_error,
@@ -52,9 +61,10 @@ module qpnic_board_nic #(
         .CLK_HZ(CLK_HZ), .BAUD(BAUD),
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .PARTITION(PARTITION), .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX),
-        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT)
+        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT), .FW_LOAD(FW_LOAD)
     ) nic (
-        .clk(clk), .rst(rst),
+        .clk(clk), .rst(rst || !fw_ready),
+        .fw_ld_valid(fw_ld_valid), .fw_ld_addr(fw_ld_addr), .fw_ld_data(fw_ld_data),
         .uart_rx(uart_rx), .uart_tx(uart_tx),
         .link_up(link_up), .activity(activity), .error(error)
     );

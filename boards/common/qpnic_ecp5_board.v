@@ -56,6 +56,8 @@ module qpnic_ecp5_board #(
     ) nic (
         .clk(clk), .arst(!locked || reset_btn),
         .uart_rx(uart_rx), .uart_tx(uart_tx),
+        // the firmware is the block RAM's initial contents (FW_LOAD 0)
+        .fw_ld_valid(1'b0), .fw_ld_addr(16'd0), .fw_ld_data(32'd0), .fw_ready(1'b1),
         .led_link(led_link), .led_activity(led_activity), .led_error(led_error),
         .led_heartbeat(led_heartbeat), .led_single(led_single)
     );

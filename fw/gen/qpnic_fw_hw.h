@@ -67,6 +67,7 @@
 #define QPNIC_RTO_CYCLES 65536u /* the retransmit timeout: cycles the completer waits for the answer to its oldest request before the QP goes back to that request (go-back-N); only on the RoCEv2 wire, which can lose a frame (1.3 ms at 50 MHz) */
 #define QPNIC_CI_REC_BYTES 4u /* bytes of one CQ's consumer index record (struct ci_rec) in the host's record table: CQ n's is at CI_REC + n * CI_REC_BYTES */
 #define QPNIC_FW_TP_RAM_WORDS 4096u /* the soft core's RAM in the firmware partition (PARTITION 1, docs/partitions.md), in 32-bit words: its firmware also runs the transport (fw/transport.c) */
+#define QPNIC_FW_FLASH_OFFSET 1048576u /* where a board that loads its firmware from its configuration flash at boot (the iCEBreaker: qpnic_spi_boot, docs/boards.md) finds the image, in bytes: 1 MiB in, past the bitstream (an UP5K's is 104,090 bytes); make prog writes it there */
 #define QPNIC_FW_RAM_WORDS 2048u /* the soft core's RAM at address 0, in 32-bit words, a power of two: the RTL default of FW_WORDS, the firmware's link map (fw/link.ld) and image size (fw/fw.mk) */
 #define QPNIC_LINK_FLAG 126u /* board link: the byte that opens and closes every frame (docs/link.md); inside a frame it is sent as LINK_ESC, LINK_FLAG ^ LINK_ESC_XOR */
 #define QPNIC_LINK_ESC 125u /* board link: the escape byte; the byte after it is XORed with LINK_ESC_XOR */
