@@ -51,9 +51,14 @@ $(BUILD)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.c tests/e2e/e2e.h host/src/gen
 	@mkdir -p $(dir $@)
 	$(CC) $(E2E_CFLAGS) -o $@ $< tests/e2e/e2e.c $(LIB_A) $(HOST_LIBS)
 
+# The two programs timed to run a fixed wall time (QPNIC_LIFECYCLE_SECONDS,
+# QPNIC_N5_SECONDS: a minute each here) run side by side, each with its own
+# simulator on one of the two cores (tools/side_by_side.sh), after the rest.
+E2E_TIMED := $(BUILD)/tests/e2e/test_lifecycle_random $(BUILD)/tests/e2e/test_notify_stress
 .PHONY: test-e2e
 test-e2e: $(E2E_BINS) $(SIM_BIN) $(FW_HEX)
-	@set -e; for t in $(E2E_BINS); do echo "== $$t"; $$t; done
+	@set -e; for t in $(filter-out $(E2E_TIMED),$(E2E_BINS)); do echo "== $$t"; $$t; done
+	@tools/side_by_side.sh $(BUILD)/e2e-logs $(foreach t,$(E2E_TIMED),$(notdir $(t))=$(t))
 
 # Differential testing: tests/diff/diff.c runs random workloads on the NIC
 # (through libqpnic and qpnic-sim) and on the reference model of
@@ -78,8 +83,10 @@ E2E_FW_BINS := $(filter-out %/test_wire,$(E2E_BINS))
 FW_DIFF_OPS ?= 3000
 .PHONY: test-partition-fw
 test-partition-fw: $(E2E_FW_BINS) $(DIFF_BIN) $(SIM_FW_BIN) $(FW_TP_HEX)
-	@set -e; for t in $(E2E_FW_BINS); do echo "== $$t (--partition fw)"; \
-	    QPNIC_SIM_ARGS="--partition fw" QPNIC_LIFECYCLE_SECONDS=20 QPNIC_N5_SECONDS=20 $$t; done
+	@set -e; for t in $(filter-out $(E2E_TIMED),$(E2E_FW_BINS)); do echo "== $$t (--partition fw)"; \
+	    QPNIC_SIM_ARGS="--partition fw" $$t; done
+	@QPNIC_SIM_ARGS="--partition fw" QPNIC_LIFECYCLE_SECONDS=20 QPNIC_N5_SECONDS=20 \
+	    tools/side_by_side.sh $(BUILD)/e2e-fw-logs $(foreach t,$(E2E_TIMED),$(notdir $(t))=$(t))
 	QPNIC_SIM_ARGS="--partition fw" $(DIFF_BIN) --ops $(FW_DIFF_OPS)
 
 # DMA reads answered out of order (docs/internals.md, "The NIC core's
@@ -176,12 +183,14 @@ test-tools: $(INFO_BIN) $(SIM_BIN) $(FW_HEX)
 # Board level (docs/link.md, "Board-level co-simulation"): the board-level
 # simulator over its pseudo-terminal: a Python host, then qpnic-info, the
 # demo and the D, V and N end-to-end tests over tty:, then the demo and the
-# D tests on an impaired line (tests/board/run_board_tests.sh).
+# D tests on an impaired line (tests/board/run_board_tests.sh). The boards
+# run side by side (tools/side_by_side.sh): each one's time is mostly its
+# simulator on one core, the host waiting on the serial line.
 .PHONY: test-board
 test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_HEX) $(INFO_BIN) $(DEMO_BIN) \
             $(BUILD)/tests/e2e/test_defer $(BUILD)/tests/e2e/test_ops $(BUILD)/tests/e2e/test_notify
-	@set -e; for b in $(SIM_BOARDS); do echo "== board $$b"; \
-	    PYTHON=$(PYTHON) tests/board/run_board_tests.sh $(BUILD) $$b; done
+	@PYTHON=$(PYTHON) tools/side_by_side.sh $(BUILD)/board-logs \
+	    $(foreach b,$(SIM_BOARDS),board_$(b)="tests/board/run_board_tests.sh $(BUILD) $(b)")
 
 TEST_LAYERS := check-gen test-conformance lint test-synth-report test-wire-tools test-fw test-fw-core test-rtl test-host test-sim test-e2e test-partition-fw test-wire test-diff test-reorder test-fuzz test-bench test-install test-tools test-board
 # `make test` first builds every program the layers run, JOBS at a time
