@@ -27,9 +27,11 @@ case "$board" in
     icebreaker) ofl_board=ice40_generic; port="its USB port (the FT2232H, channel A programs the flash)" ;;
     *) echo "prog: no board $board; boards: ulx3s colorlight-i5 icebreaker" >&2; exit 2 ;;
 esac
+# -f writes the flash (and --verify reads it back); -m the FPGA's SRAM. Both
+# said: an SPI board (ice40_generic) writes its flash when given neither.
 case "$mem" in
-    flash) where=(-f) ;;
-    sram) where=() ;;
+    flash) where=(-f --verify) ;;
+    sram) where=(-m) ;;
     *) echo "prog: PROG_MEM=$mem: say flash or sram" >&2; exit 2 ;;
 esac
 if [ ! -f "$bit" ]; then
@@ -65,6 +67,11 @@ load() {
     echo "prog: openFPGALoader -b $ofl_board $* $file"
     local status=0
     openFPGALoader -b "$ofl_board" "$@" "$file" 2>&1 | tee "$log" || status=$?
+    # (on an SPI board openFPGALoader may print a failed erase, write or
+    # verify and still exit 0: its messages are read too)
+    if [ "$status" -eq 0 ] && grep -qiE "fail|error|overflow" "$log"; then
+        status=1
+    fi
     if [ "$status" -ne 0 ]; then
         if grep -qiE "device not found|no device found" "$log"; then
             echo "prog: FAIL: no $board found. Plug it in by $port," >&2
@@ -77,7 +84,7 @@ load() {
 }
 # the firmware first: the bitstream, once loaded, reads it at once
 if [ -n "$fw" ]; then
-    load "$fw" -f -o "$fw_offset"
+    load "$fw" -f --verify -o "$fw_offset"
     echo "prog: $fw written into the $board's flash at $(printf 0x%x "$fw_offset")"
 fi
 load "$bit" "${where[@]}"

@@ -241,7 +241,9 @@ module qpnic_soc #(
                 if (we == 4'h0) ram_rdata <= ram[a];
             end
             // (FW_WORDS <= 2^16: the load port's address bits above AW are 0)
-            wire unused_ld = &{1'b0, fw_ld_addr[15:AW]};
+            if (AW < 16) begin : high
+                wire unused_ld = &{1'b0, fw_ld_addr[15:AW]};
+            end
         end
     endgenerate
 

@@ -13,6 +13,10 @@
 set -uo pipefail
 logdir=${1:?usage: side_by_side.sh LOGDIR NAME=COMMAND ...}
 shift
+if [ $# -eq 0 ]; then
+    echo "side_by_side: no commands: nothing would be tested" >&2
+    exit 2
+fi
 mkdir -p "$logdir"
 names=()
 pids=()

@@ -7,7 +7,9 @@
 // loaded once, in order, from FW_FLASH_OFFSET, then done; the flash woken
 // first and nothing it was sent ignored; SPI mode 0 held (MOSI and chip
 // select change only while SCK is low); a reset in the middle starts over
-// from word 0; once done, the flash is left alone.
+// from word 0; once done, the flash is left alone; a reset after done (the
+// board's button) takes done down at once and keeps it down until the
+// whole image has been loaded again.
 #include <cstdint>
 #include <ctime>
 #include <memory>
@@ -122,8 +124,11 @@ void test_loads_every_word(unsigned seed) {
 
 void test_reset_restarts(unsigned seed) {
     Tb t(seed);
-    while (t.loaded.size() < WORDS / 3)
+    for (uint64_t n = 0; t.loaded.size() < WORDS / 3; n++) {
+        CHECK(n < EXPECT_CYCLES, "seed %u: a third of the image not loaded in %llu cycles (%zu words)", seed,
+              (unsigned long long)n, t.loaded.size());
         t.tick();
+    }
     t.m->rst = 1;   // the button, a third of the way in
     t.tick();
     t.m->rst = 0;
@@ -141,6 +146,34 @@ void test_reset_restarts(unsigned seed) {
     PASS("spi_boot_reset_in_the_middle_starts_over");
 }
 
+void test_reset_after_done(unsigned seed) {
+    Tb t(seed);
+    t.run_to_done(EXPECT_CYCLES + 1000);
+    CHECK(t.m->done, "seed %u: the first load did not finish", seed);
+    t.m->rst = 1;   // the button, after boot: the NIC must go back into reset
+    t.tick();
+    CHECK(!t.m->done, "done still high in the cycle after a reset that came after done");
+    t.m->rst = 0;
+    t.loaded.clear();
+    t.addrs.clear();
+    uint64_t n = 0;
+    while (t.loaded.size() < WORDS && n < EXPECT_CYCLES + 1000) {
+        CHECK(!t.m->done, "done rose again with %zu of %u words reloaded", t.loaded.size(), WORDS);
+        t.tick();
+        n++;
+    }
+    for (int i = 0; i < 4 && !t.m->done; i++)
+        t.tick();
+    CHECK(t.m->done && t.loaded.size() == WORDS, "after the reload: done %d, %zu words of %u", t.m->done,
+          t.loaded.size(), WORDS);
+    for (uint32_t i = 0; i < WORDS; i++)
+        CHECK(t.addrs[i] == i && t.loaded[i] == t.image[i], "reload: word %u at %u is %08x, expected %08x", i,
+              t.addrs[i], t.loaded[i], t.image[i]);
+    CHECK(t.flash.wakes() == 2 && t.flash.ignored() == 0, "reload: %llu wakes (expected 2), %llu ignored",
+          (unsigned long long)t.flash.wakes(), (unsigned long long)t.flash.ignored());
+    PASS("spi_boot_reset_after_done_holds_done_down_until_reloaded");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -150,5 +183,6 @@ int main(int argc, char **argv) {
     std::printf("tb_qpnic_spi_boot: seed %u (TB_SEED=%u repeats it)\n", seed, seed);
     test_loads_every_word(seed);
     test_reset_restarts(seed + 1);
+    test_reset_after_done(seed + 2);
     return 0;
 }
