@@ -41,11 +41,12 @@ public:
         uint32_t at = offset;
         bool ok = true;
         while (fgets(line, sizeof line, f)) {
-            if (line[0] == '\n' || line[0] == '\0')
+            if (line[0] == '\n' || line[0] == '\r' || line[0] == '\0')
                 continue;
             char *end;
             unsigned long w = strtoul(line, &end, 16);
-            if (end == line || (*end != '\n' && *end != '\0') || w > 0xFFFFFFFFul || at > BYTES - 4) {
+            bool eol = *end == '\n' || *end == '\r' || *end == '\0';
+            if (end == line || !eol || w > 0xFFFFFFFFul || at > BYTES - 4) {
                 *err = "bad or oversized image " + path;
                 ok = false;
                 break;
@@ -90,7 +91,7 @@ public:
         return cs_n ? 1 : miso_;
     }
 
-    uint64_t bytes_read() const { return bytes_read_; }     // data bytes clocked out
+    uint64_t bytes_read() const { return bytes_read_; }     // data bytes whose last bit is out
     uint64_t reads() const { return reads_; }               // 0x03 commands served
     uint64_t ignored() const { return ignored_; }           // commands ignored: asleep, waking, unknown
     uint64_t wakes() const { return wakes_; }               // 0xAB commands taken
