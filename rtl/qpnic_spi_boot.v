@@ -20,6 +20,8 @@
 // falling edge.
 // It takes about (8 + 32 + 32 * WORDS) * 2 cycles: 262,224 for 4,096 words,
 // 21.9 ms at 12 MHz. The board holds the NIC in reset until done.
+// It does not yet check what it read: an erased flash loads 0xFFFFFFFF
+// words and done rises all the same (docs/boards.md, "The iCEBreaker").
 //
 // Parameters
 //   CLK_HZ   clk's frequency (for WAKE_CYCLES)
