@@ -80,15 +80,12 @@ $(FW_TP_BIN): $(FW_TP_ELF) $(FW_TP_LST)
 	$(FW_OBJCOPY) -O binary $< $@
 	@echo "fw: transport image $$(stat -c %s $@) bytes of $(FW_TP_RAM_BYTES) (RAM $(FW_TP_WORDS) words)"
 
-$(FW_TP_HEX): $(FW_TP_BIN) fw/bin2hex.py
-	@mkdir -p $(dir $@)
-	$(PYTHON) fw/bin2hex.py $< $(FW_TP_WORDS) $@
-
-# The same image as the flash holds it on the iCEBreaker, whose soft core's
-# RAM (SPRAM) has no initial contents: all FW_TP_WORDS words, raw;
-# `make prog BOARD=icebreaker` writes it at FW_FLASH_OFFSET.
+# FW_TP_FLASH: the same image as the flash holds it on the iCEBreaker, whose
+# soft core's RAM (SPRAM) has no initial contents: all FW_TP_WORDS words,
+# raw; `make prog BOARD=icebreaker` writes it at FW_FLASH_OFFSET. (Two
+# targets, one recipe each: bin2hex.py writes the kind its output names.)
 FW_TP_FLASH := $(BUILD)/share/qpnic/qpnic-fw-tp.flash.bin
-$(FW_TP_FLASH): $(FW_TP_BIN) fw/bin2hex.py
+$(FW_TP_HEX) $(FW_TP_FLASH): $(FW_TP_BIN) fw/bin2hex.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) fw/bin2hex.py $< $(FW_TP_WORDS) $@
 

@@ -198,9 +198,33 @@ module qpnic_soc #(
     wire [AW-1:0] la_word   = la_addr[AW+1:2];
     wire          la_wr     = la_write && la_is_ram;
 
+    // One port, taken by the load port (FW_LOAD 1, while rst holds the core)
+    // or by the core's look-ahead, so that with FW_LOAD 1 the RAM is the
+    // UltraPlus's single-port SPRAM. That RAM leaves its read data alone in
+    // a cycle that writes; the block RAM of FW_LOAD 0 reads every cycle, as
+    // it always did.
+    // (RAM_STYLE is read only by Yosys, through the attribute, as
+    // qpnic_ram_sdp's STYLE)
+    /* verilator lint_off UNUSEDPARAM */
+    localparam RAM_STYLE = FW_LOAD != 0 ? "huge" : "auto";
+    /* verilator lint_on UNUSEDPARAM */
+    (* ram_style = RAM_STYLE *) reg [31:0] ram [0:FW_WORDS-1];
+    wire          ld = FW_LOAD != 0 && fw_ld_valid;
+    wire [AW-1:0] ram_a  = ld ? fw_ld_addr[AW-1:0] : la_word;
+    wire [3:0]    ram_we = ld ? 4'hf : la_wr ? la_wstrb : 4'h0;
+    wire [31:0]   ram_wd = ld ? fw_ld_data : la_wdata;
+    always @(posedge clk) begin
+        if (ram_we[0]) ram[ram_a][7:0]   <= ram_wd[7:0];
+        if (ram_we[1]) ram[ram_a][15:8]  <= ram_wd[15:8];
+        if (ram_we[2]) ram[ram_a][23:16] <= ram_wd[23:16];
+        if (ram_we[3]) ram[ram_a][31:24] <= ram_wd[31:24];
+        if (FW_LOAD == 0 || ram_we == 4'h0) ram_rdata <= ram[ram_a];
+    end
+
+    // The image: the RAM's initial contents with FW_LOAD 0; with FW_LOAD 1
+    // it has none (SPRAM), and the load port writes it.
     generate
         if (FW_LOAD == 0) begin : image
-            reg [31:0] ram [0:FW_WORDS-1];
 `ifdef VERILATOR
             reg [8*1024-1:0] fw_path;
             initial begin
@@ -216,34 +240,11 @@ module qpnic_soc #(
 `else
             initial $readmemh(FW_HEX, ram);
 `endif
-            always @(posedge clk) begin
-                if (la_wr && la_wstrb[0]) ram[la_word][7:0]   <= la_wdata[7:0];
-                if (la_wr && la_wstrb[1]) ram[la_word][15:8]  <= la_wdata[15:8];
-                if (la_wr && la_wstrb[2]) ram[la_word][23:16] <= la_wdata[23:16];
-                if (la_wr && la_wstrb[3]) ram[la_word][31:24] <= la_wdata[31:24];
-                ram_rdata <= ram[la_word];
-            end
             // (no load port: the image is the RAM's initial contents)
             wire unused_ld = &{1'b0, fw_ld_valid, fw_ld_addr, fw_ld_data};
-        end else begin : loaded
-            // the load port, or the core's look-ahead: one port, so that
-            // the RAM is the UltraPlus's single-port SPRAM
-            (* ram_style = "huge" *) reg [31:0] ram [0:FW_WORDS-1];
-            wire          ld = fw_ld_valid;
-            wire [AW-1:0] a  = ld ? fw_ld_addr[AW-1:0] : la_word;
-            wire [3:0]    we = ld ? 4'hf : la_wr ? la_wstrb : 4'h0;
-            wire [31:0]   wd = ld ? fw_ld_data : la_wdata;
-            always @(posedge clk) begin
-                if (we[0]) ram[a][7:0]   <= wd[7:0];
-                if (we[1]) ram[a][15:8]  <= wd[15:8];
-                if (we[2]) ram[a][23:16] <= wd[23:16];
-                if (we[3]) ram[a][31:24] <= wd[31:24];
-                if (we == 4'h0) ram_rdata <= ram[a];
-            end
+        end else if (AW < 16) begin : loaded
             // (FW_WORDS <= 2^16: the load port's address bits above AW are 0)
-            if (AW < 16) begin : high
-                wire unused_ld = &{1'b0, fw_ld_addr[15:AW]};
-            end
+            wire unused_ld = &{1'b0, fw_ld_addr[15:AW]};
         end
     endgenerate
 

@@ -67,6 +67,8 @@ module qpnic_spi_boot #(
     reg  [23:0] word;        // the word's first three bytes, the last in at 23:16
     reg  [6:0]  byte_in;     // the byte coming in, MSB first: its bits so far
     reg  [WW-1:0] wait_cnt;
+    // the byte whose last bit MISO carries now (its end: bit_in[2:0] == 7)
+    wire [7:0]  byte_now = {byte_in, spi_miso};
 
     // one bit: SCK low (MOSI set) one cycle, high (MISO taken) the next
     always @(posedge clk) begin
@@ -128,10 +130,10 @@ module qpnic_spi_boot #(
                     byte_in <= {byte_in[5:0], spi_miso};
                     bit_in  <= bit_in + 5'd1;
                     if (bit_in[2:0] == 3'd7)
-                        word <= {byte_in[6:0], spi_miso, word[23:8]};
+                        word <= {byte_now, word[23:8]};
                     if (bit_in == 5'd31) begin
                         ld_valid <= 1'b1;
-                        ld_data  <= {byte_in[6:0], spi_miso, word};
+                        ld_data  <= {byte_now, word};
                     end
                 end else begin
                     spi_sck <= 1'b0;

@@ -63,6 +63,6 @@ void sim_require_firmware(const char *prog, const std::string &path) {
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(path.c_str(), R_OK) != 0)
         sim_fail(prog,
                  "firmware image %s not found or unreadable (give --fw or set %s; "
-                 "in the tree: make build/share/qpnic/qpnic-fw.hex)",
+                 "in the tree: make build/share/qpnic/" SIM_FW_NAME ")",
                  path.c_str(), SIM_FW_ENV);
 }

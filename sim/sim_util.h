@@ -27,10 +27,11 @@ uint64_t sim_parse_number(const char *prog, const char *opt, const char *text, u
 // (qpnic-sim-fw, qpnic-sim-icebreaker; sim/sim.mk) run that partition's.
 #define SIM_FW_ENV "QPNIC_FW"
 #ifdef QPNIC_SIM_PARTITION_FW
-#define SIM_FW_INSTALLED "/../share/qpnic/qpnic-fw-tp.hex"
+#define SIM_FW_NAME "qpnic-fw-tp.hex"
 #else
-#define SIM_FW_INSTALLED "/../share/qpnic/qpnic-fw.hex"
+#define SIM_FW_NAME "qpnic-fw.hex"
 #endif
+#define SIM_FW_INSTALLED "/../share/qpnic/" SIM_FW_NAME
 
 // --fw's path if given, else $QPNIC_FW, else
 // <dir of this executable>SIM_FW_INSTALLED.

@@ -153,9 +153,7 @@ struct Tb {
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
     Tb t;
-    const char *s = std::getenv("TB_SEED");
-    t.seed = s ? (unsigned)std::strtoul(s, nullptr, 0) : 4242u;
-    std::printf("seed %u (TB_SEED)\n", t.seed);
+    t.seed = tb_seed("tb_qpnic_dma_rd_arb", 4242u);
     t.m->rst = 1;
     for (int i = 0; i < 3; i++) t.cycle();
     t.m->rst = 0;

@@ -684,9 +684,7 @@ int main(int argc, char **argv) {
     test_regs(t);
     test_pop_and_clr_ops(t);
     test_counts_per_cq(t);
-    const char *s = std::getenv("TB_SEED");
-    unsigned seed = s ? (unsigned)std::strtoul(s, nullptr, 0) : 12345u;
-    std::printf("seed %u (TB_SEED)\n", seed);
+    unsigned seed = tb_seed("tb_qpnic_fw_if", 12345u);
     test_armed_random(t, seed);
     t.m->final();
     return 0;

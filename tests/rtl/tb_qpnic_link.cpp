@@ -648,9 +648,7 @@ void round(unsigned seed, unsigned fault_pct) {
 
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
-    const char *env = std::getenv("TB_SEED");
-    unsigned seed = env ? (unsigned)std::strtoul(env, nullptr, 0) : (unsigned)time(nullptr);
-    std::printf("tb_qpnic_link: seed %u (TB_SEED=%u replays it)\n", seed, seed);
+    unsigned seed = tb_seed("tb_qpnic_link", (unsigned)time(nullptr));
     round(seed, 0);
     PASS("link_clean");
     round(seed + 1, 2);

@@ -178,9 +178,7 @@ void test_reset_after_done(unsigned seed) {
 
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
-    const char *s = std::getenv("TB_SEED");
-    unsigned seed = s ? (unsigned)std::strtoul(s, nullptr, 0) : (unsigned)time(nullptr);
-    std::printf("tb_qpnic_spi_boot: seed %u (TB_SEED=%u repeats it)\n", seed, seed);
+    unsigned seed = tb_seed("tb_qpnic_spi_boot", (unsigned)time(nullptr));
     test_loads_every_word(seed);
     test_reset_restarts(seed + 1);
     test_reset_after_done(seed + 2);

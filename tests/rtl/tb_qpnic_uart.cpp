@@ -182,10 +182,9 @@ void transmit(unsigned seed) {
 
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
-    const char *env = std::getenv("TB_SEED");
-    unsigned seed = env ? (unsigned)std::strtoul(env, nullptr, 0) : (unsigned)time(nullptr);
-    std::printf("tb_qpnic_uart (%.0f baud at %.0f Hz): seed %u (TB_SEED=%u replays it)\n", TB_BAUD, TB_CLK_HZ, seed,
-                seed);
+    char name[64];
+    std::snprintf(name, sizeof name, "tb_qpnic_uart (%.0f baud at %.0f Hz)", TB_BAUD, TB_CLK_HZ);
+    unsigned seed = tb_seed(name, (unsigned)time(nullptr));
     for (unsigned r = 0; r < 4; r++) receive(seed + r);
     PASS("uart_receive");
     transmit(seed);

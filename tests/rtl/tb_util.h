@@ -19,6 +19,15 @@
 
 #define PASS(name) std::printf("PASS %s\n", name)
 
+// The seed of a randomized testbench: $TB_SEED if set, else fallback;
+// printed as "<name>: seed N (TB_SEED=N repeats it)".
+static inline unsigned tb_seed(const char *name, unsigned fallback) {
+    const char *s = std::getenv("TB_SEED");
+    unsigned seed = s ? (unsigned)std::strtoul(s, nullptr, 0) : fallback;
+    std::printf("%s: seed %u (TB_SEED=%u repeats it)\n", name, seed, seed);
+    return seed;
+}
+
 // One rising edge of a model with ports clk: eval low, then high.
 template <typename M> static inline void tb_tick(M *m) {
     m->clk = 0;
