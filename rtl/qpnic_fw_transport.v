@@ -178,10 +178,12 @@ module qpnic_fw_transport #(
     reg  [`QPNIC_INDEX_BITS-1:0] info_index;
     reg         info_epoch;
 
-    // ---- commands
-    localparam C_NONE = 3'd0, C_QP = 3'd1, C_CHK = 3'd2, C_MOVE = 3'd3, C_RING = 3'd4,
-               C_GRANT = 3'd5, C_FR = 3'd6;
-    reg  [2:0]  cmd;
+    // ---- commands (C_WIN, C_MVP and C_FRW are the window RAM's steps of a
+    // CHK_CMD, a MOVE and an FR_CMD: see "the windows" below)
+    localparam C_NONE = 4'd0, C_QP = 4'd1, C_CHK = 4'd2, C_MOVE = 4'd3, C_RING = 4'd4,
+               C_GRANT = 4'd5, C_FR = 4'd6, C_WIN = 4'd7, C_MVP = 4'd8, C_FRW = 4'd9;
+    reg  [3:0]  cmd;
+    reg  [3:0]  step;                 // C_WIN, C_MVP, C_FRW: the step next
     reg         qp_wait_rsp;          // C_QP: the request was taken, its answer is due
     reg         mv_done;              // C_MOVE: the last data beat was written
     reg  [31:0] qp_arg;
@@ -193,13 +195,34 @@ module qpnic_fw_transport #(
     reg         chk_ok;
     reg         mv_refused;
     reg  [15:0] mv_moved;
+    reg  [15:0] mv_ask;               // MOVE: the length asked
+    reg  [2:0]  mv_src, mv_dst;       // MOVE: its windows
     reg         fw_idle;
 
-    // the windows: device address and bytes left; open until WIN_CLOSE
-    reg  [63:0] win_addr [0:NW-1];
-    reg  [31:0] win_left [0:NW-1];
+    // ---- the windows: a device address and the bytes left, open until
+    // WIN_CLOSE. Their words are in a small RAM, three words a window at
+    // {window, WK_*}, read and written a word a cycle by the commands that
+    // use them (C_WIN, C_MVP, C_FRW); only the open bits are flip-flops. A
+    // closed window's words are never read but by FR_CMD's from_win (the
+    // address the check of a BIND's SGE 0 left). The RAM clears itself
+    // after rst, and no access is taken meanwhile.
+    localparam [1:0] WK_LO = 2'd0, WK_HI = 2'd1, WK_LEFT = 2'd2;
     reg  [NW-1:0] win_open;
     reg         fence_pend;
+    wire        wn_busy;
+    reg         wn_we;
+    reg  [4:0]  wn_waddr;
+    reg  [31:0] wn_wdata;
+    reg         wn_re;
+    reg  [4:0]  wn_raddr;
+    wire [31:0] wn_q;
+    reg  [31:0] wn_hold;              // a word for a later write: a window's
+                                      // high address word; MOVE's source
+                                      // bytes left
+    qpnic_ram_sdp #(.WIDTH(32), .AW(5), .CLEAR(1), .RDW_OLD(0)) u_windows (
+        .clk(clk), .rst(rst), .busy(wn_busy),
+        .wr_en(wn_we), .wr_addr(wn_waddr), .wr_data(wn_wdata),
+        .rd_en(wn_re), .rd_addr(wn_raddr), .rd_data(wn_q));
 
     // ---- the grant RAM: one word per token entry {window, pd, first, pages}
     localparam PGW = 32 - `QPNIC_FREG_PAGE_SHIFT;
@@ -221,18 +244,17 @@ module qpnic_fw_transport #(
     wire [GW-1:0] gr_shown = gr_in ? gr_word : {GW{1'b0}};
 
     // ---- FR_CMD's entry: va, len and lkey are the check's registers
-    reg  [63:0] fr_dma;
+    reg  [63:0] fr_dma;               // (from_win: C_FRW reads window 0's into it)
     reg  [31:0] fr_rkey;
     reg  [31:0] fr_w7;
-    reg         fr_from_win;
     reg  [`QPNIC_MR_CTX_WORDS*32-1:0] fr_full;
     always @* begin
         fr_full = {(`QPNIC_MR_CTX_WORDS*32){1'b0}};
         fr_full[`QPNIC_MR_CTX_VA_LO_FLAT]  = chk_va[31:0];
         fr_full[`QPNIC_MR_CTX_VA_HI_FLAT]  = chk_va[63:32];
         fr_full[`QPNIC_MR_CTX_LEN_FLAT]    = chk_len;
-        fr_full[`QPNIC_MR_CTX_DMA_LO_FLAT] = fr_from_win ? win_addr[0][31:0]  : fr_dma[31:0];
-        fr_full[`QPNIC_MR_CTX_DMA_HI_FLAT] = fr_from_win ? win_addr[0][63:32] : fr_dma[63:32];
+        fr_full[`QPNIC_MR_CTX_DMA_LO_FLAT] = fr_dma[31:0];
+        fr_full[`QPNIC_MR_CTX_DMA_HI_FLAT] = fr_dma[63:32];
         fr_full[`QPNIC_MR_CTX_LKEY_FLAT]   = chk_token;
         fr_full[`QPNIC_MR_CTX_RKEY_FLAT]   = fr_rkey;
         // word 7 whole: access, valid, pd, window (the firmware's TP_FR_W7)
@@ -243,7 +265,6 @@ module qpnic_fw_transport #(
     wire unused_fr = &{1'b0, fr_full[`QPNIC_MR_CTX_WORDS*32-1:`QPNIC_MR_CTX_BITS]};
 
     wire is_wr = |bus_wstrb;
-    integer w;   // (loops over the windows in the clocked block)
     wire [7:0] cmd_qpn = bus_wdata[`QPNIC_TP_QP_CMD_QPN];
     // a new access: valid, not the one answered last cycle (bus_ready falls
     // with the access), and no command running
@@ -252,27 +273,79 @@ module qpnic_fw_transport #(
     // (MOVE and RING_RD run in the background, waiting for the host's DMA:
     // meanwhile only RESULT is read, the firmware popping events between)
     wire bg    = cmd == C_MOVE || cmd == C_RING;
-    wire take  = bus_valid && !bus_ready && !wb_pick &&
+    wire take  = bus_valid && !bus_ready && !wb_pick && !wn_busy &&
                  (cmd == C_NONE || (bg && !is_wr && bus_addr == `QPNIC_TPREG_RESULT));
 
-    // ---- the mover's length: what was asked, cut at either window's next
-    // page boundary
+    // ---- MOVE as asked: refused at once when the length or a window is
+    // wrong (a window number past NW reads window 0: refused all the same)
     wire [15:0] ask    = bus_wdata[`QPNIC_TP_MOVE_LEN];
-    wire [2:0]  mv_src = bus_wdata[`QPNIC_TP_MOVE_SRC];
-    wire [2:0]  mv_dst = bus_wdata[`QPNIC_TP_MOVE_DST];
-    wire        mv_ids = {1'b0, mv_src} < NW[3:0] && {1'b0, mv_dst} < NW[3:0];
-    // (a window number past NW reads window 0: refused below all the same)
-    wire [2:0]  src_w  = mv_ids ? mv_src : 3'd0;
-    wire [2:0]  dst_w  = mv_ids ? mv_dst : 3'd0;
-    wire [63:0] src_a  = win_addr[src_w];
-    wire [63:0] dst_a  = win_addr[dst_w];
-    wire [15:0] pg0    = PAGE - {{(16-PAGE_BITS){1'b0}}, src_a[PAGE_BITS-1:0]};
-    wire [15:0] pg1    = PAGE - {{(16-PAGE_BITS){1'b0}}, dst_a[PAGE_BITS-1:0]};
-    wire [15:0] cut0   = ask < pg0 ? ask : pg0;
+    wire [2:0]  ask_s  = bus_wdata[`QPNIC_TP_MOVE_SRC];
+    wire [2:0]  ask_d  = bus_wdata[`QPNIC_TP_MOVE_DST];
+    wire        ask_in = {1'b0, ask_s} < NW[3:0] && {1'b0, ask_d} < NW[3:0];
+    wire [2:0]  ask_sw = ask_in ? ask_s : 3'd0;
+    wire [2:0]  ask_dw = ask_in ? ask_d : 3'd0;
+    wire        mv_bad = ask == 16'd0 || ask > MAX_DMA || !ask_in || ask_sw == ask_dw ||
+                         !win_open[ask_sw] || !win_open[ask_dw];
+    // then C_MVP reads both windows (the addresses into rd_req_addr and
+    // wr_req_addr, the source's bytes left into wn_hold, the destination's
+    // on wn_q at step MV_DECIDE), refuses a length past either's bytes
+    // left, and writes both back moved on by mv_len: what was asked, cut at
+    // either window's next page boundary
+    localparam [3:0] MV_DECIDE = 4'd6, MV_LAST = 4'd11;
+    wire [15:0] pg0    = PAGE - {{(16-PAGE_BITS){1'b0}}, rd_req_addr[PAGE_BITS-1:0]};
+    wire [15:0] pg1    = PAGE - {{(16-PAGE_BITS){1'b0}}, wr_req_addr[PAGE_BITS-1:0]};
+    wire [15:0] cut0   = mv_ask < pg0 ? mv_ask : pg0;
     wire [15:0] mv_len = cut0 < pg1 ? cut0 : pg1;
-    wire        mv_bad = ask == 16'd0 || ask > MAX_DMA || !mv_ids || src_w == dst_w ||
-                         !win_open[src_w] || !win_open[dst_w] ||
-                         {16'd0, ask} > win_left[src_w] || {16'd0, ask} > win_left[dst_w];
+    wire        mv_over = {16'd0, mv_ask} > wn_hold || {16'd0, mv_ask} > wn_q;
+    wire [63:0] src_next = rd_req_addr + {48'd0, mv_len};
+    wire [63:0] dst_next = wr_req_addr + {48'd0, mv_len};
+
+    // a CHK_CMD opens a window: its low address word is written as it opens
+    // (the ring's at once, a check's in the cycle of its answer: res_dev
+    // holds no longer), the high word and the length by C_WIN after
+    wire [2:0]  chk_w_new = bus_wdata[`QPNIC_TP_CHK_WIN];
+    wire        ring_open = take && is_wr && bus_addr == `QPNIC_TPREG_CHK_CMD &&
+                            {1'b0, chk_w_new} < NW[3:0] && bus_wdata[`QPNIC_TP_CHK_RING];
+    wire        chk_open  = cmd == C_CHK && res_valid && res_ok && !chk_inval;
+
+    // the window RAM's ports, from the command and its step
+    always @(*) begin
+        wn_we    = 1'b0;
+        wn_waddr = 5'd0;
+        wn_wdata = 32'd0;
+        wn_re    = 1'b0;
+        wn_raddr = 5'd0;
+        if (ring_open) begin
+            wn_we = 1'b1;  wn_waddr = {chk_w_new, WK_LO};  wn_wdata = chk_va[31:0];
+        end else if (chk_open) begin
+            wn_we = 1'b1;  wn_waddr = {chk_win, WK_LO};    wn_wdata = res_dev[31:0];
+        end else if (cmd == C_WIN) begin
+            wn_we = 1'b1;
+            wn_waddr = {chk_win, step[0] ? WK_LEFT : WK_HI};
+            wn_wdata = step[0] ? chk_len : wn_hold;
+        end else if (cmd == C_MVP) begin
+            case (step)
+            4'd0: begin wn_re = 1'b1; wn_raddr = {mv_src, WK_LO};   end
+            4'd1: begin wn_re = 1'b1; wn_raddr = {mv_src, WK_HI};   end
+            4'd2: begin wn_re = 1'b1; wn_raddr = {mv_dst, WK_LO};   end
+            4'd3: begin wn_re = 1'b1; wn_raddr = {mv_dst, WK_HI};   end
+            4'd4: begin wn_re = 1'b1; wn_raddr = {mv_src, WK_LEFT}; end
+            4'd5: begin wn_re = 1'b1; wn_raddr = {mv_dst, WK_LEFT}; end
+            MV_DECIDE: begin   // (written only if the length is not refused)
+                wn_we = !mv_over;  wn_waddr = {mv_dst, WK_LEFT};  wn_wdata = wn_q - {16'd0, mv_len};
+            end
+            4'd7:  begin wn_we = 1'b1; wn_waddr = {mv_src, WK_LEFT}; wn_wdata = wn_hold;         end
+            4'd8:  begin wn_we = 1'b1; wn_waddr = {mv_src, WK_LO};   wn_wdata = src_next[31:0];  end
+            4'd9:  begin wn_we = 1'b1; wn_waddr = {mv_src, WK_HI};   wn_wdata = src_next[63:32]; end
+            4'd10: begin wn_we = 1'b1; wn_waddr = {mv_dst, WK_LO};   wn_wdata = dst_next[31:0];  end
+            default: begin wn_we = 1'b1; wn_waddr = {mv_dst, WK_HI}; wn_wdata = dst_next[63:32]; end
+            endcase
+        end else if (cmd == C_FRW) begin
+            // window 0's address, the low word then the high
+            wn_re    = step == 4'd0 || step == 4'd1;
+            wn_raddr = {3'd0, step[0] ? WK_HI : WK_LO};
+        end
+    end
 
     // ---- the mover's data: the read's beats are the write's
     assign wr_dat_valid = cmd == C_MOVE && rd_rsp_valid;
@@ -385,16 +458,17 @@ module qpnic_fw_transport #(
             cqe_w[1]      <= 32'd0;
             cqe_w[2]      <= 32'd0;
             cqe_w[3]      <= 32'd0;
+            step          <= 4'd0;
             chk_win       <= 3'd0;
             chk_ok        <= 1'b0;
             mv_refused    <= 1'b0;
             mv_moved      <= 16'd0;
+            mv_ask        <= 16'd0;
+            mv_src        <= 3'd0;
+            mv_dst        <= 3'd0;
             fw_idle       <= 1'b0;
-            for (w = 0; w < NW; w = w + 1) begin
-                win_addr[w] <= 64'd0;
-                win_left[w] <= 32'd0;
-            end
             win_open      <= {NW{1'b0}};
+            wn_hold       <= 32'd0;
             fence_pend    <= 1'b0;
             tq_req_valid  <= 1'b0;
             tq_req_op     <= 4'd0;
@@ -426,7 +500,6 @@ module qpnic_fw_transport #(
             fr_dma        <= 64'd0;
             fr_rkey       <= 32'd0;
             fr_w7         <= 32'd0;
-            fr_from_win   <= 1'b0;
         end else begin
             bus_ready     <= 1'b0;
             wb_pick       <= 1'b0;
@@ -497,12 +570,13 @@ module qpnic_fw_transport #(
                         chk_ok    <= 1'b0;
                         bus_ready <= 1'b1;
                     end else if (bus_wdata[`QPNIC_TP_CHK_RING]) begin
-                        // the QP's own ring: opens without a check
-                        win_addr[bus_wdata[`QPNIC_TP_CHK_WIN]] <= chk_va;
-                        win_left[bus_wdata[`QPNIC_TP_CHK_WIN]] <= chk_len;
-                        win_open[bus_wdata[`QPNIC_TP_CHK_WIN]] <= 1'b1;
+                        // the QP's own ring: opens without a check (its low
+                        // word written now: ring_open)
+                        win_open[chk_w_new] <= 1'b1;
                         chk_ok    <= 1'b1;
-                        bus_ready <= 1'b1;
+                        wn_hold   <= chk_va[63:32];
+                        step      <= 4'd0;
+                        cmd       <= C_WIN;
                     end else begin
                         chk_valid  <= 1'b1;
                         chk_need   <= bus_wdata[`QPNIC_TP_CHK_NEED];
@@ -514,23 +588,15 @@ module qpnic_fw_transport #(
                 end
                 `QPNIC_TPREG_MOVE: begin
                     mv_refused <= mv_bad;
-                    mv_moved   <= mv_bad ? 16'd0 : mv_len;
+                    mv_moved   <= 16'd0;
                     if (mv_bad) begin
                         bus_ready <= 1'b1;
                     end else begin
-                        rd_req_valid <= 1'b1;
-                        rd_req_addr  <= src_a;
-                        rd_req_len   <= mv_len;
-                        wr_req_valid <= 1'b1;
-                        wr_req_addr  <= dst_a;
-                        wr_req_len   <= mv_len;
-                        win_addr[src_w] <= src_a + {48'd0, mv_len};
-                        win_addr[dst_w] <= dst_a + {48'd0, mv_len};
-                        win_left[src_w] <= win_left[src_w] - {16'd0, mv_len};
-                        win_left[dst_w] <= win_left[dst_w] - {16'd0, mv_len};
-                        mv_done      <= 1'b0;
-                        cmd          <= C_MOVE;
-                        bus_ready    <= 1'b1;
+                        mv_ask <= ask;
+                        mv_src <= ask_sw;
+                        mv_dst <= ask_dw;
+                        step   <= 4'd0;
+                        cmd    <= C_MVP;
                     end
                 end
                 `QPNIC_TPREG_RING_RD: if (buf_st == B_EMPTY || buf_st == B_FILL) begin
@@ -569,9 +635,7 @@ module qpnic_fw_transport #(
                     bus_ready <= 1'b1;
                 end
                 `QPNIC_TPREG_WIN_CLOSE: begin
-                    win_open  <= {NW{1'b0}};
-                    for (w = 0; w < NW; w = w + 1)
-                        win_left[w] <= 32'd0;
+                    win_open  <= {NW{1'b0}};   // (a window's words are read only while open)
                     bus_ready <= 1'b1;
                 end
                 `QPNIC_TPREG_GRANT_SEL: begin
@@ -579,10 +643,14 @@ module qpnic_fw_transport #(
                     cmd    <= C_GRANT;
                 end
                 `QPNIC_TPREG_FR_CMD: begin
-                    fr_valid    <= 1'b1;
-                    fr_idx      <= bus_wdata[`QPNIC_TP_FR_IDX];
-                    fr_from_win <= bus_wdata[`QPNIC_TP_FR_FROM_WIN];
-                    cmd         <= C_FR;
+                    fr_idx <= bus_wdata[`QPNIC_TP_FR_IDX];
+                    if (bus_wdata[`QPNIC_TP_FR_FROM_WIN]) begin
+                        step <= 4'd0;
+                        cmd  <= C_FRW;         // window 0's address first
+                    end else begin
+                        fr_valid <= 1'b1;
+                        cmd      <= C_FR;
+                    end
                 end
                 `QPNIC_TPREG_FR_DMA_LO: begin fr_dma[31:0]  <= bus_wdata; bus_ready <= 1'b1; end
                 `QPNIC_TPREG_FR_DMA_HI: begin fr_dma[63:32] <= bus_wdata; bus_ready <= 1'b1; end
@@ -616,16 +684,67 @@ module qpnic_fw_transport #(
                     bus_ready   <= 1'b1;
                 end
             C_CHK:
-                if (res_valid) begin
-                    chk_ok <= res_ok;
-                    if (res_ok && !chk_inval) begin
-                        win_addr[chk_win] <= res_dev;
-                        win_left[chk_win] <= chk_len;
-                        win_open[chk_win] <= 1'b1;
-                    end
+                if (chk_open) begin
+                    // opens (its low word written now), the rest by C_WIN
+                    chk_ok            <= 1'b1;
+                    win_open[chk_win] <= 1'b1;
+                    wn_hold           <= res_dev[63:32];
+                    step              <= 4'd0;
+                    cmd               <= C_WIN;
+                end else if (res_valid) begin
+                    chk_ok    <= res_ok;
                     cmd       <= C_NONE;
                     bus_ready <= 1'b1;
                 end
+            C_WIN: begin
+                // step 0 the high address word, step 1 the length
+                step <= step + 4'd1;
+                if (step[0]) begin
+                    cmd       <= C_NONE;
+                    bus_ready <= 1'b1;
+                end
+            end
+            C_MVP: begin
+                // steps 0..5 read (a word arrives the step after), MV_DECIDE
+                // refuses or goes on, the rest write (see the RAM's ports)
+                step <= step + 4'd1;
+                case (step)
+                4'd1: rd_req_addr[31:0]  <= wn_q;
+                4'd2: rd_req_addr[63:32] <= wn_q;
+                4'd3: wr_req_addr[31:0]  <= wn_q;
+                4'd4: wr_req_addr[63:32] <= wn_q;
+                4'd5: wn_hold            <= wn_q;
+                MV_DECIDE:
+                    if (mv_over) begin
+                        mv_refused <= 1'b1;
+                        cmd        <= C_NONE;
+                        bus_ready  <= 1'b1;
+                    end else begin
+                        mv_moved <= mv_len;
+                        wn_hold  <= wn_hold - {16'd0, mv_len};
+                    end
+                MV_LAST: begin
+                    rd_req_valid <= 1'b1;
+                    rd_req_len   <= mv_len;
+                    wr_req_valid <= 1'b1;
+                    wr_req_len   <= mv_len;
+                    mv_done      <= 1'b0;
+                    cmd          <= C_MOVE;
+                    bus_ready    <= 1'b1;
+                end
+                default: ;
+                endcase
+            end
+            C_FRW: begin
+                step <= step + 4'd1;
+                if (step == 4'd1)
+                    fr_dma[31:0] <= wn_q;
+                if (step == 4'd2) begin
+                    fr_dma[63:32] <= wn_q;
+                    fr_valid      <= 1'b1;
+                    cmd           <= C_FR;
+                end
+            end
             C_MOVE: begin
                 if (rd_req_valid && rd_req_ready)
                     rd_req_valid <= 1'b0;
