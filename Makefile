@@ -55,7 +55,7 @@ include tests/tests.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: all gen check-gen lint demo demo-wire wave test install clean
-all: $(FW_HEX) $(FW_TP_HEX) $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) $(LIB_A) $(LIB_SO) $(DEMO_BIN) $(INFO_BIN)
+all: $(FW_HEX) $(FW_TP_HEX) $(FW_TP_FLASH) $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) $(LIB_A) $(LIB_SO) $(DEMO_BIN) $(INFO_BIN)
 
 gen:
 	python3 tools/genlayout.py

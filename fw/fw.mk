@@ -81,11 +81,14 @@ $(FW_TP_BIN): $(FW_TP_ELF) $(FW_TP_LST)
 	@echo "fw: transport image $$(stat -c %s $@) bytes of $(FW_TP_RAM_BYTES) (RAM $(FW_TP_WORDS) words)"
 
 # FW_TP_FLASH: the same image as the flash holds it on the iCEBreaker, whose
-# soft core's RAM (SPRAM) has no initial contents: all FW_TP_WORDS words,
-# raw; `make prog BOARD=icebreaker` writes it at FW_FLASH_OFFSET. (Two
-# targets, one recipe each: bin2hex.py writes the kind its output names.)
+# soft core's RAM (SPRAM) has no initial contents: a header (FW_IMAGE_MAGIC,
+# VERSION_VALUE), all FW_TP_WORDS words, raw, and a CRC, which
+# qpnic_spi_boot checks; `make prog BOARD=icebreaker` writes it at
+# FW_FLASH_OFFSET, and the iCEBreaker's board-level simulator boots it.
+# (Two targets, one recipe each: bin2hex.py writes the kind its output
+# names, the header's numbers from the layout's.)
 FW_TP_FLASH := $(BUILD)/share/qpnic/qpnic-fw-tp.flash.bin
-$(FW_TP_HEX) $(FW_TP_FLASH): $(FW_TP_BIN) fw/bin2hex.py
+$(FW_TP_HEX) $(FW_TP_FLASH): $(FW_TP_BIN) fw/bin2hex.py fw/gen/qpnic_fw_hw.h
 	@mkdir -p $(dir $@)
 	$(PYTHON) fw/bin2hex.py $< $(FW_TP_WORDS) $@
 

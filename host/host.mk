@@ -69,7 +69,7 @@ $(HOST_INST_DIR)/qpnic.pc: $(HOST_INST_STAMP) host/host.mk
 HOST_DEST := $(DESTDIR)$(PREFIX)
 
 install: $(HOST_INST_DIR)/libqpnic.a $(HOST_INST_DIR)/libqpnic.so $(HOST_INST_DIR)/qpnic.pc \
-         $(SIM_BIN) $(BOARD_SIM_BINS) $(FW_HEX)
+         $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_HEX) $(FW_TP_FLASH)
 	install -d $(HOST_DEST)/include/qpnic $(HOST_DEST)/lib/pkgconfig $(HOST_DEST)/bin \
 	    $(HOST_DEST)/share/qpnic
 	install -m 644 host/include/qpnic/ndk.h $(HOST_DEST)/include/qpnic/ndk.h
@@ -78,8 +78,10 @@ install: $(HOST_INST_DIR)/libqpnic.a $(HOST_INST_DIR)/libqpnic.so $(HOST_INST_DI
 	install -m 755 $(HOST_INST_DIR)/libqpnic.so $(HOST_DEST)/lib/libqpnic.so
 	install -m 644 $(HOST_INST_DIR)/qpnic.pc $(HOST_DEST)/lib/pkgconfig/qpnic.pc
 	install -m 755 $(SIM_BIN) $(HOST_DEST)/bin/qpnic-sim
+	install -m 755 $(SIM_FW_BIN) $(HOST_DEST)/bin/
 	for b in $(BOARD_SIM_BINS); do install -m 755 $$b $(HOST_DEST)/bin/; done
 	install -m 644 $(FW_HEX) $(HOST_DEST)/share/qpnic/qpnic-fw.hex
+	install -m 644 $(FW_TP_HEX) $(FW_TP_FLASH) $(HOST_DEST)/share/qpnic/
 
 # ---- unit tests: the sources built again with the sanitizers ----
 

@@ -26,9 +26,11 @@ inline bool led_activity(const Top &t) { return t.LED1; }
 inline bool led_error(const Top &t) { return !t.LEDR_N; }
 // The configuration flash, where the firmware waits (qpnic_icebreaker's
 // FW_LOAD: qpnic_spi_boot copies it into the SPRAM at boot): the simulator
-// runs sim/spi_flash.h on these pins, with the firmware image at
+// runs sim/spi_flash.h on these pins, with the firmware's flash image
+// (BOARD_FW_NAME, fw/bin2hex.py's: header, RAM words, CRC) at
 // FW_FLASH_OFFSET.
 #define BOARD_BOOT_FLASH 1
+#define BOARD_FW_NAME "qpnic-fw-tp.flash.bin"
 inline int flash_cs_n(const Top &t) { return t.FLASH_SSB; }
 inline int flash_sck(const Top &t) { return t.FLASH_SCK; }
 inline int flash_mosi(const Top &t) { return t.FLASH_IO0; }

@@ -17,9 +17,11 @@
 // make that clock of the board's oscillator and holds LOCK low a while.
 // A board whose soft core loads its firmware from the configuration flash
 // at boot (BOARD_BOOT_FLASH: the iCEBreaker) gets sim/spi_flash.h on its
-// flash pins, holding the firmware image (--fw) at FW_FLASH_OFFSET, so the
-// load itself is simulated; elsewhere the image is the RAM's initial
-// contents (+fw for qpnic_soc).
+// flash pins, holding the firmware's flash image (--fw, default
+// BOARD_FW_NAME) at FW_FLASH_OFFSET, so the load and its check are
+// simulated: an image the loader refuses is reported, and the NIC stays in
+// reset as on the board. Elsewhere the image is the RAM's initial contents
+// (+fw for qpnic_soc).
 // Not for: the link protocol (the RTL and host/src are its two ends).
 //
 //   qpnic-sim-ulx3s --pty-link PATH [--fw HEX] [--wave FILE.fst]
@@ -51,6 +53,11 @@
 #include "spi_flash.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+
+// the firmware image the board runs when --fw names none
+#ifndef BOARD_FW_NAME
+#define BOARD_FW_NAME SIM_FW_NAME
+#endif
 
 #ifndef BOARD_NAME
 #error "BOARD_NAME (the board this simulator is built for) must be defined"
@@ -95,9 +102,9 @@ void usage(FILE *to) {
     fprintf(to,
             "usage: %s --pty-link PATH [options]\n"
             "  --pty-link PATH   make PATH a symbolic link to the board's serial line (a pty)\n"
-            "  --fw HEX          firmware image (default: $QPNIC_FW, else <bin>/../share/qpnic/qpnic-fw.hex);\n"
-            "                    a board that boots it from its flash (the iCEBreaker) finds it in\n"
-            "                    the flash model, at FW_FLASH_OFFSET\n"
+            "  --fw IMAGE        firmware image (default: $QPNIC_FW, else <bin>/../share/qpnic/%s);\n"
+            "                    a board that boots it from its flash (the iCEBreaker) takes the\n"
+            "                    flash image (.flash.bin) and finds it in the flash model\n"
             "  --wave FILE.fst   dump an FST waveform of the whole board\n"
             "  --fault-ppm P     impair P in a million of the line's bytes each way (0..100000):\n"
             "                    a bit flipped, the byte lost, or the rest of its frame lost\n"
@@ -108,7 +115,7 @@ void usage(FILE *to) {
             "                    before impairment); tools/link_log.py decodes the frames\n"
             "  --max-cycles N    stop after N cycles\n"
             "  --quiet           no informational messages\n",
-            PROG);
+            PROG, BOARD_FW_NAME);
 }
 
 Options parse_args(int argc, char **argv) {
@@ -288,8 +295,8 @@ double now_s() {
 
 int main(int argc, char **argv) {
     Options o = parse_args(argc, argv);
-    o.fw_path = sim_find_firmware(PROG, o.fw_path);
-    sim_require_firmware(PROG, o.fw_path);
+    o.fw_path = sim_find_firmware(PROG, o.fw_path, BOARD_FW_NAME);
+    sim_require_firmware(PROG, o.fw_path, BOARD_FW_NAME);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -344,10 +351,10 @@ int main(int argc, char **argv) {
     SpiFlash flash{BOARD_CLK_HZ};
     {
         std::string err;
-        if (!flash.load_hex(o.fw_path, QPNIC_FW_FLASH_OFFSET, &err))
+        if (!flash.load_bin(o.fw_path, QPNIC_FW_FLASH_OFFSET, &err))
             sim_fail(PROG, "the flash model: %s", err.c_str());
     }
-    bool fw_loaded = false;
+    bool boot_over = false;   // the loader's read has ended
     board::set_flash_miso(*nic, 1);
 #endif
     // No reset pin: the PLL model's LOCK holds the board in reset at first,
@@ -386,14 +393,22 @@ int main(int argc, char **argv) {
 #ifdef BOARD_BOOT_FLASH
         board::set_flash_miso(*nic, flash.clock(cycle, board::flash_cs_n(*nic), board::flash_sck(*nic),
                                                 board::flash_mosi(*nic)));
-        if (!fw_loaded && flash.bytes_read() >= flash.image_bytes() && board::flash_cs_n(*nic)) {
-            fw_loaded = true;
+        if (!boot_over && flash.reads() > 0 && board::flash_cs_n(*nic)) {
+            // the read has ended: the loader has taken the image (done) or
+            // refused it (bad: the red LED, lit from that same edge)
+            boot_over = true;
             if (flash.ignored())
                 sim_fail(PROG, "the flash model ignored %llu commands (sent before it woke)",
                          (unsigned long long)flash.ignored());
-            if (!o.quiet)
-                fprintf(stderr, "%s: firmware loaded from the flash at 0x%x, %u bytes, by cycle %llu\n", PROG,
-                        (unsigned)QPNIC_FW_FLASH_OFFSET, flash.image_bytes(), (unsigned long long)cycle);
+            if (board::led_error(*nic))
+                fprintf(stderr, "%s: the loader refused the flash image %s after %llu of its %u bytes (its "
+                        "header or its CRC: a .flash.bin of this layout, VERSION_VALUE 0x%08x?): the red LED "
+                        "is lit and the NIC stays in reset\n", PROG, o.fw_path.c_str(),
+                        (unsigned long long)flash.bytes_read(), flash.image_bytes(), (unsigned)QPNIC_VERSION_VALUE);
+            else if (!o.quiet)
+                fprintf(stderr, "%s: firmware loaded from the flash at 0x%x, %llu bytes checked, by cycle %llu\n",
+                        PROG, (unsigned)QPNIC_FW_FLASH_OFFSET, (unsigned long long)flash.bytes_read(),
+                        (unsigned long long)cycle);
         }
 #endif
 

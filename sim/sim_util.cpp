@@ -42,7 +42,7 @@ uint64_t sim_parse_number(const char *prog, const char *opt, const char *text, u
     return v;
 }
 
-std::string sim_find_firmware(const char *prog, const std::string &given) {
+std::string sim_find_firmware(const char *prog, const std::string &given, const char *name) {
     if (!given.empty())
         return given;
     const char *env = getenv(SIM_FW_ENV);
@@ -55,14 +55,14 @@ std::string sim_find_firmware(const char *prog, const std::string &given) {
     exe[n] = '\0';
     std::string dir(exe);
     dir.erase(dir.rfind('/'));
-    return dir + SIM_FW_INSTALLED;
+    return dir + "/../share/qpnic/" + name;   // (SIM_FW_INSTALLED, for name)
 }
 
-void sim_require_firmware(const char *prog, const std::string &path) {
+void sim_require_firmware(const char *prog, const std::string &path, const char *name) {
     struct stat st;
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(path.c_str(), R_OK) != 0)
         sim_fail(prog,
                  "firmware image %s not found or unreadable (give --fw or set %s; "
-                 "in the tree: make build/share/qpnic/" SIM_FW_NAME ")",
-                 path.c_str(), SIM_FW_ENV);
+                 "in the tree: make build/share/qpnic/%s)",
+                 path.c_str(), SIM_FW_ENV, name);
 }

@@ -33,11 +33,12 @@ uint64_t sim_parse_number(const char *prog, const char *opt, const char *text, u
 #endif
 #define SIM_FW_INSTALLED "/../share/qpnic/" SIM_FW_NAME
 
-// --fw's path if given, else $QPNIC_FW, else
-// <dir of this executable>SIM_FW_INSTALLED.
-std::string sim_find_firmware(const char *prog, const std::string &given);
+// --fw's path if given, else $QPNIC_FW, else the image named name (a file
+// of share/qpnic/, SIM_FW_NAME unless a board boots another: its flash
+// image) beside the executable's bin/.
+std::string sim_find_firmware(const char *prog, const std::string &given, const char *name = SIM_FW_NAME);
 
-// Exit 1 with a hint unless path is a readable file.
-void sim_require_firmware(const char *prog, const std::string &path);
+// Exit 1 with a hint (how to build name) unless path is a readable file.
+void sim_require_firmware(const char *prog, const std::string &path, const char *name = SIM_FW_NAME);
 
 #endif

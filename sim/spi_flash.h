@@ -27,36 +27,27 @@ public:
     // clk_hz: the clock the caller counts cycles in (for tRES1)
     explicit SpiFlash(uint64_t clk_hz) : mem_(BYTES, 0xFF), wake_cycles_(clk_hz * 3 / 1000000 + 1) {}
 
-    // Writes a $readmemh image (one 32-bit word a line, hex) at offset, each
-    // word little-endian, as `make prog` writes the image's binary. False,
-    // with *err set, if the file cannot be read, holds a bad line or does
-    // not fit.
-    bool load_hex(const std::string &path, uint32_t offset, std::string *err) {
-        FILE *f = fopen(path.c_str(), "r");
+    // Writes a file's bytes at offset, as `make prog` writes the firmware's
+    // flash image (fw/bin2hex.py). False, with *err set, if the file cannot
+    // be read, is empty or does not fit.
+    bool load_bin(const std::string &path, uint32_t offset, std::string *err) {
+        FILE *f = fopen(path.c_str(), "rb");
         if (!f) {
             *err = "cannot read " + path;
             return false;
         }
-        char line[64];
         uint32_t at = offset;
-        bool ok = true;
-        while (fgets(line, sizeof line, f)) {
-            if (line[0] == '\n' || line[0] == '\r' || line[0] == '\0')
-                continue;
-            char *end;
-            unsigned long w = strtoul(line, &end, 16);
-            bool eol = *end == '\n' || *end == '\r' || *end == '\0';
-            if (end == line || !eol || w > 0xFFFFFFFFul || at > BYTES - 4) {
-                *err = "bad or oversized image " + path;
-                ok = false;
-                break;
-            }
-            for (int b = 0; b < 4; b++)
-                mem_[at++] = (uint8_t)(w >> (8 * b));
-        }
+        int c;
+        while ((c = fgetc(f)) != EOF && at < BYTES)
+            mem_[at++] = (uint8_t)c;
+        bool fits = c == EOF;
         fclose(f);
         image_bytes_ = at - offset;
-        return ok;
+        if (!fits || image_bytes_ == 0) {
+            *err = (fits ? "empty image " : "oversized image ") + path;
+            return false;
+        }
+        return true;
     }
 
     uint8_t byte_at(uint32_t a) const { return mem_[a % BYTES]; }

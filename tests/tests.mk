@@ -105,7 +105,7 @@ test-reorder: $(BUILD)/tests/e2e/test_ops $(DIFF_BIN) $(SIM_BIN) $(FW_HEX)
 # pkg-config, ndk_open_adapter(NULL), nothing else set up.
 INSTALL_TEST_PREFIX := $(CURDIR)/$(BUILD)/install-test
 .PHONY: test-install
-test-install: $(SIM_BIN) $(FW_HEX)
+test-install: $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_HEX) $(FW_TP_FLASH)
 	rm -rf $(INSTALL_TEST_PREFIX)
 	$(MAKE) --no-print-directory install PREFIX=$(INSTALL_TEST_PREFIX)
 	bash tests/install/test_install.sh $(INSTALL_TEST_PREFIX)
@@ -187,7 +187,7 @@ test-tools: $(INFO_BIN) $(SIM_BIN) $(FW_HEX)
 # run side by side (tools/side_by_side.sh): each one's time is mostly its
 # simulator on one core, the host waiting on the serial line.
 .PHONY: test-board
-test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_HEX) $(INFO_BIN) $(DEMO_BIN) \
+test-board: $(BOARD_SIM_BINS) $(FW_HEX) $(FW_TP_FLASH) $(INFO_BIN) $(DEMO_BIN) \
             $(BUILD)/tests/e2e/test_defer $(BUILD)/tests/e2e/test_ops $(BUILD)/tests/e2e/test_notify
 	@PYTHON=$(PYTHON) tools/side_by_side.sh $(BUILD)/board-logs \
 	    $(foreach b,$(SIM_BOARDS),board_$(b)="tests/board/run_board_tests.sh $(BUILD) $(b)")
@@ -200,7 +200,7 @@ TEST_LAYERS := check-gen test-conformance lint test-synth-report test-wire-tools
 # tools/tally.py sums them up at the end. TEST_BINS is expanded in the
 # recipe, after the files included later (fuzz.mk) have set their parts.
 TEST_BINS = $(RTL_TB_BINS) $(E2E_BINS) $(HOST_TEST_BINS) $(FW_TEST_BIN) $(FW_TP_TEST_BIN) \
-    $(FW_CORE_TB) $(FW_HEX) $(FW_TP_HEX) $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) \
+    $(FW_CORE_TB) $(FW_HEX) $(FW_TP_HEX) $(FW_TP_FLASH) $(SIM_BIN) $(SIM_FW_BIN) $(BOARD_SIM_BINS) \
     $(DIFF_BIN) $(DEMO_BIN) $(INFO_BIN) $(PERF_BIN) $(PCAP_TEST_BIN) \
     $(BUILD)/tests/sim/test_dma_check $(BUILD)/tests/sim/test_shm_proto \
     $(FUZZ_API_BIN) $(FUZZ_RINGS_BIN)

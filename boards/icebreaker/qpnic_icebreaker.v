@@ -5,7 +5,9 @@
 // 3 Mbaud (the 12 MHz clock's quarter: qpnic_uart takes 4 clocks a bit).
 // The one clock is the 12 MHz oscillator's, without a PLL (docs/boards.md).
 //   LEDG_N (green, on the board)  link up
-//   LEDR_N (red, on the board)    error: a frame dropped as corrupt
+//   LEDR_N (red, on the board)    error: a frame dropped as corrupt; lit
+//                                 steady, the NIC held in reset: the
+//                                 flash's firmware image refused
 //   LED1 (the snap-off PMOD 2)    activity
 //   LED5 (its middle LED)         heartbeat
 //   LED2..LED4                    dark
@@ -22,7 +24,8 @@
 // the UP5K's SPRAM, which has no initial contents, and qpnic_spi_boot
 // copies the image from the configuration flash at boot (make prog puts
 // it there, at the layout's FW_FLASH_OFFSET) while the NIC is held in
-// reset: about 22 ms at 12 MHz.
+// reset: about 22 ms at 12 MHz. An image it refuses (erased, another
+// layout's, corrupt) keeps the NIC in reset, the red LED lit.
 //
 // Ports (names as in the board's published constraint file, the icestorm
 // project's examples/icebreaker/icebreaker.pcf; boards/icebreaker/
@@ -68,7 +71,7 @@ module qpnic_icebreaker #(
 
     // ---- the firmware, from the flash into the soft core's SPRAM ------------
     // (FW_LOAD 1: qpnic_spi_boot; the button reloads it, as it resets the NIC)
-    wire        fw_ld_valid, fw_ready;
+    wire        fw_ld_valid, fw_ready, fw_bad;
     wire [15:0] fw_ld_addr;
     wire [31:0] fw_ld_data;
     generate
@@ -78,10 +81,11 @@ module qpnic_icebreaker #(
             qpnic_spi_boot #(.CLK_HZ(12000000), .WORDS(FW_WORDS), .OFFSET(`QPNIC_FW_FLASH_OFFSET)) loader (
                 .clk(CLK), .rst(boot_rst),
                 .spi_cs_n(FLASH_SSB), .spi_sck(FLASH_SCK), .spi_mosi(FLASH_IO0), .spi_miso(FLASH_IO1),
-                .ld_valid(fw_ld_valid), .ld_addr(fw_ld_addr), .ld_data(fw_ld_data), .done(fw_ready));
+                .ld_valid(fw_ld_valid), .ld_addr(fw_ld_addr), .ld_data(fw_ld_data), .done(fw_ready),
+                .bad(fw_bad));
         end else begin : image
             // the image is the block RAM's initial contents; the flash idles
-            assign {fw_ld_valid, fw_ld_addr, fw_ld_data, fw_ready} = {1'b0, 16'd0, 32'd0, 1'b1};
+            assign {fw_ld_valid, fw_ld_addr, fw_ld_data, fw_ready, fw_bad} = {1'b0, 16'd0, 32'd0, 1'b1, 1'b0};
             assign {FLASH_SSB, FLASH_SCK, FLASH_IO0} = 3'b100;
             wire unused_flash = &{1'b0, FLASH_IO1};
         end
@@ -106,7 +110,7 @@ module qpnic_icebreaker #(
         /* verilator lint_on PINCONNECTEMPTY */
     );
     assign LEDG_N = !led_link;
-    assign LEDR_N = !led_error;
+    assign LEDR_N = !(led_error || fw_bad);
     assign LED1   = led_activity;
     assign LED5   = led_heartbeat;
     assign {LED2, LED3, LED4} = 3'b000;

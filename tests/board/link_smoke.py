@@ -2,7 +2,7 @@
 """Board-level co-simulation smoke test: the link alone, from a host written
 here in a few lines of Python (not libqpnic), against qpnic-sim-<board>.
 
-    tests/board/link_smoke.py SIM [--fw HEX]
+    tests/board/link_smoke.py SIM [--fw IMAGE]
 
 Starts SIM with its serial line on a pseudo-terminal, opens the link with
 RESET, and reads the ID and VERSION registers through it: this checks the
