@@ -63,15 +63,16 @@ check-gen:
 	python3 tools/genlayout.py --check
 
 # Every build (docs/internals.md "Builds"): the default, the lite and the
-# full one (the simulator's, with the RoCEv2 wire), since widths follow the
-# parameters; then the core inside make synth's top
+# full one (the simulator's, with the RoCEv2 wire), the firmware partition
+# and the iCE40's builds (ICE40: other generate branches), since widths
+# follow the parameters; then the core inside make synth's top
 # (synth/qpnic_synth_top.v), and the serial NIC; then the
 # boards' shared logic alone, and each board's top (boards/boards.mk) with
 # the ECP5 primitives as Yosys declares them, and each board-level
 # simulator's top with its PLL model (sim/models/). rtl/lint.vlt waives PicoRV32
 # (not ours), boards/lint.vlt Yosys's declarations; the few inline waivers
 # each say why.
-LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS) -GWIRE=1" "-GPARTITION=1" "-GPARTITION=1 -GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1"
+LINT_BUILDS := "" "-GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "$(SIM_PARAMS) -GWIRE=1" "-GPARTITION=1" "-GPARTITION=1 -GICE40=1 -GNUM_QP=2 -GNUM_CQ=2 -GNUM_MR=8 -GNUM_PT=1" "-GICE40=1"
 lint:
 	@for p in $(LINT_BUILDS); do \
 	    echo "verilator --lint-only -Wall $$p ... --top-module qpnic_core"; \

@@ -43,10 +43,15 @@
 //              (fw/transport.c) behind qpnic_fw_transport, with the
 //              firmware image built for it (FW_TP_RAM_WORDS). It has no
 //              packet port, so it needs WIRE 0
-//   CPU_REGS_DUALPORT  the soft core's register read ports (qpnic_soc
-//              REGS_DUALPORT): 0, one (the ECP5 builds); 1, two, so that
-//              on iCE40 the register file is block RAM (the iCE40 targets,
-//              the iCEBreaker and the firmware partition's simulator)
+//   ICE40      1: built for the iCE40, which has no LUT RAM and whose
+//              UltraPlus runs the iCEBreaker at 12 MHz: area over clock.
+//              The soft core has two register read ports (qpnic_soc
+//              REGS_DUALPORT), so that its register file is block RAM; the
+//              QP table's word goes from its RAM through the operation
+//              unregistered (qpnic_qp_table WORD_REGS 0). Set by the iCE40
+//              targets, the iCEBreaker and the firmware partition's
+//              simulator; 0 (the ECP5 builds): one read port (LUT RAM),
+//              the registers for 50 MHz
 //   FW_LOAD    0: the soft core's RAM holds FW_HEX from configuration on;
 //              1: it starts empty, in the UltraPlus's SPRAM, and the board
 //              loads the image through fw_ld_* (qpnic_soc, qpnic_spi_boot)
@@ -97,7 +102,7 @@ module qpnic_core #(
     parameter FW_HEX = "qpnic-fw.hex",
     parameter WIRE = 0,
     parameter PARTITION = 0,
-    parameter CPU_REGS_DUALPORT = 0,
+    parameter ICE40 = 0,
     parameter FW_LOAD = 0
 ) (
     input  wire        clk,
@@ -367,7 +372,8 @@ module qpnic_core #(
     // segmented READ response puts headers between its data, and the
     // responder's gather then still keeps two reads in flight)
     qpnic_datapath #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .QW(QW), .WIRE(WIRE),
-                     .PORT_LOG_DEPTH(WIRE != 0 ? 9 : 8), .PARTITION(PARTITION)) datapath (
+                     .PORT_LOG_DEPTH(WIRE != 0 ? 9 : 8), .PARTITION(PARTITION),
+                     .TABLE_REGS(ICE40 == 0)) datapath (
         .clk(clk), .rst(rst),
         .gr_wr_en(gr_wr_en), .gr_wr_window(gr_wr_window), .gr_wr_idx(gr_wr_idx), .gr_wr_pd(gr_wr_pd),
         .gr_wr_first(gr_wr_first), .gr_wr_pages(gr_wr_pages),
@@ -535,7 +541,7 @@ module qpnic_core #(
     assign io_ready = io_sel ? tp_ready : fi_ready;
     assign io_rdata = io_sel ? tp_rdata : fi_rdata;
 
-    qpnic_soc #(.FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .REGS_DUALPORT(CPU_REGS_DUALPORT),
+    qpnic_soc #(.FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .REGS_DUALPORT(ICE40),
                 .FW_LOAD(FW_LOAD)) soc (
         .clk(clk), .rst(rst),
         .io_valid(io_valid), .io_ready(io_ready), .io_sel(io_sel), .io_addr(io_addr),

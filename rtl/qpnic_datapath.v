@@ -36,6 +36,8 @@
 //   WIRE                     0: no RoCEv2 wire in this build (qpnic_core's
 //                            WIRE): every peer is this NIC, and the peer
 //                            fields and the wire's rules fold away
+//   TABLE_REGS               qpnic_qp_table's WORD_REGS (qpnic_core's ICE40:
+//                            0 on the iCE40)
 // Ports
 //   clk, rst                 clock, synchronous active-high reset
 //   h_*                      the host's register port to the QP table: one
@@ -94,7 +96,8 @@ module qpnic_datapath #(
     parameter WQE_LOG_SLOTS      = 4,
     parameter QW                 = 8,
     parameter WIRE               = 1,
-    parameter PARTITION          = 0
+    parameter PARTITION          = 0,
+    parameter TABLE_REGS         = 1
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -226,7 +229,7 @@ module qpnic_datapath #(
     wire [QW-1:0]    fl_qpn;
     wire             tq_idle;
 
-    qpnic_qp_table #(.NUM_QP(NUM_QP), .CLIENTS(NC), .QW(QW), .WIRE(WIRE)) u_qpt (
+    qpnic_qp_table #(.NUM_QP(NUM_QP), .CLIENTS(NC), .QW(QW), .WIRE(WIRE), .WORD_REGS(TABLE_REGS)) u_qpt (
         .clk(clk), .rst(rst),
         .req_valid(tq_req_valid), .req_ready(tq_req_ready), .req_op(tq_req_op),
         .req_qpn(tq_req_qpn), .req_arg(tq_req_arg),

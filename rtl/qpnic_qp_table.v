@@ -67,7 +67,12 @@
 //                   the word as it was before the operation (rsp_ctx) and
 //                   rsp_n, rsp_rdata.
 // The others (HOST_WRITE, SET_ERR, COMP_FAIL, *_CI_INC) answer nothing; a
-// client's later request sees them. A request for a QP that an operation in
+// client's later request sees them.
+// With WORD_REGS 0 (the iCE40, whose clock is slow enough) B registers
+// nothing: the RAM reads in B, at B's QP, so that its own output register
+// holds the word in C, and the answer is C's, at t+2, straight from the
+// word and the operation (the clients take it as they take a registered
+// one). Two words of flip-flops fewer, 2 x QP_CTX_BITS. A request for a QP that an operation in
 // B or C holds waits (req_ready low) until that one is written back, so
 // every operation reads the word its predecessors wrote: no forwarding
 // path, and the RAM's read-before-write in one cycle never matters.
@@ -105,11 +110,14 @@
 //   CLIENTS   request ports (>= 1)
 //   QW        bits of a QP number on the ports (>= clog2(NUM_QP))
 //   WIRE      0: no RoCEv2 wire: the QP's peer reads 0 (this NIC)
+//   WORD_REGS 1: the word registered in B and the answer after C (the
+//             ECP5 at 50 MHz); 0: neither, the answer at t+2 (see above)
 // Ports
 //   clk, rst                          clock, synchronous active-high reset
 //   req_valid/ready [CLIENTS]         one request per client
 //   req_op [4], req_qpn [QW], req_arg [32], req_off [QP_OFFSET_BITS]   its fields
 //   rsp_valid [CLIENTS]               the answer, three cycles after the grant
+//                                     (two with WORD_REGS 0)
 //   rsp_ctx [QP_CTX_BITS], rsp_n [16], rsp_rdata [32]   shared answer fields
 //   db_valid/ready, db_qpn            the doorbell queue, towards the fetch engine
 //   fl_valid/ready, fl_qpn            the flush queue, towards the responder
@@ -121,7 +129,8 @@ module qpnic_qp_table #(
     parameter NUM_QP  = 8,
     parameter CLIENTS = 5,
     parameter QW      = 8,
-    parameter WIRE    = 1
+    parameter WIRE    = 1,
+    parameter WORD_REGS = 1
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -350,18 +359,33 @@ module qpnic_qp_table #(
     end
 
     // RDW_OLD 0: a QP being written back is never granted (g_held), so a
-    // read of the word being written is never used. CLEAR 2: a small table
+    // read of the word being written is never used (with WORD_REGS 0 the
+    // read is B's, whose QP is not C's either). CLEAR 2: a small table
     // clears by a bit per word (qpnic_ram_sdp); cfg_ram, written a field
-    // at a time, clears by writing zeros, in the same 2^AW cycles.
-    qpnic_ram_sdp #(.WIDTH(SB), .AW(AW), .CLEAR(2), .RDW_OLD(0), .STYLE("block")) st_ram (
+    // at a time, clears by writing zeros, in the same 2^RAW cycles.
+    // With WORD_REGS 0 the RAMs have twice the words, and the upper half
+    // is never written: a QP number the table does not have reads word
+    // 2^AW, which is zero after the clear (see cur below).
+    localparam RAW = AW + (WORD_REGS != 0 ? 0 : 1);
+    wire [RAW-1:0] rd_qpn, wr_qpn;
+    generate
+        if (WORD_REGS != 0) begin : read_in_a
+            assign rd_qpn = g_qpn[AW-1:0];
+            assign wr_qpn = c_qpn[AW-1:0];
+        end else begin : read_in_b
+            assign rd_qpn = b_in ? {1'b0, b_qpn[AW-1:0]} : {1'b1, {AW{1'b0}}};
+            assign wr_qpn = {1'b0, c_qpn[AW-1:0]};
+        end
+    endgenerate
+    qpnic_ram_sdp #(.WIDTH(SB), .AW(RAW), .CLEAR(2), .RDW_OLD(0), .STYLE("block")) st_ram (
         .clk(clk), .rst(rst), .busy(clearing),
-        .wr_en(wr_en), .wr_addr(c_qpn[AW-1:0]), .wr_data(`QPT_ST(new_word)),
-        .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(st_q));
-    qpnic_ram_sdp #(.WIDTH(CL*LB), .AW(AW), .CLEAR(1), .RDW_OLD(0), .LANES(CL), .ZERO_DATA(1),
+        .wr_en(wr_en), .wr_addr(wr_qpn), .wr_data(`QPT_ST(new_word)),
+        .rd_en(1'b1), .rd_addr(rd_qpn), .rd_data(st_q));
+    qpnic_ram_sdp #(.WIDTH(CL*LB), .AW(RAW), .CLEAR(1), .RDW_OLD(0), .LANES(CL), .ZERO_DATA(1),
                     .STYLE("block")) cfg_ram (
         .clk(clk), .rst(rst), .busy(cfg_busy),
-        .wr_en(cfg_we), .wr_addr(c_qpn[AW-1:0]), .wr_data(cfg_wd),
-        .rd_en(1'b1), .rd_addr(g_qpn[AW-1:0]), .rd_data(cfg_q));
+        .wr_en(cfg_we), .wr_addr(wr_qpn), .wr_data(cfg_wd),
+        .rd_en(1'b1), .rd_addr(rd_qpn), .rd_data(cfg_q));
 
     // the word, in the layout's order (its unused bits zero)
     reg [EB-1:0] ram_w;
@@ -384,9 +408,16 @@ module qpnic_qp_table #(
     assign ram_q = ram_w;
 
     // A QP number the table does not have reads as an all-zero word (state
-    // RESET), the answer such a request gets: a synchronous reset of cur's
-    // flip-flops, so the answer needs no multiplexer of its own.
-    always @(posedge clk) cur <= b_in ? ram_q : {EB{1'b0}};
+    // RESET), the answer such a request gets, with no multiplexer in front
+    // of the word's bits: with WORD_REGS, a synchronous reset of cur's
+    // flip-flops; without, the RAMs' zero word (above).
+    generate
+        if (WORD_REGS != 0) begin : word_reg
+            always @(posedge clk) cur <= b_in ? ram_q : {EB{1'b0}};
+        end else begin : word_ram
+            always @* cur = ram_q;
+        end
+    endgenerate
 
     // ---- stage C: the operation ------------------------------------------------
     // fields of the current word
@@ -658,22 +689,36 @@ module qpnic_qp_table #(
                  (c_op == `QPNIC_QP_OP_FETCH) || (c_op == `QPNIC_QP_OP_PSN) ||
                  (c_op == `QPNIC_QP_OP_RQ_FLUSH) || (c_op == `QPNIC_QP_OP_REWIND) ||
                  (c_op == `QPNIC_QP_OP_RSP_SEQ);
-    always @(posedge clk) begin
-        if (rst) begin
-            rsp_valid <= {CLIENTS{1'b0}};
-            rsp_ctx   <= {EB{1'b0}};
-            rsp_n     <= {IW{1'b0}};
-            rsp_rdata <= 32'd0;
-        end else begin
-            rsp_valid <= {CLIENTS{1'b0}};
-            if (c_valid && asked) begin
-                rsp_valid[c_client] <= 1'b1;
-                rsp_ctx   <= cur;   // all zero when !c_in (see cur)
-                rsp_n     <= (c_in && c_op == `QPNIC_QP_OP_FETCH) ? fetch_n[IW-1:0] : {IW{1'b0}};
-                rsp_rdata <= rdata;
+    wire [IW-1:0] ans_n = (c_in && c_op == `QPNIC_QP_OP_FETCH) ? fetch_n[IW-1:0] : {IW{1'b0}};
+    generate
+        if (WORD_REGS != 0) begin : answer_reg
+            always @(posedge clk) begin
+                if (rst) begin
+                    rsp_valid <= {CLIENTS{1'b0}};
+                    rsp_ctx   <= {EB{1'b0}};
+                    rsp_n     <= {IW{1'b0}};
+                    rsp_rdata <= 32'd0;
+                end else begin
+                    rsp_valid <= {CLIENTS{1'b0}};
+                    if (c_valid && asked) begin
+                        rsp_valid[c_client] <= 1'b1;
+                        rsp_ctx   <= cur;   // all zero when !c_in (see cur)
+                        rsp_n     <= ans_n;
+                        rsp_rdata <= rdata;
+                    end
+                end
+            end
+        end else begin : answer_now
+            // C's answer as it is (the fields count only with rsp_valid)
+            always @* begin
+                rsp_valid = {CLIENTS{1'b0}};
+                rsp_valid[c_client] = c_valid && asked;
+                rsp_ctx   = cur;
+                rsp_n     = ans_n;
+                rsp_rdata = rdata;
             end
         end
-    end
+    endgenerate
 
     localparam LOG_Q = AW;
     // The push leaves stage C through a register, so that the queue's

@@ -7,7 +7,7 @@
 //   CLK_HZ, BAUD        clock and line rate (qpnic_uart: CLK_HZ >= 4 * BAUD)
 //   RTO_CYCLES          the link's retransmission timeout (default 20 ms)
 //   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, FW_WORDS, FW_HEX, PARTITION,
-//   CPU_REGS_DUALPORT, FW_LOAD   qpnic_core's
+//   ICE40, FW_LOAD   qpnic_core's
 // Ports
 //   clk, rst            clock, synchronous active-high reset
 //   uart_rx             from the USB bridge's TXD, idle high, asynchronous
@@ -31,7 +31,7 @@ module qpnic_serial_nic #(
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
     parameter PARTITION = 0,
-    parameter CPU_REGS_DUALPORT = 0,
+    parameter ICE40 = 0,
     parameter FW_LOAD = 0
 ) (
     input  wire clk,
@@ -97,7 +97,7 @@ module qpnic_serial_nic #(
     wire [4:0]  wire_cnt;
     qpnic_core #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
                  .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION),
-                 .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT), .FW_LOAD(FW_LOAD)) u_core (
+                 .ICE40(ICE40), .FW_LOAD(FW_LOAD)) u_core (
         .clk(clk), .rst(core_rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),
         .mmio_addr(mmio_addr), .mmio_wdata(mmio_wdata),

@@ -44,13 +44,14 @@ $(SIM_BIN): $(RTL_SRCS) $(PICORV32_V) rtl/lint.vlt rtl/gen/qpnic_layout.vh \
 # The firmware partition's simulator (docs/partitions.md): the same core
 # with PARTITION=1 (the requester, responder and completer in the soft
 # core's C), no wire, and the soft core's RAM and image of that partition;
-# `qpnic-sim --partition fw` starts it. Its soft core has two register read
-# ports (CPU_REGS_DUALPORT), as on the iCEBreaker, so that its cycle counts
-# are those of the board's core.
+# `qpnic-sim --partition fw` starts it. It is built for the iCE40 (ICE40:
+# the soft core's two register read ports, the QP table without its word
+# registers), as on the iCEBreaker, so that its cycle counts are those of
+# the board's core.
 SIM_FW_BIN  := $(BUILD)/bin/qpnic-sim-fw
 SIM_FW_MDIR := $(BUILD)/sim/obj_fw
 SIM_FW_VFLAGS = --cc --exe --build -O3 --x-assign fast --x-initial fast --noassert $(SIM_PARAMS) -GWIRE=0 \
-    -GPARTITION=1 -GCPU_REGS_DUALPORT=1 -GFW_WORDS=$(FW_TP_WORDS) \
+    -GPARTITION=1 -GICE40=1 -GFW_WORDS=$(FW_TP_WORDS) \
     --trace-fst -j $(JOBS) --top-module qpnic_core $(RTL_INC) \
     -MAKEFLAGS "CXX=$(SIM_CXX) LINK=$(SIM_CXX) OPT_FAST=$(SIM_OPT) OPT_GLOBAL=$(SIM_OPT)" \
     -CFLAGS "$(SIM_OPT) $(SIM_CXXFLAGS) -DQPNIC_SIM_PARTITION_FW"

@@ -44,7 +44,7 @@ module qpnic_synth_top #(
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
     parameter PARTITION = 0,
-    parameter CPU_REGS_DUALPORT = 0,
+    parameter ICE40 = 0,
     parameter FW_LOAD = 0
 ) (
     input  wire clk,
@@ -106,7 +106,7 @@ module qpnic_synth_top #(
     qpnic_core #(
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .PARTITION(PARTITION),
-        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT), .FW_LOAD(FW_LOAD)
+        .ICE40(ICE40), .FW_LOAD(FW_LOAD)
     ) core (
         .clk(clk), .rst(rst),
         .mmio_valid(mmio_valid), .mmio_ready(mmio_ready), .mmio_we(mmio_we),

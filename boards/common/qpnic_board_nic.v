@@ -8,7 +8,7 @@
 //   CLK_HZ          clk's frequency
 //   BAUD            the serial line's rate; CLK_HZ / BAUD clocks a bit (>= 4)
 //   NUM_QP, NUM_CQ, NUM_MR, NUM_PT, PARTITION, FW_WORDS, FW_HEX,
-//   CPU_REGS_DUALPORT, FW_LOAD
+//   ICE40, FW_LOAD
 //                   qpnic_serial_nic's (the core's)
 //
 // Ports
@@ -34,7 +34,7 @@ module qpnic_board_nic #(
     parameter PARTITION = 0,
     parameter FW_WORDS = `QPNIC_FW_RAM_WORDS,
     parameter FW_HEX = "qpnic-fw.hex",
-    parameter CPU_REGS_DUALPORT = 0,
+    parameter ICE40 = 0,
     parameter FW_LOAD = 0
 ) (
     input  wire clk,
@@ -61,7 +61,7 @@ module qpnic_board_nic #(
         .CLK_HZ(CLK_HZ), .BAUD(BAUD),
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .PARTITION(PARTITION), .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX),
-        .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT), .FW_LOAD(FW_LOAD)
+        .ICE40(ICE40), .FW_LOAD(FW_LOAD)
     ) nic (
         .clk(clk), .rst(rst || !fw_ready),
         .fw_ld_valid(fw_ld_valid), .fw_ld_addr(fw_ld_addr), .fw_ld_data(fw_ld_data),

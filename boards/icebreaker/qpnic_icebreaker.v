@@ -16,9 +16,8 @@
 // Parameters: the core's sizes, those of `make synth TARGET=up5k-fw`;
 // `make bitstream BOARD=icebreaker` sets them from that target of
 // synth/targets.toml (boards/boards.toml, sizes_from), PARTITION and
-// CPU_REGS_DUALPORT (two register read ports: the register file in block
-// RAM) included,
-// so these defaults serve lint and simulation. FW_HEX is the firmware
+// ICE40 (the core built for the iCE40, area over clock: qpnic_core)
+// included, so these defaults serve lint and simulation. FW_HEX is the firmware
 // partition's image (qpnic-fw-tp.hex), an absolute path from the flow;
 // with FW_LOAD 1 (the default) nothing reads it: the soft core's RAM is
 // the UP5K's SPRAM, which has no initial contents, and qpnic_spi_boot
@@ -47,7 +46,7 @@ module qpnic_icebreaker #(
     parameter NUM_MR = 16,
     parameter NUM_PT = 256,
     parameter PARTITION = 1,
-    parameter CPU_REGS_DUALPORT = 1,
+    parameter ICE40 = 1,
     parameter FW_LOAD = 1,
     parameter FW_HEX = "qpnic-fw-tp.hex"
 ) (
@@ -96,7 +95,7 @@ module qpnic_icebreaker #(
         .CLK_HZ(12000000), .BAUD(3000000),
         .NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .NUM_MR(NUM_MR), .NUM_PT(NUM_PT),
         .PARTITION(PARTITION),
-        .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .CPU_REGS_DUALPORT(CPU_REGS_DUALPORT),
+        .FW_WORDS(FW_WORDS), .FW_HEX(FW_HEX), .ICE40(ICE40),
         .FW_LOAD(FW_LOAD)
     ) nic (
         .clk(CLK), .arst(!BTN_N),
