@@ -278,33 +278,46 @@ module qpnic_cq_table #(
     wire [EB-1:0] wr_data = nxt;
     wire [EB-1:0] ram_q;
 
-    // CLEAR 2: a small table clears by a bit per word (qpnic_ram_sdp)
-    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .CLEAR(2), .STYLE("block")) ram (
+    // CLEAR 2: a small table clears by a bit per word (qpnic_ram_sdp).
+    // RDW_OLD 0: a read of the CQ being written in the same cycle is never
+    // used as it comes out (below: the op in B forwards past it, a lookup
+    // takes the stamp the write replaced), so the RAM needs no register and
+    // multiplexer per bit to give the old word.
+    qpnic_ram_sdp #(.WIDTH(EB), .AW(AW), .CLEAR(2), .RDW_OLD(0), .STYLE("block")) ram (
         .clk(clk), .rst(rst), .busy(clearing),
         .wr_en(wr_en), .wr_addr(wr_addr), .wr_data(wr_data),
         .rd_en(take), .rd_addr(a_idx[AW-1:0]), .rd_data(ram_q));
 
     // The word the op in B wrote last cycle: the op in B now read the RAM in
-    // that same cycle, so it got the old word if it is the same CQ. A latency
-    // lookup is not forwarded to: it is taken the cycle after its
+    // that same cycle, so its read is of no use if it is the same CQ. A
+    // latency lookup is not forwarded to: it is taken the cycle after its
     // notification left, so the op in B was taken in the notification's own
-    // cycle, and counts as after it (the latency is at least 1).
+    // cycle, and counts as after it (the latency is at least 1): the lookup
+    // takes the stamp that op found (fwd_stamp), the RAM's word before the
+    // write.
+    localparam SW = `QPNIC_CQ_CTX_NTF_STAMP_WIDTH;
     reg          fwd_valid;
     reg [AW-1:0] fwd_idx;
     reg [EB-1:0] fwd_word;
+    reg [SW-1:0] fwd_stamp;
     always @(posedge clk) begin
         if (rst) begin
             fwd_valid <= 1'b0;
             fwd_idx   <= {AW{1'b0}};
             fwd_word  <= {EB{1'b0}};
+            fwd_stamp <= {SW{1'b0}};
         end else begin
             fwd_valid <= wr_en;
             fwd_idx   <= wr_addr;
             fwd_word  <= wr_data;
+            fwd_stamp <= cur[`QPNIC_CQ_CTX_NTF_STAMP_FLAT];
         end
     end
-    wire fwd_hit = fwd_valid && fwd_idx == b_idx[AW-1:0] && b_cl != CL_LAT;
+    wire fwd_same = fwd_valid && fwd_idx == b_idx[AW-1:0];
+    wire fwd_hit  = fwd_same && b_cl != CL_LAT;
     wire [EB-1:0] cur  = fwd_hit ? fwd_word : ram_q;
+    // a lookup's stamp
+    wire [SW-1:0] lat_stamp = fwd_same ? fwd_stamp : ram_q[`QPNIC_CQ_CTX_NTF_STAMP_FLAT];
     // What answers see: a CQ number >= NUM_CQ reads as all zero. No answer
     // shows arms_queued: only the table's own ops use it.
     /* verilator lint_off UNUSEDSIGNAL */
@@ -514,7 +527,7 @@ module qpnic_cq_table #(
                 f_sol <= sol_mark;
             end
             if (l_ans)
-                lat_cycles <= b_in ? b_data - view[`QPNIC_CQ_CTX_NTF_STAMP_FLAT] : 32'd0;
+                lat_cycles <= b_in ? b_data - lat_stamp : 32'd0;
         end
     end
 

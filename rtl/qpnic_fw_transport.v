@@ -233,10 +233,14 @@ module qpnic_fw_transport #(
     localparam [TIB:0] NUM_MR_V = NUM_MR[TIB:0];
     wire          gr_busy;
     wire [GW-1:0] gr_word;
-    reg           gr_rd;          // GRANT_SEL: the RAM reads this cycle
     reg  [TIB-1:0] gr_sel;
     wire          gr_in = {1'b0, gr_sel} < NUM_MR_V;
-    qpnic_ram_sdp #(.WIDTH(GW), .AW(GAW), .CLEAR(1)) u_grants (
+    // GRANT_SEL: the RAM reads once it has cleared itself, and not in a
+    // cycle the host's GRANT writes the same entry (RDW_OLD 0: such a read
+    // would be undefined; it waits a cycle and reads the new word)
+    wire          gr_rd = cmd == C_GRANT && !gr_busy && !bus_ready &&
+                          !(gr_wr_en && gr_wr_idx == gr_sel);
+    qpnic_ram_sdp #(.WIDTH(GW), .AW(GAW), .CLEAR(1), .RDW_OLD(0)) u_grants (
         .clk(clk), .rst(rst), .busy(gr_busy),
         .wr_en(gr_wr_en && ({1'b0, gr_wr_idx} < NUM_MR_V)), .wr_addr(gr_wr_idx[GAW-1:0]),
         .wr_data({gr_wr_window, gr_wr_pd, gr_wr_first, gr_wr_pages}),
@@ -493,7 +497,6 @@ module qpnic_fw_transport #(
             cnt_ring_read <= 1'b0;
             cnt_drop      <= 1'b0;
             cnt_rnr       <= 1'b0;
-            gr_rd         <= 1'b0;
             gr_sel        <= {TIB{1'b0}};
             fr_valid      <= 1'b0;
             fr_idx        <= {TIB{1'b0}};
@@ -507,7 +510,6 @@ module qpnic_fw_transport #(
             cnt_ring_read <= 1'b0;
             cnt_drop      <= 1'b0;
             cnt_rnr       <= 1'b0;
-            gr_rd         <= 1'b0;
 
             // ---- the fence: a window opened (or a check asked) before an
             // INVALIDATE holds it until the windows close
@@ -768,10 +770,8 @@ module qpnic_fw_transport #(
                 end
             end
             C_GRANT:
-                // the RAM reads once it has cleared itself; its word holds
-                // until the next GRANT_SEL
-                if (!gr_busy && !gr_rd && !bus_ready) begin
-                    gr_rd     <= 1'b1;
+                // the word read (gr_rd) holds until the next GRANT_SEL
+                if (gr_rd) begin
                     bus_ready <= 1'b1;
                     cmd       <= C_NONE;
                 end
