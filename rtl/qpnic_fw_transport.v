@@ -101,7 +101,7 @@ module qpnic_fw_transport #(
     input  wire                 tq_req_ready,
     output reg  [3:0]           tq_req_op,
     output reg  [QW-1:0]        tq_req_qpn,
-    output reg  [31:0]          tq_req_arg,
+    output wire [31:0]          tq_req_arg,
     input  wire                 tq_rsp_valid,
     input  wire [`QPNIC_QP_CTX_BITS-1:0] tq_rsp_ctx,
     input  wire [`QPNIC_INDEX_BITS-1:0] tq_rsp_n,
@@ -359,6 +359,9 @@ module qpnic_fw_transport #(
     assign rd_rsp_ready = cmd == C_RING || (cmd == C_MOVE && wr_dat_ready);
 
     assign wqe_ready = buf_st == B_EMPTY || buf_st == B_FILL;
+    // QP_CMD's argument is QP_ARG's, which no write changes while the
+    // command runs (take waits for C_NONE)
+    assign tq_req_arg = qp_arg;
     assign fl_ready  = take && !is_wr && bus_addr == `QPNIC_TPREG_FLUSH_POP && fl_valid;
     assign cqe_data  = {cqe_w[3], cqe_w[2], cqe_w[1], cqe_w[0]};
 
@@ -477,7 +480,6 @@ module qpnic_fw_transport #(
             tq_req_valid  <= 1'b0;
             tq_req_op     <= 4'd0;
             tq_req_qpn    <= {QW{1'b0}};
-            tq_req_arg    <= 32'd0;
             chk_valid     <= 1'b0;
             chk_token     <= 32'd0;
             chk_va        <= 64'd0;
@@ -557,7 +559,6 @@ module qpnic_fw_transport #(
                     tq_req_valid <= 1'b1;
                     tq_req_op    <= bus_wdata[`QPNIC_TP_QP_CMD_OP];
                     tq_req_qpn   <= cmd_qpn[QW-1:0];
-                    tq_req_arg   <= qp_arg;
                     qp_wait_rsp  <= 1'b0;
                     cmd          <= C_QP;
                 end
