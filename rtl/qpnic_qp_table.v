@@ -118,7 +118,9 @@
 //   req_op [4], req_qpn [QW], req_arg [32], req_off [QP_OFFSET_BITS]   its fields
 //   rsp_valid [CLIENTS]               the answer, three cycles after the grant
 //                                     (two with WORD_REGS 0)
-//   rsp_ctx [QP_CTX_BITS], rsp_n [16], rsp_rdata [32]   shared answer fields
+//   rsp_ctx [QP_CTX_BITS], rsp_n [16], rsp_rdata [32]   shared answer fields,
+//                                     meaningful only while rsp_valid is high
+//                                     (with WORD_REGS 0 they change every cycle)
 //   db_valid/ready, db_qpn            the doorbell queue, towards the fetch engine
 //   fl_valid/ready, fl_qpn            the flush queue, towards the responder
 //   idle                              nothing in the pipeline, nothing queued

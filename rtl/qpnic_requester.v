@@ -409,7 +409,9 @@ module qpnic_requester #(
     // its lkey's grant word and the QP's PD have been steady for cycles
     // (the lkey is the WQE's since S_LOAD; the RAM's word, its register and
     // this one follow it three cycles later, while the context's second
-    // READ alone takes the QP table's three stages). A QP that changed
+    // READ alone takes as long: S_CTX asks, and the answer comes three
+    // cycles after the grant, two with qpnic_qp_table WORD_REGS 0, the
+    // iCE40's). A QP that changed
     // meanwhile is stale and goes back to S_LOAD first.
     reg         grant_bad_r;
     always @(posedge clk)

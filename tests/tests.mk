@@ -23,6 +23,10 @@ TB_LIBS_qpnic_wire := -lz
 # tb_qpnic_spi_boot reads its image from the board simulator's flash model.
 $(BUILD)/tests/rtl/tb_qpnic_spi_boot: sim/spi_flash.h
 
+# tb_qpnic_fw_transport drives the transport port's registers (tpregs) by
+# the firmware's header.
+$(BUILD)/tests/rtl/tb_qpnic_fw_transport: fw/gen/qpnic_fw_hw.h
+
 # tb_qpnic_core runs the real firmware image on the soft core.
 $(BUILD)/tests/rtl/tb_qpnic_core: $(FW_HEX)
 

@@ -624,7 +624,7 @@
 `define QPNIC_TP_FR_IDX_FLAT 9:0
 `define QPNIC_TP_FR_FROM_WIN_WORD 0
 `define QPNIC_TP_FR_FROM_WIN_WIDTH 1
-`define QPNIC_TP_FR_FROM_WIN 16:16  // the device address is window 0's (a BIND's SGE 0), not TP_FR_DMA_*
+`define QPNIC_TP_FR_FROM_WIN 16:16  // the device address is window 0's (a BIND's SGE 0), not TP_FR_DMA_*: the transport reads it into TP_FR_DMA_LO/HI first, so a later FR_CMD without from_win that does not write them takes it too (the firmware writes them before every FR_CMD)
 `define QPNIC_TP_FR_FROM_WIN_FLAT 16:16
 
 // struct tp_flush (1 words): TP_FLUSH_POP (firmware partition): the head of qpnic_qp_table's receive flush queue, popped.

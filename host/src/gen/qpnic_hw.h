@@ -665,7 +665,7 @@
 #define QPNIC_TP_FR_IDX_SHIFT 0u
 #define QPNIC_TP_FR_IDX_WIDTH 10u
 #define QPNIC_TP_FR_IDX_MASK 0x3FFu
-/* from_win: the device address is window 0's (a BIND's SGE 0), not TP_FR_DMA_* */
+/* from_win: the device address is window 0's (a BIND's SGE 0), not TP_FR_DMA_*: the transport reads it into TP_FR_DMA_LO/HI first, so a later FR_CMD without from_win that does not write them takes it too (the firmware writes them before every FR_CMD) */
 #define QPNIC_TP_FR_FROM_WIN_WORD 0u
 #define QPNIC_TP_FR_FROM_WIN_SHIFT 16u
 #define QPNIC_TP_FR_FROM_WIN_WIDTH 1u
