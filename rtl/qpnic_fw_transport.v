@@ -335,10 +335,10 @@ module qpnic_fw_transport #(
             4'd3: begin wn_re = 1'b1; wn_raddr = {mv_dst, WK_HI};   end
             4'd4: begin wn_re = 1'b1; wn_raddr = {mv_src, WK_LEFT}; end
             4'd5: begin wn_re = 1'b1; wn_raddr = {mv_dst, WK_LEFT}; end
-            MV_DECIDE: begin   // (written only if the length is not refused)
-                wn_we = !mv_over;  wn_waddr = {mv_dst, WK_LEFT};  wn_wdata = wn_q - {16'd0, mv_len};
-            end
-            4'd7:  begin wn_we = 1'b1; wn_waddr = {mv_src, WK_LEFT}; wn_wdata = wn_hold;         end
+            // both windows' bytes left less the length (written only if it
+            // is not refused; wn_q keeps the destination's, read last)
+            MV_DECIDE: begin wn_we = !mv_over; wn_waddr = {mv_dst, WK_LEFT}; wn_wdata = wn_q - {16'd0, mv_len};    end
+            4'd7:  begin wn_we = 1'b1; wn_waddr = {mv_src, WK_LEFT}; wn_wdata = wn_hold - {16'd0, mv_len}; end
             4'd8:  begin wn_we = 1'b1; wn_waddr = {mv_src, WK_LO};   wn_wdata = src_next[31:0];  end
             4'd9:  begin wn_we = 1'b1; wn_waddr = {mv_src, WK_HI};   wn_wdata = src_next[63:32]; end
             4'd10: begin wn_we = 1'b1; wn_waddr = {mv_dst, WK_LO};   wn_wdata = dst_next[31:0];  end
@@ -724,7 +724,6 @@ module qpnic_fw_transport #(
                         bus_ready  <= 1'b1;
                     end else begin
                         mv_moved <= mv_len;
-                        wn_hold  <= wn_hold - {16'd0, mv_len};
                     end
                 MV_LAST: begin
                     rd_req_valid <= 1'b1;

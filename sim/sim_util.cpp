@@ -55,7 +55,7 @@ std::string sim_find_firmware(const char *prog, const std::string &given, const 
     exe[n] = '\0';
     std::string dir(exe);
     dir.erase(dir.rfind('/'));
-    return dir + "/../share/qpnic/" + name;   // (SIM_FW_INSTALLED, for name)
+    return dir + SIM_FW_DIR + name;
 }
 
 void sim_require_firmware(const char *prog, const std::string &path, const char *name) {

@@ -31,7 +31,8 @@ uint64_t sim_parse_number(const char *prog, const char *opt, const char *text, u
 #else
 #define SIM_FW_NAME "qpnic-fw.hex"
 #endif
-#define SIM_FW_INSTALLED "/../share/qpnic/" SIM_FW_NAME
+#define SIM_FW_DIR "/../share/qpnic/"   // beside the executable's bin/
+#define SIM_FW_INSTALLED SIM_FW_DIR SIM_FW_NAME
 
 // --fw's path if given, else $QPNIC_FW, else the image named name (a file
 // of share/qpnic/, SIM_FW_NAME unless a board boots another: its flash

@@ -30,24 +30,25 @@ $(BUILD)/tests/rtl/tb_qpnic_fw_transport: fw/gen/qpnic_fw_hw.h
 # tb_qpnic_core runs the real firmware image on the soft core.
 $(BUILD)/tests/rtl/tb_qpnic_core: $(FW_HEX)
 
+# A testbench built again on other parameters: $(call tb_variant,NAME,TOP,
+# VERILOG SOURCES,VERILATOR -G FLAGS,C++ -D FLAGS) builds tb_NAME from the
+# recipe's first prerequisite (the testbench's source), top TOP.
+tb_variant = @mkdir -p $(dir $@) && verilator --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal $(RTL_INC) \
+    --Mdir $(BUILD)/tests/rtl/obj_$(1) -o ../tb_$(1) $(4) \
+    -CFLAGS "-O1 -std=c++17 $(5) -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen -I$(CURDIR)/rtl/gen" \
+    --top-module $(2) rtl/lint.vlt $(3) $(abspath $<) > $@.build.log 2>&1 || { cat $@.build.log; exit 1; }
+
 # The QP table again as the iCE40 builds it (qpnic_core ICE40: WORD_REGS 0,
 # the answer a cycle sooner).
 RTL_TB_BINS += $(BUILD)/tests/rtl/tb_qpnic_qp_table_ice40
 $(BUILD)/tests/rtl/tb_qpnic_qp_table_ice40: tests/rtl/tb_qpnic_qp_table.cpp $(wildcard tests/rtl/*.h) rtl/qpnic_qp_table.v \
             rtl/qpnic_ram_sdp.v rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h
-	@mkdir -p $(dir $@)
-	verilator --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_qpnic_qp_table_ice40 \
-	    -o ../tb_qpnic_qp_table_ice40 -GWORD_REGS=0 \
-	    -CFLAGS "-O1 -std=c++17 -DTB_WORD_REGS=0 -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen -I$(CURDIR)/rtl/gen" \
-	    --top-module qpnic_qp_table rtl/lint.vlt rtl/qpnic_qp_table.v rtl/qpnic_ram_sdp.v $(abspath $<) > $@.build.log 2>&1 || { cat $@.build.log; exit 1; }
+	$(call tb_variant,qpnic_qp_table_ice40,qpnic_qp_table,rtl/qpnic_qp_table.v rtl/qpnic_ram_sdp.v,-GWORD_REGS=0,-DTB_WORD_REGS=0)
 
 # The UART again at 12 Mbaud (4 cycles a bit at 48 MHz: an FT2232H's rate).
 RTL_TB_BINS += $(BUILD)/tests/rtl/tb_qpnic_uart_12m
 $(BUILD)/tests/rtl/tb_qpnic_uart_12m: tests/rtl/tb_qpnic_uart.cpp tests/rtl/tb_util.h rtl/qpnic_uart.v
-	@mkdir -p $(dir $@)
-	verilator --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_qpnic_uart_12m \
-	    -o ../tb_qpnic_uart_12m -GBAUD=12000000 -CFLAGS "-O1 -std=c++17 -DTB_BAUD=12000000.0 -I$(CURDIR)/tests/rtl" \
-	    --top-module qpnic_uart rtl/qpnic_uart.v $(abspath $<) > $@.build.log 2>&1 || { cat $@.build.log; exit 1; }
+	$(call tb_variant,qpnic_uart_12m,qpnic_uart,rtl/qpnic_uart.v,-GBAUD=12000000,-DTB_BAUD=12000000.0)
 
 .PHONY: test-rtl
 test-rtl: $(RTL_TB_BINS)
