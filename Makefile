@@ -80,6 +80,8 @@ lint:
 	done
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) synth/qpnic_synth_top.v --top-module qpnic_synth_top
 	verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt $(PICORV32_V) $(RTL_SRCS) --top-module qpnic_serial_nic
+	verilator --lint-only -Wall -GICE40=1 -GFW_LOAD=1 $(RTL_INC) rtl/lint.vlt $(PICORV32_V) rtl/qpnic_soc.v \
+	    synth/floor/qpnic_core.v --top-module qpnic_core
 	@for m in qpnic_board_status qpnic_reset_sync; do \
 	    echo "verilator --lint-only -Wall ... boards/common/*.v --top-module $$m"; \
 	    verilator --lint-only -Wall $(BOARD_LOGIC_SRCS) --top-module $$m || exit 1; \

@@ -54,6 +54,31 @@ bitstream: board-known $(FW_HEX) $(FW_TP_HEX) $(BUILD)/venv/requirements-synth.i
 	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) \
 	    $(PICORV32_V) $(RTL_SRCS) $(BOARD_COMMON_SRCS) $(wildcard boards/$(BOARD)/*.v)
 
+# The UP5K's floor (docs/partitions.md): the iCEBreaker's bitstream flow on
+# its top with synth/floor/qpnic_core.v, the soft core behind a mailbox, in
+# place of rtl/qpnic_core.v: what the soft core, the link, the loader and the
+# LEDs take before any of the NIC's own hardware. SOFT_CORE=serv measures it
+# with SERV (synth/floor/qpnic_soc_serv.v; pythondata-cpu-serv, pinned in
+# tools/requirements-synth.txt) in place of PicoRV32. Figures only: the
+# fixtures run no firmware. Output in BUILD/boards/floor-SOFT_CORE/.
+SOFT_CORE ?= picorv32
+FLOOR_SRCS = synth/floor/qpnic_core.v $(filter-out rtl/qpnic_core.v rtl/qpnic_soc.v,$(RTL_SRCS)) \
+             $(BOARD_COMMON_SRCS) $(wildcard boards/icebreaker/*.v)
+.PHONY: floor
+floor: $(FW_HEX) $(FW_TP_HEX) $(BUILD)/venv/requirements-synth.installed
+	@case "$(SOFT_CORE)" in picorv32|serv) ;; \
+	    *) echo "floor: SOFT_CORE is picorv32 or serv, not $(SOFT_CORE)"; exit 2 ;; esac
+	set -e; if [ "$(SOFT_CORE)" = serv ]; then \
+	    serv=$$($(PYTHON) -c 'import pythondata_cpu_serv as p; print(p.data_location)')/rtl; \
+	    cpu="$$(ls $$serv/serv_*.v | grep -v serv_synth_wrapper) synth/floor/qpnic_soc_serv.v"; \
+	    verilator --lint-only -Wall $(RTL_INC) rtl/lint.vlt synth/floor/lint.vlt $$cpu \
+	        synth/floor/qpnic_core.v --top-module qpnic_core; \
+	else cpu="$(PICORV32_V) rtl/qpnic_soc.v"; fi; \
+	$(PYTHON) synth/run_synth.py icebreaker-floor --targets boards/boards.toml --repo $(CURDIR) \
+	    --out $(BUILD)/boards/floor-$(SOFT_CORE) --fw-hex $(FW_HEX) --fw-tp-hex $(FW_TP_HEX) --label floor \
+	    --venv-bin $(dir $(PYTHON)) --check $(SYNTH_CHECK) --seed $(SYNTH_SEED) \
+	    $$cpu $(FLOOR_SRCS)
+
 # (an ECP5 bitstream is BOARD.bit, icepack's iCE40 one BOARD.bin; the
 # iCEBreaker's firmware goes into its flash beside it: its soft core's RAM,
 # SPRAM, has no initial contents)
