@@ -116,7 +116,12 @@ module qpnic_link #(
     localparam TXF  = `QPNIC_LINK_NIC_TX_FRAMES;
     localparam RXB  = $clog2(RXF);          // bits of a receive slot's number
     localparam TXB  = $clog2(TXF);
-    localparam SW   = 8;                    // a slot is 2^SW words: data + words
+    localparam SW   = 8;                    // a transmit slot is 2^SW words: words + data
+    // A receive slot is 2^RSW words: the data of the longest DMA_RD_DATA
+    // (MAXD bytes), and no more. The bytes after them (the CRC) are not
+    // written, so a slot is half the transmit slot's size and the receive
+    // RAM half as many iCE40 blocks (two 256x16 for two slots, not four).
+    localparam RSW  = $clog2(`QPNIC_LINK_MAX_DATA / 4);
     localparam IW   = 10;                   // bits of a body's length
     localparam SQ   = `QPNIC_LINK_SEQ_BITS;
     localparam MAXD = `QPNIC_LINK_MAX_DATA;
@@ -192,6 +197,10 @@ module qpnic_link #(
             $fatal(1, "qpnic_link: the layout's link_* words are not where the slots expect them");
         if ((MAXD + 12) / 4 > (1 << SW))
             $fatal(1, "qpnic_link: a slot of 2^%0d words is too small", SW);
+        // a receive slot holds a DMA_RD_DATA's data, a register write's two
+        // words; a byte index's bits above the slot's words say "past it"
+        if ((MAXD + 3) / 4 > (1 << RSW) || (1 << RSW) < 2 || RSW + 2 > IW - 1)
+            $fatal(1, "qpnic_link: a receive slot of 2^%0d words does not fit", RSW);
     end
 
     // ---- link reset ---------------------------------------------------------
@@ -263,15 +272,17 @@ module qpnic_link #(
     // in turn but not what was asked for: the host broke the protocol
     wire misfit    = in_turn && h_type == T_DRDATA && !rd_match;
 
-    // receive RAM: slot rx_wp, word (byte index - 4) / 4
+    // receive RAM: slot rx_wp, word (byte index - 4) / 4; the words past the
+    // slot (a long DMA_RD_DATA's CRC) are dropped
     wire [IW-1:0] rx_off = db_idx - FOUR;
-    wire          rx_we  = db_valid && db_idx >= 4 && rx_off[1:0] == 2'd3 && rx_wr_ok;
-    wire [RXB+SW-1:0] rx_waddr = {rx_wp, rx_off[SW+1:2]};
+    wire          rx_we  = db_valid && db_idx >= 4 && rx_off[1:0] == 2'd3 && rx_wr_ok
+                           && rx_off[IW-1:RSW+2] == {(IW-RSW-2){1'b0}};
+    wire [RXB+RSW-1:0] rx_waddr = {rx_wp, rx_off[RSW+1:2]};
     wire          rr_en;
-    wire [RXB+SW-1:0] rr_addr;
+    wire [RXB+RSW-1:0] rr_addr;
     wire [31:0]   rr_data;
     wire unused_rx_busy, unused_tx_busy;   // CLEAR 0: never busy
-    qpnic_ram_sdp #(.WIDTH(32), .AW(RXB + SW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_rx_ram (
+    qpnic_ram_sdp #(.WIDTH(32), .AW(RXB + RSW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_rx_ram (
         .clk(clk), .rst(rst), .busy(unused_rx_busy),
         .wr_en(rx_we), .wr_addr(rx_waddr), .wr_data({db_data, rx_word}),
         .rd_en(rr_en), .rd_addr(rr_addr), .rd_data(rr_data));
@@ -300,7 +311,7 @@ module qpnic_link #(
                      A_BEAT = 3'd6,    // DMA data: a beat is offered to the core
                      A_BRD  = 3'd7;    // DMA data: the next word is being read
     reg  [2:0]    a_state;
-    reg  [SW-1:0] a_widx;              // word of the slot on rr_data
+    reg  [RSW-1:0] a_widx;             // word of the slot on rr_data
     reg  [IW-1:0] a_left;              // DMA data bytes from this beat on
     reg           reply_valid;
     reg  [31:0]   reply_data;
@@ -314,7 +325,7 @@ module qpnic_link #(
                            || (beat_go && dmar_rsp_last);
 
     assign rr_en   = a_start || (a_state == A_W0 && a_type == T_MWR) || (beat_go && !dmar_rsp_last);
-    assign rr_addr = {rx_rp, a_start ? {SW{1'b0}} : a_widx + 1'b1};
+    assign rr_addr = {rx_rp, a_start ? {RSW{1'b0}} : a_widx + 1'b1};
     assign dmar_rsp_valid = a_state == A_BEAT;
     assign dmar_rsp_data  = rr_data;
     assign dmar_rsp_last  = a_left <= 4;
@@ -324,7 +335,7 @@ module qpnic_link #(
     always @(posedge clk) begin
         if (lrst) begin
             a_state <= A_IDLE;
-            a_widx <= {SW{1'b0}};
+            a_widx <= {RSW{1'b0}};
             a_left <= {IW{1'b0}};
             mmio_valid <= 1'b0;
             mmio_we <= 1'b0;
@@ -334,7 +345,7 @@ module qpnic_link #(
             reply_data <= 32'd0;
             a_tag <= 8'd0;
         end else begin
-            if (rr_en) a_widx <= a_start ? {SW{1'b0}} : a_widx + 1'b1;
+            if (rr_en) a_widx <= a_start ? {RSW{1'b0}} : a_widx + 1'b1;
             case (a_state)
             A_IDLE: if (a_start) a_state <= A_W0;
             A_W0: begin
