@@ -116,7 +116,15 @@ module qpnic_link #(
     localparam TXF  = `QPNIC_LINK_NIC_TX_FRAMES;
     localparam RXB  = $clog2(RXF);          // bits of a receive slot's number
     localparam TXB  = $clog2(TXF);
-    localparam SW   = 8;                    // a transmit slot is 2^SW words: words + data
+    localparam SW   = 8;                    // bits of a transmit slot's word index
+    // A transmit slot is 2^TSW words in one RAM, and the few words of the
+    // longest DMA_WR past them (its two address words and MAXD data bytes:
+    // 130 words) in a second, small RAM: four slots of 130 words are just
+    // over the 512 words of four iCE40 blocks (512x8), and the next power of
+    // two took eight (1024x4); the small RAM takes two (256x16).
+    localparam TSW  = $clog2(`QPNIC_LINK_MAX_DATA / 4);
+    localparam integer TX_WORDS_I = `QPNIC_LINK_DMA_LEN_WORD - `QPNIC_LINK_HDR_WORDS + `QPNIC_LINK_MAX_DATA / 4;
+    localparam XB   = $clog2(TX_WORDS_I - (1 << TSW));   // bits of a word's index past 2^TSW
     // A receive slot is 2^RSW words: the data of the longest DMA_RD_DATA
     // (MAXD bytes), and no more. The bytes after them (the CRC) are not
     // written, so a slot is half the transmit slot's size and the receive
@@ -197,6 +205,8 @@ module qpnic_link #(
             $fatal(1, "qpnic_link: the layout's link_* words are not where the slots expect them");
         if ((MAXD + 12) / 4 > (1 << SW))
             $fatal(1, "qpnic_link: a slot of 2^%0d words is too small", SW);
+        if (TX_WORDS_I > (1 << SW) || TX_WORDS_I <= (1 << TSW) || TSW >= SW)
+            $fatal(1, "qpnic_link: a transmit slot's %0d words do not fit 2^%0d and the small RAM", TX_WORDS_I, TSW);
         // a receive slot holds a DMA_RD_DATA's data, a register write's two
         // words; a byte index's bits above the slot's words say "past it"
         if ((MAXD + 3) / 4 > (1 << RSW) || (1 << RSW) < 2 || RSW + 2 > IW - 1)
@@ -281,7 +291,7 @@ module qpnic_link #(
     wire          rr_en;
     wire [RXB+RSW-1:0] rr_addr;
     wire [31:0]   rr_data;
-    wire unused_rx_busy, unused_tx_busy;   // CLEAR 0: never busy
+    wire unused_rx_busy, unused_tx_busy, unused_tx_xbusy;   // CLEAR 0: never busy
     qpnic_ram_sdp #(.WIDTH(32), .AW(RXB + RSW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_rx_ram (
         .clk(clk), .rst(rst), .busy(unused_rx_busy),
         .wr_en(rx_we), .wr_addr(rx_waddr), .wr_data({db_data, rx_word}),
@@ -584,13 +594,26 @@ module qpnic_link #(
         end
     end
 
-    wire [TXB+SW-1:0] tr_addr;
+    // a word below 2^TSW goes to u_tx_ram, one past it to u_tx_xram
+    // (above); tr_x says which RAM the word read last is in
+    wire [TXB-1:0]    tr_slot;
+    wire [SW-1:0]     tr_idx;
     wire              tr_en;
-    wire [31:0]       tr_data;
-    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + SW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_tx_ram (
+    reg               tr_x;
+    wire [31:0]       tr_data_m, tr_data_x;
+    wire [31:0]       tr_data = tr_x ? tr_data_x : tr_data_m;
+    wire              tw_x = tw_idx[SW-1:TSW] != {(SW-TSW){1'b0}};
+    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + TSW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_tx_ram (
         .clk(clk), .rst(rst), .busy(unused_tx_busy),
-        .wr_en(tw_en), .wr_addr({tw_slot, tw_idx}), .wr_data(tw_data),
-        .rd_en(tr_en), .rd_addr(tr_addr), .rd_data(tr_data));
+        .wr_en(tw_en && !tw_x), .wr_addr({tw_slot, tw_idx[TSW-1:0]}), .wr_data(tw_data),
+        .rd_en(tr_en), .rd_addr({tr_slot, tr_idx[TSW-1:0]}), .rd_data(tr_data_m));
+    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + XB), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_tx_xram (
+        .clk(clk), .rst(rst), .busy(unused_tx_xbusy),
+        .wr_en(tw_en && tw_x), .wr_addr({tw_slot, tw_idx[XB-1:0]}), .wr_data(tw_data),
+        .rd_en(tr_en), .rd_addr({tr_slot, tr_idx[XB-1:0]}), .rd_data(tr_data_x));
+    always @(posedge clk)
+        if (rst) tr_x <= 1'b0;
+        else if (tr_en) tr_x <= tr_idx[SW-1:TSW] != {(SW-TSW){1'b0}};
 
     // a frame is whole: it gets seq tx_fill (the small filler's first)
     wire           commit   = s_commit || w_commit;
@@ -748,7 +771,8 @@ module qpnic_link #(
         .cut(lrst && !rst), .busy(fr_busy),
         .out_valid(tx_valid), .out_ready(tx_ready), .out_data(tx_data));
     assign tr_en   = fr_rd && fr_slot;
-    assign tr_addr = {fr_slot_no, fr_widx[SW-1:0]};
+    assign tr_slot = fr_slot_no;
+    assign tr_idx  = fr_widx[SW-1:0];
 
     wire           fr_free   = !fr_busy && !fr_start && !lrst;
     assign         rdone_start = fr_free && rdone_pending;
@@ -820,5 +844,6 @@ module qpnic_link #(
     end
 
     // lint: a request's length above MAXD only matters in the clamps above
-    wire unused = &{1'b0, dmaw_req_len[15:IW], dmar_req_len[15:IW], unused_rx_busy, unused_tx_busy};
+    wire unused = &{1'b0, dmaw_req_len[15:IW], dmar_req_len[15:IW], unused_rx_busy, unused_tx_busy,
+                    unused_tx_xbusy};
 endmodule
