@@ -763,7 +763,11 @@ module qpnic_link #(
     reg  [IW-1:0]  fr_nbytes;
     wire           fr_rd;
     wire [IW-3:0]  fr_widx;
-    reg  [31:0]    fr_reg_word;        // RESET_DONE's words, which are no slot's
+    // RESET_DONE's words, which are no slot's: its nonce, then CAPS. Which
+    // one was asked for is all that is kept: last_nonce changes only at a
+    // RESET with a new nonce, whose lrst cuts the frame being sent.
+    reg            fr_reg_caps;
+    wire [31:0]    fr_reg_word = fr_reg_caps ? CAPS : last_nonce;
     reg  [23:0]    rto;                // cycles the oldest unacknowledged frame has waited
     qpnic_link_framer #(.IW(IW)) u_framer (
         .clk(clk), .rst(rst), .start(fr_start), .hdr(fr_hdr), .nbytes(fr_nbytes),
@@ -788,7 +792,7 @@ module qpnic_link #(
     always @(posedge clk) begin
         fr_start <= 1'b0;
         if (fr_rd) begin
-            fr_reg_word <= fr_widx == {(IW-2){1'b0}} ? last_nonce : CAPS;
+            fr_reg_caps <= fr_widx != {(IW-2){1'b0}};
         end
         if (lrst) begin
             fr_hdr <= 32'd0;
@@ -799,7 +803,7 @@ module qpnic_link #(
             tx_next <= {SQ{1'b0}};
             tx_sent <= {SQ{1'b0}};
             rto <= 24'd0;
-            if (rst) fr_reg_word <= 32'd0;
+            if (rst) fr_reg_caps <= 1'b0;
         end else begin
             if (rdone_start) begin
                 fr_start <= 1'b1;
