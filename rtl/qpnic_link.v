@@ -768,7 +768,10 @@ module qpnic_link #(
     // RESET with a new nonce, whose lrst cuts the frame being sent.
     reg            fr_reg_caps;
     wire [31:0]    fr_reg_word = fr_reg_caps ? CAPS : last_nonce;
-    reg  [23:0]    rto;                // cycles the oldest unacknowledged frame has waited
+    // cycles the oldest unacknowledged frame has waited, in as many bits as
+    // RTO_CYCLES needs (18 for a board's 20 ms at 12 MHz)
+    localparam RTW = $clog2(RTO_CYCLES + 1);
+    reg  [RTW-1:0] rto;
     qpnic_link_framer #(.IW(IW)) u_framer (
         .clk(clk), .rst(rst), .start(fr_start), .hdr(fr_hdr), .nbytes(fr_nbytes),
         .word_rd(fr_rd), .word_idx(fr_widx), .word_data(fr_slot ? tr_data : fr_reg_word),
@@ -802,7 +805,7 @@ module qpnic_link #(
             tx_base <= {SQ{1'b0}};
             tx_next <= {SQ{1'b0}};
             tx_sent <= {SQ{1'b0}};
-            rto <= 24'd0;
+            rto <= {RTW{1'b0}};
             if (rst) fr_reg_caps <= 1'b0;
         end else begin
             if (rdone_start) begin
@@ -826,17 +829,17 @@ module qpnic_link #(
             // back to the oldest unacknowledged frame when its time is up
             if (ack_new) begin
                 tx_base <= h_ack;
-                rto <= 24'd0;
+                rto <= {RTW{1'b0}};
                 if (h_ack - tx_base > tx_next + {{(SQ-1){1'b0}}, slot_start} - tx_base)
                     tx_next <= h_ack;
                 else if (slot_start)
                     tx_next <= tx_next + 1'b1;
-            end else if (tx_base != tx_sent && rto == RTO_CYCLES[23:0]) begin
+            end else if (tx_base != tx_sent && rto == RTO_CYCLES[RTW-1:0]) begin
                 tx_next <= tx_base;
-                rto <= 24'd0;
+                rto <= {RTW{1'b0}};
             end else begin
                 if (slot_start) tx_next <= tx_next + 1'b1;
-                rto <= tx_base != tx_sent ? rto + 24'd1 : 24'd0;
+                rto <= tx_base != tx_sent ? rto + 1'b1 : {RTW{1'b0}};
             end
             if (slot_start && tx_next == tx_sent) tx_sent <= tx_sent + 1'b1;
         end
