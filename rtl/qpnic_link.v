@@ -243,7 +243,7 @@ module qpnic_link #(
     reg            ack_pending;        // the host is owed an ACK
     reg  [7:0]     rs_type [0:RXF-1];  // each slot's frame: type, tag, length
     reg  [7:0]     rs_tag  [0:RXF-1];
-    reg  [IW-1:0]  rs_len  [0:RXF-1];
+    reg  [IW-1:0]  rs_len  [0:RXF-1];  //   (its bytes after the header, CRC not counted)
 
     wire [7:0]    h_type = h[`QPNIC_LINK_HDR_TYPE];
     wire [SQ-1:0] h_seq  = h[`QPNIC_LINK_HDR_SEQ];
@@ -276,9 +276,12 @@ module qpnic_link #(
     wire sequenced = h_type == T_MWR || h_type == T_MRD || h_type == T_DRDATA;
     // a DMA read's data answers the oldest read not yet answered, once
     wire rd_match  = rq_kp != rq_wp && h_tag == {{(8-TGW){1'b0}}, rq_tag[rq_k]}
-                     && d_len == HDR_CRC + rq_len[rq_k];
+                     && d_data == rq_len[rq_k];
     wire in_turn   = sound && sequenced && h_seq == rx_expected;
     wire take      = in_turn && rx_wr_ok && (h_type != T_DRDATA || rd_match);
+    // the body's bytes after its header, CRC not counted: a DMA_RD_DATA's
+    // data (one subtractor for the check below and rs_len)
+    wire [IW-1:0] d_data = d_len - HDR_CRC;
     // in turn but not what was asked for: the host broke the protocol
     wire misfit    = in_turn && h_type == T_DRDATA && !rd_match;
 
@@ -360,7 +363,7 @@ module qpnic_link #(
             A_IDLE: if (a_start) a_state <= A_W0;
             A_W0: begin
                 mmio_addr <= rr_data[`QPNIC_LINK_MMIO_ADDR];
-                a_left <= rs_len[rx_rp] - HDR_CRC;
+                a_left <= rs_len[rx_rp];
                 a_tag <= rs_tag[rx_rp];
                 if (a_type == T_MWR) begin
                     a_state <= A_W1;
@@ -420,7 +423,7 @@ module qpnic_link #(
             if (take) begin
                 rs_type[rx_wp] <= h_type;
                 rs_tag[rx_wp] <= h_tag;
-                rs_len[rx_wp] <= d_len;
+                rs_len[rx_wp] <= d_data;
                 rx_wp <= rx_wp + 1'b1;
                 rx_expected <= rx_expected + 1'b1;
             end
@@ -538,7 +541,7 @@ module qpnic_link #(
     reg  [TXB-1:0] w_slot;
     reg  [SW-1:0]  w_widx;             // next word of the slot to write
     reg  [IW-1:0]  w_left;             // bytes the request still has
-    reg  [IW-1:0]  w_bytes;            // bytes in the slot so far
+    reg  [IW-1:0]  w_bytes;            // bytes in the slot after the header so far
     reg  [31:0]    w_beat;             // the beat being unpacked
     reg  [3:0]     w_keep;             //   its bytes not yet unpacked
     reg            w_beat_last;
@@ -621,7 +624,7 @@ module qpnic_link #(
     wire [7:0]     c_type   = pick_n ? T_NTF : s_state == S_REP ? T_REPLY : s_state == S_LEN ? T_DRREQ : T_DWR;
     wire [7:0]     c_tag    = s_state == S_REP ? a_tag : s_state == S_LEN ? {{(8-TGW){1'b0}}, rh_tag} : 8'd0;
     wire [IW-1:0]  c_len    = pick_n ? LEN_NTF : s_state == S_REP ? LEN_REPLY : s_state == S_LEN ? LEN_DRREQ
-                            : w_bytes + LEN_DWR;
+                            : w_bytes;
 
     always @(posedge clk) begin
         if (lrst) begin
@@ -717,7 +720,7 @@ module qpnic_link #(
                 w_slot <= free_slot;
                 w_widx <= W_DMA_LEN;          // after its address's two words
                 w_left <= wh_len;
-                w_bytes <= {IW{1'b0}};
+                w_bytes <= LEN_DWR;           // the address's words
                 w_state <= W_HI;
             end
             W_HI: if (!s_we) w_state <= W_DATA;
