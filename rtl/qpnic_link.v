@@ -241,7 +241,12 @@ module qpnic_link #(
     reg  [SQ-1:0]  rx_expected;        // seq of the next frame to keep
     reg  [SQ-1:0]  rx_applied;         // frames applied: the ack we send
     reg            ack_pending;        // the host is owed an ACK
-    reg  [7:0]     rs_type [0:RXF-1];  // each slot's frame: type, tag, length
+    // each slot's frame: what it is, tag, length. A slot keeps only the
+    // three sequenced types the host sends, so two bits say which
+    localparam [1:0] RK_DATA = 2'd0,   // DMA_RD_DATA
+                     RK_MWR  = 2'd1,   // MMIO_WR
+                     RK_MRD  = 2'd2;   // MMIO_RD
+    reg  [1:0]     rs_kind [0:RXF-1];
     reg  [7:0]     rs_tag  [0:RXF-1];
     reg  [IW-1:0]  rs_len  [0:RXF-1];  //   (its bytes after the header, CRC not counted)
 
@@ -274,14 +279,14 @@ module qpnic_link #(
     end
     wire sound     = d_done && d_ok && snd_len;
     wire sequenced = h_type == T_MWR || h_type == T_MRD || h_type == T_DRDATA;
+    // the body's bytes after its header, CRC not counted: a DMA_RD_DATA's
+    // data (one subtractor for the check below and rs_len)
+    wire [IW-1:0] d_data = d_len - HDR_CRC;
     // a DMA read's data answers the oldest read not yet answered, once
     wire rd_match  = rq_kp != rq_wp && h_tag == {{(8-TGW){1'b0}}, rq_tag[rq_k]}
                      && d_data == rq_len[rq_k];
     wire in_turn   = sound && sequenced && h_seq == rx_expected;
     wire take      = in_turn && rx_wr_ok && (h_type != T_DRDATA || rd_match);
-    // the body's bytes after its header, CRC not counted: a DMA_RD_DATA's
-    // data (one subtractor for the check below and rs_len)
-    wire [IW-1:0] d_data = d_len - HDR_CRC;
     // in turn but not what was asked for: the host broke the protocol
     wire misfit    = in_turn && h_type == T_DRDATA && !rd_match;
 
@@ -330,14 +335,14 @@ module qpnic_link #(
     reg  [31:0]   reply_data;
     reg  [7:0]    a_tag;
     wire          reply_taken;
-    wire [7:0]    a_type = rs_type[rx_rp];
+    wire [1:0]    a_kind = rs_kind[rx_rp];
     wire          a_start = a_state == A_IDLE && rx_count != {(RXB+1){1'b0}} && !lrst;
     wire          beat_go = a_state == A_BEAT && dmar_rsp_ready;
     wire          a_release = (a_state == A_MMIO && mmio_ready && mmio_we)
                            || (a_state == A_REP && reply_taken)
                            || (beat_go && dmar_rsp_last);
 
-    assign rr_en   = a_start || (a_state == A_W0 && a_type == T_MWR) || (beat_go && !dmar_rsp_last);
+    assign rr_en   = a_start || (a_state == A_W0 && a_kind == RK_MWR) || (beat_go && !dmar_rsp_last);
     assign rr_addr = {rx_rp, a_start ? {RSW{1'b0}} : a_widx + 1'b1};
     assign dmar_rsp_valid = a_state == A_BEAT;
     assign dmar_rsp_data  = rr_data;
@@ -365,9 +370,9 @@ module qpnic_link #(
                 mmio_addr <= rr_data[`QPNIC_LINK_MMIO_ADDR];
                 a_left <= rs_len[rx_rp];
                 a_tag <= rs_tag[rx_rp];
-                if (a_type == T_MWR) begin
+                if (a_kind == RK_MWR) begin
                     a_state <= A_W1;
-                end else if (a_type == T_MRD) begin
+                end else if (a_kind == RK_MRD) begin
                     mmio_we <= 1'b0;
                     mmio_valid <= 1'b1;
                     a_state <= A_MMIO;
@@ -415,13 +420,13 @@ module qpnic_link #(
             rx_applied <= {SQ{1'b0}};
             ack_pending <= 1'b0;
             for (ri = 0; ri < RXF; ri = ri + 1) begin
-                rs_type[ri] <= 8'd0;
+                rs_kind[ri] <= RK_DATA;
                 rs_tag[ri] <= 8'd0;
                 rs_len[ri] <= {IW{1'b0}};
             end
         end else begin
             if (take) begin
-                rs_type[rx_wp] <= h_type;
+                rs_kind[rx_wp] <= h_type == T_MWR ? RK_MWR : h_type == T_MRD ? RK_MRD : RK_DATA;
                 rs_tag[rx_wp] <= h_tag;
                 rs_len[rx_wp] <= d_data;
                 rx_wp <= rx_wp + 1'b1;
@@ -484,7 +489,13 @@ module qpnic_link #(
     reg  [SQ-1:0]  tx_fill;            // the seq the next whole frame gets
     reg  [TXB-1:0] order   [0:TXF-1];  // slot of frame seq, by seq mod TXF
     reg  [TXF-1:0] slot_used;          // held by a frame being filled or unacknowledged
-    reg  [7:0]     ts_type [0:TXF-1];  // each slot's frame: type, tag, bytes after the header
+    // each slot's frame: what it is, tag, bytes after the header; of the
+    // four sequenced types the NIC sends, two bits say which
+    localparam [1:0] TK_NTF   = 2'd0,  // NTF
+                     TK_REPLY = 2'd1,  // MMIO_RD_REPLY
+                     TK_DRREQ = 2'd2,  // DMA_RD_REQ
+                     TK_DWR   = 2'd3;  // DMA_WR
+    reg  [1:0]     ts_kind [0:TXF-1];
     reg  [7:0]     ts_tag  [0:TXF-1];
     reg  [IW-1:0]  ts_len  [0:TXF-1];
     reg            fr_slot;            // the frame being sent is a slot's
@@ -621,7 +632,7 @@ module qpnic_link #(
     // a frame is whole: it gets seq tx_fill (the small filler's first)
     wire           commit   = s_commit || w_commit;
     wire [TXB-1:0] c_slot   = s_commit ? (pick_n ? free_slot : s_slot) : w_slot;
-    wire [7:0]     c_type   = pick_n ? T_NTF : s_state == S_REP ? T_REPLY : s_state == S_LEN ? T_DRREQ : T_DWR;
+    wire [1:0]     c_kind   = pick_n ? TK_NTF : s_state == S_REP ? TK_REPLY : s_state == S_LEN ? TK_DRREQ : TK_DWR;
     wire [7:0]     c_tag    = s_state == S_REP ? a_tag : s_state == S_LEN ? {{(8-TGW){1'b0}}, rh_tag} : 8'd0;
     wire [IW-1:0]  c_len    = pick_n ? LEN_NTF : s_state == S_REP ? LEN_REPLY : s_state == S_LEN ? LEN_DRREQ
                             : w_bytes;
@@ -681,7 +692,7 @@ module qpnic_link #(
             slot_used <= {TXF{1'b0}};
             for (ti = 0; ti < TXF; ti = ti + 1) begin
                 order[ti] <= {TXB{1'b0}};
-                ts_type[ti] <= 8'd0;
+                ts_kind[ti] <= TK_NTF;
                 ts_tag[ti] <= 8'd0;
                 ts_len[ti] <= {IW{1'b0}};
             end
@@ -752,7 +763,7 @@ module qpnic_link #(
 
             if (commit) begin
                 order[tx_fill[TXB-1:0]] <= c_slot;
-                ts_type[c_slot] <= c_type;
+                ts_kind[c_slot] <= c_kind;
                 ts_tag[c_slot]  <= c_tag;
                 ts_len[c_slot]  <= c_len;
                 tx_fill <= tx_fill + 1'b1;
@@ -790,6 +801,9 @@ module qpnic_link #(
     wire           ack_start   = fr_free && !rdone_pending && tx_next == tx_fill && ack_pending && link_up;
     assign         tx_ack_sent = slot_start || ack_start;
     wire [TXB-1:0] nslot = order[tx_next[TXB-1:0]];
+    wire [1:0]     n_kind = ts_kind[nslot];
+    wire [7:0]     n_type = n_kind == TK_NTF ? T_NTF : n_kind == TK_REPLY ? T_REPLY
+                          : n_kind == TK_DRREQ ? T_DRREQ : T_DWR;
     // an ack from the host: frames up to it, which must have been sent, are done
     assign ack_adv = h_ack - tx_base;
     assign ack_new = sound && h_type != T_RESET && ack_adv != {SQ{1'b0}}
@@ -820,7 +834,7 @@ module qpnic_link #(
                 fr_start <= 1'b1;
                 fr_slot <= 1'b1;
                 fr_slot_no <= nslot;
-                fr_hdr <= {ts_tag[nslot], rx_applied, tx_next, ts_type[nslot]};
+                fr_hdr <= {ts_tag[nslot], rx_applied, tx_next, n_type};
                 fr_nbytes <= ts_len[nslot];
             end else if (ack_start) begin
                 fr_start <= 1'b1;
