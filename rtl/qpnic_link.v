@@ -772,7 +772,9 @@ module qpnic_link #(
     end
 
     // ---- transmit -------------------------------------------------------------
-    reg            fr_start;
+    // a frame starts in the cycle it is chosen: its header and length go
+    // straight into the framer, which copies them (no register of ours)
+    wire           fr_start;
     reg  [31:0]    fr_hdr;
     reg  [IW-1:0]  fr_nbytes;
     wire           fr_rd;
@@ -795,28 +797,38 @@ module qpnic_link #(
     assign tr_slot = fr_slot_no;
     assign tr_idx  = fr_widx[SW-1:0];
 
-    wire           fr_free   = !fr_busy && !fr_start && !lrst;
+    wire           fr_free   = !fr_busy && !lrst;
     assign         rdone_start = fr_free && rdone_pending;
     wire           slot_start  = fr_free && !rdone_pending && tx_next != tx_fill;
     wire           ack_start   = fr_free && !rdone_pending && tx_next == tx_fill && ack_pending && link_up;
     assign         tx_ack_sent = slot_start || ack_start;
+    assign         fr_start    = rdone_start || tx_ack_sent;
     wire [TXB-1:0] nslot = order[tx_next[TXB-1:0]];
     wire [1:0]     n_kind = ts_kind[nslot];
     wire [7:0]     n_type = n_kind == TK_NTF ? T_NTF : n_kind == TK_REPLY ? T_REPLY
                           : n_kind == TK_DRREQ ? T_DRREQ : T_DWR;
+    always @* begin
+        if (rdone_start) begin
+            fr_hdr = {24'd0, T_RDONE};
+            fr_nbytes = LEN_RDONE;
+        end else if (slot_start) begin
+            fr_hdr = {ts_tag[nslot], rx_applied, tx_next, n_type};
+            fr_nbytes = ts_len[nslot];
+        end else begin                      // an ACK
+            fr_hdr = {8'd0, rx_applied, 8'd0, T_ACK};
+            fr_nbytes = {IW{1'b0}};
+        end
+    end
     // an ack from the host: frames up to it, which must have been sent, are done
     assign ack_adv = h_ack - tx_base;
     assign ack_new = sound && h_type != T_RESET && ack_adv != {SQ{1'b0}}
                      && ack_adv <= tx_sent - tx_base;
 
     always @(posedge clk) begin
-        fr_start <= 1'b0;
         if (fr_rd) begin
             fr_reg_caps <= fr_widx != {(IW-2){1'b0}};
         end
         if (lrst) begin
-            fr_hdr <= 32'd0;
-            fr_nbytes <= {IW{1'b0}};
             fr_slot <= 1'b0;
             fr_slot_no <= {TXB{1'b0}};
             tx_base <= {SQ{1'b0}};
@@ -825,23 +837,8 @@ module qpnic_link #(
             rto <= {RTW{1'b0}};
             if (rst) fr_reg_caps <= 1'b0;
         end else begin
-            if (rdone_start) begin
-                fr_start <= 1'b1;
-                fr_slot <= 1'b0;
-                fr_hdr <= {24'd0, T_RDONE};
-                fr_nbytes <= LEN_RDONE;
-            end else if (slot_start) begin
-                fr_start <= 1'b1;
-                fr_slot <= 1'b1;
-                fr_slot_no <= nslot;
-                fr_hdr <= {ts_tag[nslot], rx_applied, tx_next, n_type};
-                fr_nbytes <= ts_len[nslot];
-            end else if (ack_start) begin
-                fr_start <= 1'b1;
-                fr_slot <= 1'b0;
-                fr_hdr <= {8'd0, rx_applied, 8'd0, T_ACK};
-                fr_nbytes <= {IW{1'b0}};
-            end
+            if (fr_start) fr_slot <= slot_start;
+            if (slot_start) fr_slot_no <= nslot;
             // tx_next: one on for a frame started; past what an ack covers;
             // back to the oldest unacknowledged frame when its time is up
             if (ack_new) begin
