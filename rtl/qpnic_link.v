@@ -547,7 +547,7 @@ module qpnic_link #(
     localparam [1:0] W_IDLE = 2'd0,    // waiting for a DMA write request
                      W_HI   = 2'd1,    // its address's high word
                      W_DATA = 2'd2,    // its bytes
-                     W_LAST = 2'd3;    // the last word written, then whole
+                     W_LAST = 2'd3;    // the last word padded out and written, then whole
     reg  [1:0]     w_state;
     reg  [TXB-1:0] w_slot;
     reg  [SW-1:0]  w_widx;             // next word of the slot to write
@@ -568,7 +568,11 @@ module qpnic_link #(
     // this cycle and the byte would complete a word
     wire           w_step = w_state == W_DATA && w_keep != 4'd0 && !(s_we && w_apos == 2'd3);
     wire           w_take = w_step && w_left != {IW{1'b0}};
-    wire           w_commit = w_state == W_LAST && !s_commit && !(s_we && w_apos != 2'd0);
+    // after the last byte, bytes of padding (never sent: the frame's length
+    // ends before them) complete the last word, so that every word goes
+    // out of w_asm the same way, with no shifter for a short last word
+    wire           w_pad = w_state == W_LAST && w_apos != 2'd0 && !s_we;
+    wire           w_commit = w_state == W_LAST && w_apos == 2'd0 && !s_commit;
     assign dmaw_req_ready = !wh_valid;
     assign dmaw_dat_ready = w_state == W_DATA && w_keep == 4'd0 && !w_beat_last;
 
@@ -598,11 +602,8 @@ module qpnic_link #(
             tw_slot = free_slot; tw_data = wh_addr[31:0];
         end else if (w_state == W_HI) begin
             tw_slot = w_slot; tw_idx = W_DMA_HI; tw_data = wh_addr[63:32];
-        end else if (w_take && w_apos == 2'd3) begin
+        end else if ((w_take || w_pad) && w_apos == 2'd3) begin
             tw_slot = w_slot; tw_idx = w_widx; tw_data = {w_byte, w_asm};
-        end else if (w_commit && w_apos != 2'd0) begin
-            // the last w_apos bytes, at the top of w_asm, down to lane 0
-            tw_slot = w_slot; tw_idx = w_widx; tw_data = {8'd0, w_asm} >> {2'd3 - w_apos, 3'd0};
         end else begin
             tw_en = 1'b0;
         end
@@ -754,10 +755,15 @@ module qpnic_link #(
                     w_state <= W_LAST;
                 end
             end
-            default: if (w_commit) begin     // W_LAST
-                w_apos <= 2'd0;
-                w_beat_last <= 1'b0;
-                w_state <= W_IDLE;
+            default: begin                   // W_LAST
+                if (w_pad) begin
+                    w_asm <= {w_byte, w_asm[23:8]};
+                    w_apos <= w_apos + 2'd1;
+                end
+                if (w_commit) begin
+                    w_beat_last <= 1'b0;
+                    w_state <= W_IDLE;
+                end
             end
             endcase
 
