@@ -300,7 +300,7 @@ module qpnic_link #(
     wire [RXB+RSW-1:0] rr_addr;
     wire [31:0]   rr_data;
     wire unused_rx_busy, unused_tx_busy, unused_tx_xbusy;   // CLEAR 0: never busy
-    qpnic_ram_sdp #(.WIDTH(32), .AW(RXB + RSW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_rx_ram (
+    qpnic_ram_sdp #(.WIDTH(32), .AW(RXB + RSW), .CLEAR(0), .RDW_OLD(0), .RD_INIT(0), .STYLE("block")) u_rx_ram (
         .clk(clk), .rst(rst), .busy(unused_rx_busy),
         .wr_en(rx_we), .wr_addr(rx_waddr), .wr_data({db_data, rx_word}),
         .rd_en(rr_en), .rd_addr(rr_addr), .rd_data(rr_data));
@@ -610,7 +610,9 @@ module qpnic_link #(
     end
 
     // a word below 2^TSW goes to u_tx_ram, one past it to u_tx_xram
-    // (above); tr_x says which RAM the word read last is in
+    // (above); tr_x says which RAM the word read last is in. The framer
+    // and the apply engine look at a RAM's rd_data only after reading it
+    // (RD_INIT 0: no zero before the first read, WIDTH LUTs on the iCE40)
     wire [TXB-1:0]    tr_slot;
     wire [SW-1:0]     tr_idx;
     wire              tr_en;
@@ -618,11 +620,11 @@ module qpnic_link #(
     wire [31:0]       tr_data_m, tr_data_x;
     wire [31:0]       tr_data = tr_x ? tr_data_x : tr_data_m;
     wire              tw_x = tw_idx[SW-1:TSW] != {(SW-TSW){1'b0}};
-    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + TSW), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_tx_ram (
+    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + TSW), .CLEAR(0), .RDW_OLD(0), .RD_INIT(0), .STYLE("block")) u_tx_ram (
         .clk(clk), .rst(rst), .busy(unused_tx_busy),
         .wr_en(tw_en && !tw_x), .wr_addr({tw_slot, tw_idx[TSW-1:0]}), .wr_data(tw_data),
         .rd_en(tr_en), .rd_addr({tr_slot, tr_idx[TSW-1:0]}), .rd_data(tr_data_m));
-    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + XB), .CLEAR(0), .RDW_OLD(0), .STYLE("block")) u_tx_xram (
+    qpnic_ram_sdp #(.WIDTH(32), .AW(TXB + XB), .CLEAR(0), .RDW_OLD(0), .RD_INIT(0), .STYLE("block")) u_tx_xram (
         .clk(clk), .rst(rst), .busy(unused_tx_xbusy),
         .wr_en(tw_en && tw_x), .wr_addr({tw_slot, tw_idx[XB-1:0]}), .wr_data(tw_data),
         .rd_en(tr_en), .rd_addr({tr_slot, tr_idx[XB-1:0]}), .rd_data(tr_data_x));

@@ -42,6 +42,12 @@
 //           simulation.
 //   RD_RST  1: rd_data is zero after rst (until the next rd_en): the block
 //           RAM's own output reset (DP16KD RSTB), no LUT
+//   RD_INIT 1: rd_data is zero from configuration until the first rd_en;
+//           0: it is undefined then (the owner reads before it looks).
+//           The iCE40's block RAM has no initial value on its read data,
+//           so Yosys builds the zero with a flip-flop and a LUT per bit
+//           (WIDTH LUTs); in simulation RD_INIT 0 starts it at all ones,
+//           so that an owner that did look would fail its tests
 //   STYLE   Yosys's ram_style: "auto" (its choice: LUT RAM for a few
 //           words), or "block": a block RAM however few the words (the
 //           context tables; on the 25F, LUTs are scarcer than block RAMs,
@@ -62,6 +68,7 @@ module qpnic_ram_sdp #(
     parameter LANES = 1,
     parameter ZERO_DATA = 0,
     parameter RD_RST = 0,
+    parameter RD_INIT = 1,
     // STYLE is read only by Yosys, through the ram_style attributes below
     /* verilator lint_off UNUSEDPARAM */
     parameter STYLE = "auto"
@@ -93,7 +100,11 @@ module qpnic_ram_sdp #(
 
     reg [AW-1:0]    clr_addr;
     initial begin
-        rd_data = {WIDTH{1'b0}};
+`ifdef SYNTHESIS
+        if (RD_INIT != 0) rd_data = {WIDTH{1'b0}};
+`else
+        rd_data = RD_INIT != 0 ? {WIDTH{1'b0}} : {WIDTH{1'b1}};
+`endif
         busy = 1'b0;
         clr_addr = {AW{1'b0}};
     end
