@@ -8,6 +8,8 @@
 #   make synth TARGET=NAME   the core through Yosys and nextpnr (synth/synth.mk)
 #   make bitstream BOARD=NAME   a board's bitstream; make prog BOARD=NAME
 #                  loads it (boards/boards.mk, docs/boards.md)
+#   make floor SOFT_CORE=picorv32|serv   the iCEBreaker's soft core, link,
+#                  loader and LEDs alone, measured (docs/partitions.md)
 #   make install PREFIX=DIR   headers, libraries, pkg-config, simulator, firmware
 #
 # Everything built goes under build/, laid out like an install prefix
@@ -66,7 +68,8 @@ check-gen:
 # full one (the simulator's, with the RoCEv2 wire), the firmware partition
 # and the iCE40's builds (ICE40: other generate branches), since widths
 # follow the parameters; then the core inside make synth's top
-# (synth/qpnic_synth_top.v), and the serial NIC; then the
+# (synth/qpnic_synth_top.v), the serial NIC, and make floor's fixture
+# core (synth/floor/qpnic_core.v, with PicoRV32); then the
 # boards' shared logic alone, and each board's top (boards/boards.mk) with
 # the ECP5 primitives as Yosys declares them, and each board-level
 # simulator's top with its PLL model (sim/models/). rtl/lint.vlt waives PicoRV32
