@@ -116,23 +116,27 @@ module qpnic_link #(
     localparam TXF  = `QPNIC_LINK_NIC_TX_FRAMES;
     localparam RXB  = $clog2(RXF);          // bits of a receive slot's number
     localparam TXB  = $clog2(TXF);
-    localparam SW   = 8;                    // bits of a transmit slot's word index
+    localparam MAXD = `QPNIC_LINK_MAX_DATA;
+    // A slot's words are counted from the body's first word after the
+    // header. Either kind of slot is built around DW, the bits of a word
+    // index within the longest payload (MAXD bytes: 128 words, DW 7).
+    localparam DW   = $clog2(MAXD / 4);
+    // A receive slot is 2^RSW words: the data of the longest DMA_RD_DATA,
+    // and no more. The bytes after them (the CRC) are not written, so a
+    // slot is half the transmit slot's size and the receive RAM half as
+    // many iCE40 blocks (two 256x16 for two slots, not four).
+    localparam RSW  = DW;
     // A transmit slot is 2^TSW words in one RAM, and the few words of the
     // longest DMA_WR past them (its two address words and MAXD data bytes:
-    // 130 words) in a second, small RAM: four slots of 130 words are just
-    // over the 512 words of four iCE40 blocks (512x8), and the next power of
-    // two took eight (1024x4); the small RAM takes two (256x16).
-    localparam TSW  = $clog2(`QPNIC_LINK_MAX_DATA / 4);
-    localparam integer TX_WORDS_I = `QPNIC_LINK_DMA_LEN_WORD - `QPNIC_LINK_HDR_WORDS + `QPNIC_LINK_MAX_DATA / 4;
+    // TX_WORDS, 130) in a second, small RAM: four slots of 130 words are
+    // just over the 512 words of four iCE40 blocks (512x8), and the next
+    // power of two took eight (1024x4); the small RAM takes two (256x16).
+    localparam TSW  = DW;
+    localparam integer TX_WORDS_I = `QPNIC_LINK_DMA_LEN_WORD - `QPNIC_LINK_HDR_WORDS + MAXD / 4;
+    localparam SW   = $clog2(TX_WORDS_I);   // bits of a transmit slot's word index
     localparam XB   = $clog2(TX_WORDS_I - (1 << TSW));   // bits of a word's index past 2^TSW
-    // A receive slot is 2^RSW words: the data of the longest DMA_RD_DATA
-    // (MAXD bytes), and no more. The bytes after them (the CRC) are not
-    // written, so a slot is half the transmit slot's size and the receive
-    // RAM half as many iCE40 blocks (two 256x16 for two slots, not four).
-    localparam RSW  = $clog2(`QPNIC_LINK_MAX_DATA / 4);
     localparam IW   = 10;                   // bits of a body's length
     localparam SQ   = `QPNIC_LINK_SEQ_BITS;
-    localparam MAXD = `QPNIC_LINK_MAX_DATA;
     localparam TGW  = `QPNIC_DMA_RD_TAG_BITS;
     localparam RQB  = $clog2(RD_OPEN);      // bits of a read's place in the queue
     // a frame's words (layout structs link_*), counted from the body's first
@@ -203,10 +207,8 @@ module qpnic_link #(
             `QPNIC_LINK_NTF_WORD_WORD != HW || `QPNIC_LINK_RESET_NONCE_WORD != HW ||
             `QPNIC_LINK_MMIO_DATA_WORD != HW + 1)
             $fatal(1, "qpnic_link: the layout's link_* words are not where the slots expect them");
-        if ((MAXD + 12) / 4 > (1 << SW))
-            $fatal(1, "qpnic_link: a slot of 2^%0d words is too small", SW);
-        if (TX_WORDS_I > (1 << SW) || TX_WORDS_I <= (1 << TSW) || TSW >= SW)
-            $fatal(1, "qpnic_link: a transmit slot's %0d words do not fit 2^%0d and the small RAM", TX_WORDS_I, TSW);
+        if (TX_WORDS_I <= (1 << TSW))
+            $fatal(1, "qpnic_link: a transmit slot's %0d words fit 2^%0d: no small RAM is needed", TX_WORDS_I, TSW);
         // a receive slot holds a DMA_RD_DATA's data, a register write's two
         // words; a byte index's bits above the slot's words say "past it"
         if ((MAXD + 3) / 4 > (1 << RSW) || (1 << RSW) < 2 || RSW + 2 > IW - 1)
