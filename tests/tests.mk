@@ -8,9 +8,11 @@
 
 RTL_TB_SRCS := $(sort $(wildcard tests/rtl/tb_*.cpp))
 RTL_TB_BINS := $(patsubst tests/rtl/tb_%.cpp,$(BUILD)/tests/rtl/tb_%,$(RTL_TB_SRCS))
-VERILATOR_TB_FLAGS = --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
-    $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_$* -o ../tb_$* \
-    -CFLAGS "-O1 -std=c++17 -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen -I$(CURDIR)/rtl/gen" rtl/lint.vlt
+# $(call tb_flags,NAME,C++ FLAGS): Verilator's flags for testbench tb_NAME
+tb_flags = --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal \
+    $(RTL_INC) --Mdir $(BUILD)/tests/rtl/obj_$(1) -o ../tb_$(1) \
+    -CFLAGS "-O1 -std=c++17 $(2) -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen -I$(CURDIR)/rtl/gen" rtl/lint.vlt
+VERILATOR_TB_FLAGS = $(call tb_flags,$*,)
 
 $(BUILD)/tests/rtl/tb_%: tests/rtl/tb_%.cpp $(wildcard tests/rtl/*.h) $(RTL_SRCS) $(BOARD_LOGIC_SRCS) rtl/gen/qpnic_layout.vh rtl/gen/qpnic_internal.h host/src/gen/qpnic_hw.h
 	@mkdir -p $(dir $@)
@@ -33,10 +35,8 @@ $(BUILD)/tests/rtl/tb_qpnic_core: $(FW_HEX)
 # A testbench built again on other parameters: $(call tb_variant,NAME,TOP,
 # VERILOG SOURCES,VERILATOR -G FLAGS,C++ -D FLAGS) builds tb_NAME from the
 # recipe's first prerequisite (the testbench's source), top TOP.
-tb_variant = @mkdir -p $(dir $@) && verilator --cc --exe --build -j $(JOBS) -O2 -Wall -Wno-fatal $(RTL_INC) \
-    --Mdir $(BUILD)/tests/rtl/obj_$(1) -o ../tb_$(1) $(4) \
-    -CFLAGS "-O1 -std=c++17 $(5) -I$(CURDIR)/tests/rtl -I$(CURDIR)/host/src/gen -I$(CURDIR)/rtl/gen" \
-    --top-module $(2) rtl/lint.vlt $(3) $(abspath $<) > $@.build.log 2>&1 || { cat $@.build.log; exit 1; }
+tb_variant = @mkdir -p $(dir $@) && verilator $(call tb_flags,$(1),$(5)) $(4) \
+    --top-module $(2) $(3) $(abspath $<) > $@.build.log 2>&1 || { cat $@.build.log; exit 1; }
 
 # The QP table again as the iCE40 builds it (qpnic_core ICE40: WORD_REGS 0,
 # the answer a cycle sooner).
