@@ -149,8 +149,22 @@ struct Tb {
     }
 };
 
-uint32_t moved(uint32_t r) { return (r >> QPNIC_TP_RESULT_MOVED_SHIFT) & QPNIC_TP_RESULT_MOVED_MASK; }
-bool refused(uint32_t r) { return (r >> QPNIC_TP_RESULT_REFUSED_SHIFT) & 1; }
+// RESULT's fields and the grant's pages, read as the firmware reads them
+// (fw/tp_port.c, fw/transport.c)
+uint32_t moved(uint32_t r) {
+    const uint32_t w[QPNIC_TP_RESULT_WORDS] = {r};
+    return QPNIC_FIELD_GET(w, QPNIC_TP_RESULT_MOVED);
+}
+bool refused(uint32_t r) {
+    const uint32_t w[QPNIC_TP_RESULT_WORDS] = {r};
+    return QPNIC_FIELD_GET(w, QPNIC_TP_RESULT_REFUSED);
+}
+uint32_t granted_pages(Tb &t, uint32_t idx) {
+    t.wr_reg(QPNIC_TPREG_GRANT_SEL, idx);
+    const uint32_t g[QPNIC_TP_GRANT_WORDS] = {t.rd_reg(QPNIC_TPREG_GRANT0), t.rd_reg(QPNIC_TPREG_GRANT1),
+                                              t.rd_reg(QPNIC_TPREG_GRANT2)};
+    return QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_PAGES);
+}
 
 void settle(Tb &t) {
     for (int i = 0; i < 64; i++) t.tick();   // the windows' and grants' RAMs clear
@@ -259,11 +273,12 @@ void test_grant_read_waits_for_a_write() {
     unsigned waited = 0;
     t.access(QPNIC_TPREG_GRANT_SEL, idx, true, &waited);
     CHECK(waited >= 6, "GRANT_SEL answered after %u cycles, while the host wrote its entry for 6", waited);
-    uint32_t pages = (t.rd_reg(QPNIC_TPREG_GRANT1) >> QPNIC_TP_GRANT_PAGES_SHIFT) & QPNIC_TP_GRANT_PAGES_MASK;
+    const uint32_t g[QPNIC_TP_GRANT_WORDS] = {t.rd_reg(QPNIC_TPREG_GRANT0), t.rd_reg(QPNIC_TPREG_GRANT1),
+                                              t.rd_reg(QPNIC_TPREG_GRANT2)};
+    uint32_t pages = QPNIC_FIELD_GET(g, QPNIC_TP_GRANT_PAGES);
     CHECK(pages == 0x2a5, "GRANT1 pages %05x after a GRANT_SEL that met the host's write, want 002a5", pages);
     // and the entry beside it, untouched
-    t.wr_reg(QPNIC_TPREG_GRANT_SEL, idx + 1);
-    pages = (t.rd_reg(QPNIC_TPREG_GRANT1) >> QPNIC_TP_GRANT_PAGES_SHIFT) & QPNIC_TP_GRANT_PAGES_MASK;
+    pages = granted_pages(t, idx + 1);
     CHECK(pages == 0, "entry %u, never granted, reads pages %05x", idx + 1, pages);
     PASS("fw_transport_grant_sel_waits_for_the_hosts_write_of_its_entry");
 }
